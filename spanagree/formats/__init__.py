@@ -1,0 +1,132 @@
+"""Readers and writers, one module per format, and the registry that names them.
+
+The registry :data:`FORMATS` is the single source of truth for format names: it drives the
+command line's choices, the error for an unknown name, and auto-detection.
+
+Every format module ``spanagree.formats.<name>`` provides
+``read_<name>(path, *, name=None, **options) -> SpanSet`` and
+``write_<name>(spanset, dest, **options) -> None``; modules are imported only when used.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import FormatError, UsageError
+from ..span import SpanSet
+
+
+@dataclass(frozen=True)
+class Format:
+    """A registered format: its name, module, what it reads, and its reader's options."""
+
+    name: str
+    description: str
+    extensions: tuple[str, ...]
+    options: tuple[str, ...]
+    writes_to_folder: bool
+
+    def module(self):
+        return importlib.import_module(f"spanagree.formats.{self.name}")
+
+    def reader(self):
+        return getattr(self.module(), f"read_{self.name}")
+
+    def writer(self):
+        return getattr(self.module(), f"write_{self.name}")
+
+
+FORMATS: dict[str, Format] = {
+    "brat": Format("brat", "BRAT standoff: a folder of .txt + .ann files", (".ann",), (), True),
+    "xml": Format(
+        "xml", "inline XML markup (an .xml file or a folder of them)", (".xml",),
+        ("xml_label_attr", "xml_span_tags", "xml_doc_tag"), False,
+    ),
+    "conll": Format(
+        "conll", "CoNLL columns with IOB/BIOES tags", (".conll", ".bio", ".iob", ".tsv", ".txt"),
+        ("conll_column", "scheme"), False,
+    ),
+    "jsonl": Format(
+        "jsonl", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
+        (".jsonl", ".json", ".ndjson"), (), False,
+    ),
+}
+
+
+def get_format(name: str) -> Format:
+    """The registered format called ``name``, or a :class:`UsageError` listing the choices."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise UsageError(f"unknown format {name!r}; choose one of: {', '.join(FORMATS)}") from None
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """Guess a path's format from its extension, or, for a folder, from the files inside.
+
+    A folder holding ``.ann`` files is BRAT; one holding ``.xml`` files is XML; a ``.txt`` file
+    whose first non-blank line has at least two whitespace-separated columns is CoNLL.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FormatError(path, "no such file or folder")
+    if path.is_dir():
+        for suffix, fmt in ((".ann", "brat"), (".xml", "xml"), (".jsonl", "jsonl"), (".conll", "conll")):
+            if next(path.rglob(f"*{suffix}"), None) is not None:
+                return fmt
+        raise FormatError(path, "empty folder: no .ann, .xml, .jsonl or .conll file in it")
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return "jsonl"
+    if suffix == ".xml":
+        return "xml"
+    if suffix in (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""):
+        return "conll"
+    raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give --format")
+
+
+def read(path: str | os.PathLike, format: str | None = None, *, name: str | None = None, **options) -> SpanSet:
+    """Read one annotator's span set.
+
+    Parameters
+    ----------
+    path : str or path
+        A file or a folder.
+    format : {"brat", "xml", "conll", "jsonl"}, optional
+        Detected from the path when not given.
+    name : str, optional
+        The span set's name; defaults to the file stem or folder name.
+    **options
+        Format options (``xml_label_attr``, ``xml_span_tags``, ``xml_doc_tag``, ``conll_column``,
+        ``scheme``); options of other formats are ignored, so one set of options can serve a
+        mixed call.
+
+    Raises
+    ------
+    FormatError
+        Bad input, naming the file (and line).
+    """
+    fmt = get_format(format) if format else get_format(detect_format(path))
+    if not Path(path).exists():
+        raise FormatError(path, "no such file or folder")
+    own = {k: v for k, v in options.items() if k in fmt.options and v is not None}
+    return fmt.reader()(path, name=name, **own)
+
+
+def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> None:
+    """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``.
+
+    Only the chosen format's options are passed on. The caller decides about overwriting.
+    """
+    fmt = get_format(format)
+    own = {k: v for k, v in options.items() if k in fmt.options and v is not None}
+    fmt.writer()(spanset, dest, **own)
+
+
+def default_name(path: str | os.PathLike) -> str:
+    """A span set's default name: the folder name, or the file name without its extension."""
+    path = Path(path)
+    return path.name if path.is_dir() else path.stem

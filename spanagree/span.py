@@ -1,0 +1,232 @@
+"""Spans and span sets: the values every other module exchanges.
+
+A :class:`Span` is ``(doc, fragments, label)``. ``fragments`` is a sorted tuple of half-open
+character ranges ``[start, end)`` into the document's text, counted in Unicode code points of the
+text exactly as stored (``\\r\\n`` is two characters). Normally there is one fragment; BRAT
+discontinuous annotations (``T1<TAB>Label 0 5;10 15``) have several.
+
+A :class:`SpanSet` is one annotator's (or one system's) spans over a corpus: an ordered mapping of
+document id to :class:`Document` (its text, when known, and its spans), plus a name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Mapping
+
+Fragments = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a span was read: a file and, when the format has lines, a 1-based line number."""
+
+    path: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return self.path if self.line is None else f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One marked phrase: document id, half-open fragments ``[start, end)``, label.
+
+    Two spans are equal when document, fragments and label are equal; ``source`` (where it was
+    read) and ``attributes`` (format metadata such as BRAT attributes and notes) do not take part
+    in equality or hashing.
+
+    Parameters
+    ----------
+    doc : str
+        Document id (``/``-separated, see DESIGN.md).
+    fragments : tuple of (int, int)
+        Sorted, non-overlapping, non-empty half-open ranges. A single ``(start, end)`` pair is
+        accepted and wrapped.
+    label : str
+        The span's type, e.g. ``"PER"``.
+
+    Examples
+    --------
+    >>> Span("d1", ((0, 5),), "PER").end
+    5
+    >>> Span("d1", ((0, 5), (10, 15)), "DRUG").length
+    10
+    """
+
+    doc: str
+    fragments: Fragments
+    label: str
+    source: Source | None = field(default=None, compare=False, hash=False, repr=False)
+    attributes: tuple[tuple[str, str], ...] = field(default=(), compare=False, hash=False, repr=False)
+
+    def __post_init__(self) -> None:
+        fragments = self.fragments
+        if len(fragments) == 2 and all(isinstance(x, int) for x in fragments):
+            fragments = (tuple(fragments),)
+            object.__setattr__(self, "fragments", fragments)
+        elif not isinstance(fragments, tuple) or not all(isinstance(f, tuple) for f in fragments):
+            fragments = tuple(tuple(f) for f in fragments)
+            object.__setattr__(self, "fragments", fragments)
+        check_fragments(fragments)
+
+    @classmethod
+    def trusted(cls, doc: str, fragments: Fragments, label: str, source: Source | None = None,
+                attributes: tuple = ()) -> "Span":
+        """Build a span from fragments already known to be valid (readers' fast path)."""
+        span = object.__new__(cls)
+        object.__setattr__(span, "doc", doc)
+        object.__setattr__(span, "fragments", fragments)
+        object.__setattr__(span, "label", label)
+        object.__setattr__(span, "source", source)
+        object.__setattr__(span, "attributes", attributes)
+        return span
+
+    @property
+    def start(self) -> int:
+        """Start of the first fragment."""
+        return self.fragments[0][0]
+
+    @property
+    def end(self) -> int:
+        """End (exclusive) of the last fragment."""
+        return self.fragments[-1][1]
+
+    @property
+    def length(self) -> int:
+        """Number of characters covered (gaps of discontinuous spans excluded)."""
+        return sum(e - s for s, e in self.fragments)
+
+    @property
+    def is_discontinuous(self) -> bool:
+        return len(self.fragments) > 1
+
+    def text(self, document_text: str, *, joiner: str = " ") -> str:
+        """The covered text, fragments joined by ``joiner``."""
+        return joiner.join(document_text[s:e] for s, e in self.fragments)
+
+    def relabel(self, label: str) -> "Span":
+        """The same span with another label."""
+        return Span.trusted(self.doc, self.fragments, label, self.source, self.attributes)
+
+    def sort_key(self) -> tuple:
+        """Canonical order: start, end, fragments, label."""
+        return (self.fragments[0][0], self.fragments[-1][1], self.fragments, self.label)
+
+
+def check_fragments(fragments: Fragments) -> None:
+    """Raise ``ValueError`` unless fragments are sorted, non-empty, non-overlapping ranges."""
+    if not fragments:
+        raise ValueError("a span needs at least one fragment")
+    previous_end = None
+    for fragment in fragments:
+        if len(fragment) != 2:
+            raise ValueError(f"a fragment is (start, end), got {fragment!r}")
+        start, end = fragment
+        if not (isinstance(start, int) and isinstance(end, int)):
+            raise ValueError(f"fragment offsets must be integers, got {fragment!r}")
+        if start < 0 or end <= start:
+            raise ValueError(f"fragment [{start}, {end}) is empty or negative")
+        if previous_end is not None and start < previous_end:
+            raise ValueError(f"fragments must be sorted and must not overlap: {fragments!r}")
+        previous_end = end
+
+
+def normalize_fragments(fragments: Iterable[tuple[int, int]]) -> Fragments:
+    """Sort fragments and merge touching or overlapping ones (BRAT allows ``0 5;5 9``)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(fragments):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return tuple((s, e) for s, e in merged)
+
+
+@dataclass(slots=True)
+class Document:
+    """One document of one annotator: its id, its text (``None`` when unknown) and its spans."""
+
+    id: str
+    text: str | None
+    spans: list[Span] = field(default_factory=list)
+    source: str | None = None
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+
+@dataclass(slots=True)
+class SpanSet:
+    """One annotator's spans over a corpus.
+
+    Parameters
+    ----------
+    name : str
+        Annotator or system name (folder or file stem: ``ann1/`` gives ``ann1``).
+    documents : dict of str to Document
+        In reading order.
+    notes : list of str
+        What the reader read but does not compare (e.g. "12 BRAT relations ignored").
+    format : str, optional
+        The format it was read from.
+    """
+
+    name: str
+    documents: dict[str, Document] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    format: str | None = None
+
+    @classmethod
+    def from_documents(cls, name: str, documents: Iterable[Document], **kwargs) -> "SpanSet":
+        spanset = cls(name, {}, **kwargs)
+        for document in documents:
+            spanset.add(document)
+        return spanset
+
+    @classmethod
+    def from_spans(cls, name: str, spans: Iterable[Span], texts: Mapping[str, str] | None = None) -> "SpanSet":
+        """Group spans by document; ``texts`` gives document texts (and documents with no span)."""
+        spanset = cls(name)
+        for doc_id, text in (texts or {}).items():
+            spanset.documents[doc_id] = Document(doc_id, text)
+        for span in spans:
+            document = spanset.documents.get(span.doc)
+            if document is None:
+                document = spanset.documents[span.doc] = Document(span.doc, None)
+            document.spans.append(span)
+        return spanset
+
+    def add(self, document: Document) -> None:
+        if document.id in self.documents:
+            raise ValueError(f"{self.name}: document {document.id!r} appears twice")
+        self.documents[document.id] = document
+
+    def __iter__(self) -> Iterator[Span]:
+        for document in self.documents.values():
+            yield from document.spans
+
+    def __len__(self) -> int:
+        return sum(len(d.spans) for d in self.documents.values())
+
+    def __eq__(self, other: object) -> bool:
+        """Same documents (ids, texts) with the same spans as multisets; the name is ignored."""
+        if not isinstance(other, SpanSet):
+            return NotImplemented
+        if self.documents.keys() != other.documents.keys():
+            return False
+        for doc_id, document in self.documents.items():
+            theirs = other.documents[doc_id]
+            if document.text != theirs.text:
+                return False
+            if sorted(document.spans, key=Span.sort_key) != sorted(theirs.spans, key=Span.sort_key):
+                return False
+        return True
+
+    @property
+    def labels(self) -> list[str]:
+        """Sorted distinct labels."""
+        return sorted({span.label for span in self})
+
+    def texts(self) -> dict[str, str | None]:
+        return {doc_id: d.text for doc_id, d in self.documents.items()}

@@ -1,0 +1,31 @@
+"""Shared fixtures: where the real corpora are, and the bundled demo corpus.
+
+Tests on ``../shared/corpora`` skip with a reason when it is absent, except under ``CI=true``,
+where it is always present and its absence is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "corpora" / "demo"
+SHARED_CORPORA = Path(os.environ.get("SPANAGREE_SHARED", ROOT.parent / "shared")) / "corpora"
+
+
+@pytest.fixture(scope="session")
+def shared_corpora() -> Path:
+    """The folder ``../shared/corpora``; skip without it (fail under CI=true)."""
+    if SHARED_CORPORA.is_dir():
+        return SHARED_CORPORA
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but the shared corpora are missing: {SHARED_CORPORA}")
+    pytest.skip(f"the shared corpora are not here: {SHARED_CORPORA}")
+
+
+@pytest.fixture(scope="session")
+def demo() -> Path:
+    return DEMO
