@@ -1,0 +1,262 @@
+"""Inter-annotator agreement: every pair of annotators, mean and pooled F1 (= PSA).
+
+For k annotators every pair (in the order given) is aligned on the documents all of them
+annotated. Reported, after Hripcsak & Rothschild (2005):
+
+- each pair's a, b, c, precision ``a/(a+b)``, recall ``a/(a+c)`` and F1 ``2a/(2a+b+c)`` (= PSA);
+- the **mean pairwise F1** (their average PSA) and its population SD, over pairs with a defined F1;
+- the **pooled F1** from the summed a, b, c of all pairs;
+- the same per label (labels strict) and per document, and the k×k matrix of pairwise F1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from dataclasses import dataclass, field
+
+from ._version import __version__
+from .compare import (MeanF1, PairCounts, counts_dict, parse_label_list, parse_label_map,
+                      select_labels, sorted_labels, warn_duplicates)
+from .counts import Counts
+from .errors import SpanagreeWarning, UsageError
+from .match import MatchRule
+from .parallel import compare_all_pairs
+from .span import SpanSet
+from .texts import reconcile
+
+
+@dataclass
+class Agreement:
+    """The result of :func:`agree`. ``to_dict()`` is the JSON contract; ``*_frame()`` give pandas."""
+
+    annotators: list[str]
+    documents: list[str]
+    rule: MatchRule
+    pairs: list[PairCounts]
+    options: dict = field(default_factory=dict)
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def pooled(self) -> Counts:
+        """Summed a, b, c over all pairs."""
+        return sum((p.counts for p in self.pairs), Counts())
+
+    @property
+    def mean(self) -> MeanF1:
+        """Mean pairwise F1 and its population SD (undefined pairs skipped)."""
+        return MeanF1.of(p.counts.as_dict()["f1"] for p in self.pairs)
+
+    @property
+    def labels(self) -> list[str]:
+        return sorted_labels(label for p in self.pairs for label in p.by_label)
+
+    def label_pairs(self, label: str) -> list[Counts]:
+        return [p.by_label.get(label, Counts()) for p in self.pairs]
+
+    def document_pairs(self, doc_id: str) -> list[Counts]:
+        return [p.by_document[doc_id] for p in self.pairs]
+
+    def matrix(self) -> list[list[float]]:
+        """k×k pairwise F1 (1 on the diagonal; symmetric)."""
+        index = {name: i for i, name in enumerate(self.annotators)}
+        k = len(self.annotators)
+        matrix = [[1.0 if i == j else math.nan for j in range(k)] for i in range(k)]
+        for pair in self.pairs:
+            f1 = pair.counts.as_dict()["f1"]
+            i, j = index[pair.first], index[pair.second]
+            matrix[i][j] = matrix[j][i] = f1
+        return matrix
+
+    def to_dict(self, *, by_document: bool = False) -> dict:
+        """The ``--output json`` document (DESIGN.md, "Command line"), NaN as ``None``."""
+        mean = self.mean
+        pooled = self.pooled
+        result = {
+            "spanagree": __version__,
+            "options": self.options,
+            "annotators": self.annotators,
+            "documents": len(self.documents),
+            "match": self.rule.boundary,
+            "labels": self.rule.labels,
+            "partial_credit": self.rule.partial_credit,
+            "pairs": [pair_dict(p.first, p.second, p.counts) for p in self.pairs],
+            "mean_f1": mean.mean,
+            "sd_f1": mean.sd,
+            "pairs_with_undefined_f1": mean.skipped,
+            "pooled_f1": pooled.as_dict()["f1"],
+            "pooled": counts_dict(pooled),
+            "matrix": {"annotators": self.annotators, "f1": self.matrix()},
+            "by_label": {},
+            "left_out": self.left_out,
+            "notes": self.notes,
+        }
+        for label in self.labels:
+            counts = self.label_pairs(label)
+            label_mean = MeanF1.of(c.as_dict()["f1"] for c in counts)
+            result["by_label"][label] = {
+                "pairs": [pair_dict(p.first, p.second, c) for p, c in zip(self.pairs, counts)],
+                "mean_f1": label_mean.mean,
+                "sd_f1": label_mean.sd,
+                "pooled_f1": sum(counts, Counts()).as_dict()["f1"],
+            }
+        if by_document:
+            result["by_document"] = {doc_id: self.document_dict(doc_id) for doc_id in self.documents}
+        result.update(self.extras)
+        return result
+
+    def document_dict(self, doc_id: str) -> dict:
+        counts = self.document_pairs(doc_id)
+        doc_mean = MeanF1.of(c.as_dict()["f1"] for c in counts)
+        return {
+            "pairs": [pair_dict(p.first, p.second, c) for p, c in zip(self.pairs, counts)],
+            "mean_f1": doc_mean.mean,
+            "pooled_f1": sum(counts, Counts()).as_dict()["f1"],
+        }
+
+    # -- pandas views (imported lazily) ------------------------------------------------------
+
+    def pairs_frame(self):
+        """One row per pair: first, second, a, b, c, precision, recall, f1, jaccard."""
+        import pandas as pd
+
+        return pd.DataFrame([{"first": p.first, "second": p.second, **counts_dict(p.counts)} for p in self.pairs])
+
+    def by_label_frame(self):
+        """One row per (label, pair), plus the label's mean and pooled F1."""
+        import pandas as pd
+
+        rows = []
+        for label in self.labels:
+            for pair, counts in zip(self.pairs, self.label_pairs(label)):
+                rows.append({"label": label, "first": pair.first, "second": pair.second, **counts_dict(counts)})
+        return pd.DataFrame(rows)
+
+    def by_document_frame(self):
+        """One row per (document, pair)."""
+        import pandas as pd
+
+        rows = []
+        for doc_id in self.documents:
+            for pair, counts in zip(self.pairs, self.document_pairs(doc_id)):
+                rows.append({"document": doc_id, "first": pair.first, "second": pair.second, **counts_dict(counts)})
+        return pd.DataFrame(rows)
+
+    def matrix_frame(self):
+        """The k×k pairwise F1 matrix as a DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.matrix(), index=self.annotators, columns=self.annotators)
+
+
+def pair_dict(first: str, second: str, counts: Counts) -> dict:
+    return {"annotators": [first, second], **counts_dict(counts)}
+
+
+def common_documents(spansets: list[SpanSet]) -> tuple[list[str], list[str]]:
+    """Documents every span set has (in the first's order), and the others (sorted)."""
+    shared = set(spansets[0].documents)
+    every = set(spansets[0].documents)
+    for spanset in spansets[1:]:
+        shared &= spanset.documents.keys()
+        every |= spanset.documents.keys()
+    documents = [d for d in spansets[0].documents if d in shared]
+    return documents, sorted(every - shared)
+
+
+def unique_names(spansets: list[SpanSet]) -> list[str]:
+    """Annotator names, made unique with ``#2``, ``#3`` suffixes where two share a name."""
+    names, seen = [], {}
+    for spanset in spansets:
+        seen[spanset.name] = seen.get(spanset.name, 0) + 1
+        names.append(spanset.name if seen[spanset.name] == 1 else f"{spanset.name}#{seen[spanset.name]}")
+    return names
+
+
+def agree(spansets: list[SpanSet], *, match: str = "exact", labels: str = "strict", partial_credit=0.5,
+          only=None, label_map=None, align_whitespace: bool = False, options: dict | None = None,
+          jobs: int = 1) -> Agreement:
+    """Pairwise agreement of two or more annotators.
+
+    Parameters
+    ----------
+    spansets : list of SpanSet
+        At least two annotators' span sets.
+    match : {"exact", "overlap", "partial"}
+    labels : {"strict", "ignore"}
+    partial_credit : float or "dice"
+    only : str or list of str, optional
+        Compare only these labels (after ``label_map``).
+    label_map : mapping or list of "OLD=NEW", optional
+        Relabel before matching.
+    align_whitespace : bool
+        Compare copies of a document that differ only in whitespace (see :mod:`spanagree.texts`).
+    jobs : int
+        Align documents in this many processes (results are identical).
+
+    Returns
+    -------
+    Agreement
+
+    Examples
+    --------
+    >>> from spanagree.span import Span, SpanSet
+    >>> ann1 = SpanSet.from_spans("ann1", [Span("d", (0, 5), "PER"), Span("d", (10, 14), "LOC")])
+    >>> ann2 = SpanSet.from_spans("ann2", [Span("d", (0, 5), "PER"), Span("d", (10, 15), "LOC")])
+    >>> result = agree([ann1, ann2])
+    >>> result.pooled, result.mean.mean
+    (Counts(a=1.0, b=1.0, c=1.0), 0.5)
+    """
+    if len(spansets) < 2:
+        raise UsageError("agree needs at least two annotators")
+    rule = MatchRule(match, labels, partial_credit)
+    label_map, only = parse_label_map(label_map), parse_label_list(only)
+    names = unique_names(spansets)
+    spansets = [renamed(select_labels(s, label_map=label_map, only=only), name) for s, name in zip(spansets, names)]
+    documents, partial = common_documents(spansets)
+    left_out = {}
+    if partial:
+        warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out: "
+                      + ", ".join(partial), SpanagreeWarning, stacklevel=2)
+        left_out["not_annotated_by_everyone"] = partial
+    if not documents:
+        raise UsageError("no document is annotated by every annotator")
+    reconciled = reconcile(spansets, documents, align_whitespace=align_whitespace)
+    if reconciled.left_out:
+        left_out["texts_differ"] = reconciled.left_out
+    pairs = compare_all_pairs(reconciled.spansets, reconciled.documents, rule, jobs=jobs)
+    duplicates = duplicates_per_annotator(pairs, len(spansets))
+    for name, count in zip(names, duplicates):
+        warn_duplicates(name, count, rule)
+    notes = collect_notes(spansets)
+    if reconciled.whitespace_aligned:
+        notes.append(f"{len(reconciled.whitespace_aligned)} document(s) compared through their "
+                     "non-whitespace characters (texts differ only in whitespace)")
+    opts = {"match": match, "labels": labels, "partial_credit": rule.partial_credit,
+            "only": sorted(only) if only else None, "map": label_map or None,
+            "align_whitespace": align_whitespace, **(options or {})}
+    return Agreement(names, reconciled.documents, rule, pairs, opts, left_out, notes)
+
+
+def duplicates_per_annotator(pairs: list[PairCounts], k: int) -> list[int]:
+    """Duplicates each annotator had (the same in every pair it is part of)."""
+    found = [0] * k
+    seen = [False] * k
+    for (i, j), pair in zip(itertools.combinations(range(k), 2), pairs):
+        if not seen[i]:
+            found[i], seen[i] = pair.duplicates[0], True
+        if not seen[j]:
+            found[j], seen[j] = pair.duplicates[1], True
+    return found
+
+
+def renamed(spanset: SpanSet, name: str) -> SpanSet:
+    """A shallow copy of ``spanset`` called ``name`` (the caller's object is left alone)."""
+    return SpanSet(name, spanset.documents, list(spanset.notes), spanset.format)
+
+
+def collect_notes(spansets: list[SpanSet]) -> list[str]:
+    return [f"{s.name}: {note}" for s in spansets for note in s.notes]

@@ -1,0 +1,184 @@
+"""Reconciling the texts of one document as several annotators stored it.
+
+Offsets only mean the same thing over the same text. By default a document whose copies differ
+is an error naming it. With ``align_whitespace=True``, copies that differ only in whitespace are
+compared through their non-whitespace characters: every span's fragments are mapped to the
+positions of the first annotator's copy (whitespace at a fragment's edges drops out), nothing is
+rewritten on disk, and documents that still differ are left out with a warning naming them.
+
+CoNLL files are compared by token position: they must have the same sentences and the same
+number of tokens in each; tokens spelt differently only warn (with a count), and spans are
+placed on the first file's tokens.
+"""
+
+from __future__ import annotations
+
+import warnings
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+from .errors import FormatError, SpanagreeWarning
+from .span import Document, Span, SpanSet, normalize_fragments
+
+
+@dataclass
+class Reconciled:
+    """The result of :func:`reconcile`: the span sets to compare and what happened to texts."""
+
+    spansets: list[SpanSet]
+    documents: list[str]
+    whitespace_aligned: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+    token_spelling_differences: int = 0
+
+
+def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace: bool = False) -> Reconciled:
+    """Check that every annotator has the same text for each document; map where allowed.
+
+    Parameters
+    ----------
+    spansets : list of SpanSet
+        The annotators, first one first (its copy is the reference for mapped offsets).
+    documents : list of str
+        The document ids to compare (present in every span set).
+    align_whitespace : bool
+        Compare copies that differ only in whitespace through their non-whitespace characters.
+
+    Raises
+    ------
+    FormatError
+        A document whose copies differ (and cannot be aligned as asked), naming it.
+    """
+    result = Reconciled(list(spansets), [])
+    mapped: dict[int, dict[str, Document]] = {k: {} for k in range(len(spansets))}
+    all_conll = all(s.format == "conll" for s in spansets)
+    for doc_id in documents:
+        copies = [s.documents[doc_id] for s in spansets]
+        texts = [d.text for d in copies]
+        known = [t for t in texts if t is not None]
+        if len(set(known)) <= 1:
+            result.documents.append(doc_id)
+            continue
+        reference = next(t for t in texts if t is not None)
+        if all_conll:
+            differences = conll_token_differences(spansets, doc_id, texts)
+            for k, document in enumerate(copies):
+                if document.text is not None and document.text != reference:
+                    mapped[k][doc_id] = onto_tokens(document, reference)
+            result.token_spelling_differences += differences
+            result.documents.append(doc_id)
+            continue
+        if not align_whitespace:
+            names = ", ".join(s.name for s, t in zip(spansets, texts) if t is not None and t != reference)
+            raise FormatError(
+                source_of(copies), f"document {doc_id!r} has a different text in {names} than in "
+                f"{spansets[texts.index(reference)].name} (use --align-whitespace if only whitespace differs)",
+            )
+        if len({without_whitespace(t) for t in known}) > 1:
+            result.left_out.append(doc_id)
+            continue
+        positions = non_whitespace_positions(reference)
+        for k, document in enumerate(copies):
+            if document.text is not None:
+                mapped[k][doc_id] = onto_reference(document, reference, positions)
+        result.whitespace_aligned.append(doc_id)
+        result.documents.append(doc_id)
+    if result.left_out:
+        warnings.warn(
+            f"{len(result.left_out)} document(s) left out because their texts differ beyond whitespace: "
+            + ", ".join(result.left_out), SpanagreeWarning, stacklevel=2,
+        )
+    if result.token_spelling_differences:
+        warnings.warn(
+            f"{result.token_spelling_differences} token(s) are spelt differently across the CoNLL files "
+            "(compared by token position; spans shown on the first file's tokens)", SpanagreeWarning, stacklevel=2,
+        )
+    for k, replaced in mapped.items():
+        if replaced:
+            original = spansets[k]
+            documents_k = {i: replaced.get(i, d) for i, d in original.documents.items()}
+            result.spansets[k] = SpanSet(original.name, documents_k, list(original.notes), original.format)
+    return result
+
+
+def source_of(copies: list[Document]) -> str:
+    for document in copies:
+        if document.source:
+            return document.source
+    return copies[0].id
+
+
+def without_whitespace(text: str) -> str:
+    return "".join(text.split())
+
+
+def non_whitespace_positions(text: str) -> list[int]:
+    """Offsets of the non-whitespace characters of ``text``, in order."""
+    return [i for i, ch in enumerate(text) if not ch.isspace()]
+
+
+def onto_reference(document: Document, reference: str, reference_positions: list[int]) -> Document:
+    """Map a document's spans through its non-whitespace characters onto the reference text."""
+    own_positions = non_whitespace_positions(document.text)
+    spans = []
+    for span in document.spans:
+        fragments = []
+        for start, end in span.fragments:
+            first, last = bisect_left(own_positions, start), bisect_left(own_positions, end)
+            if first < last:
+                fragments.append((reference_positions[first], reference_positions[last - 1] + 1))
+        if fragments:
+            spans.append(Span.trusted(span.doc, normalize_fragments(fragments), span.label, span.source, span.attributes))
+        else:
+            warnings.warn(f"{span.source or document.id}: a span covers only whitespace and is left out",
+                          SpanagreeWarning, stacklevel=3)
+    return Document(document.id, reference, spans, document.source)
+
+
+def token_offsets(text: str) -> list[list[tuple[int, int]]]:
+    """Token offsets per line of a CoNLL-shaped text (tokens separated by one space)."""
+    lines = []
+    position = 0
+    for line in text.split("\n"):
+        tokens = []
+        for token in line.split(" "):
+            tokens.append((position, position + len(token)))
+            position += len(token) + 1
+        lines.append(tokens)
+    return lines
+
+
+def conll_token_differences(spansets: list[SpanSet], doc_id: str, texts: list[str | None]) -> int:
+    """Count tokens spelt differently; raise unless sentence and token counts are equal."""
+    reference_index = next(k for k, t in enumerate(texts) if t is not None)
+    reference_lines = texts[reference_index].split("\n")
+    differences = 0
+    for k, text in enumerate(texts):
+        if text is None or k == reference_index:
+            continue
+        lines = text.split("\n")
+        if len(lines) != len(reference_lines):
+            raise FormatError(source_of([spansets[k].documents[doc_id]]),
+                              f"document {doc_id}: {len(lines)} sentences in {spansets[k].name}, "
+                              f"{len(reference_lines)} in {spansets[reference_index].name}")
+        for number, (line, reference_line) in enumerate(zip(lines, reference_lines), 1):
+            tokens, reference_tokens = line.split(" "), reference_line.split(" ")
+            if len(tokens) != len(reference_tokens):
+                raise FormatError(source_of([spansets[k].documents[doc_id]]),
+                                  f"document {doc_id}, sentence {number}: {len(tokens)} tokens in "
+                                  f"{spansets[k].name}, {len(reference_tokens)} in {spansets[reference_index].name}")
+            differences += sum(a != b for a, b in zip(tokens, reference_tokens))
+    return differences
+
+
+def onto_tokens(document: Document, reference: str) -> Document:
+    """Place a CoNLL document's spans on the reference copy's tokens (same token positions)."""
+    own = [t for line in token_offsets(document.text) for t in line]
+    target = [t for line in token_offsets(reference) for t in line]
+    start_index = {s: i for i, (s, _) in enumerate(own)}
+    end_index = {e: i for i, (_, e) in enumerate(own)}
+    spans = []
+    for span in document.spans:
+        fragments = tuple((target[start_index[s]][0], target[end_index[e]][1]) for s, e in span.fragments)
+        spans.append(Span.trusted(span.doc, fragments, span.label, span.source, span.attributes))
+    return Document(document.id, reference, spans, document.source)
