@@ -86,20 +86,31 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
     A document missing from a side counts as empty on that side.
     """
     by_document: dict[str, Counts] = {}
-    by_label: dict[str, Counts] = {}
     alignments: dict[str, Alignment] | None = {} if keep_alignments else None
+    credit_by_label: dict[str, float] = {}
+    first_by_label: dict[str, int] = {}
+    second_by_label: dict[str, int] = {}
     dup1 = dup2 = 0
     for doc_id in documents:
         alignment = align(first.documents.get(doc_id, EMPTY).spans, second.documents.get(doc_id, EMPTY).spans, rule)
         by_document[doc_id] = alignment.counts
-        if rule.strict_labels:
-            for label, counts in alignment.counts_by_label().items():
-                previous = by_label.get(label)
-                by_label[label] = counts if previous is None else previous + counts
+        if rule.strict_labels:  # pairs share their label: per-label counts add up over documents
+            for pair in alignment.pairs:
+                label = pair.first.label
+                credit_by_label[label] = credit_by_label.get(label, 0) + pair.credit
+            for span in alignment.first:
+                first_by_label[span.label] = first_by_label.get(span.label, 0) + 1
+            for span in alignment.second:
+                second_by_label[span.label] = second_by_label.get(span.label, 0) + 1
         dup1 += alignment.duplicates[0]
         dup2 += alignment.duplicates[1]
         if alignments is not None:
             alignments[doc_id] = alignment
+    by_label = {}
+    for label in sorted(first_by_label.keys() | second_by_label.keys()):
+        credit = credit_by_label.get(label, 0)
+        by_label[label] = Counts(credit, max(first_by_label.get(label, 0) - credit, 0),
+                                 max(second_by_label.get(label, 0) - credit, 0))
     return PairCounts(first.name, second.name, by_document, by_label, (dup1, dup2), alignments)
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
 from .counts import Counts
 from .errors import UsageError
@@ -201,15 +201,24 @@ class Alignment:
                          (self.duplicates[1], self.duplicates[0]))
 
 
-def unique_spans(spans: Sequence[Span], key: Callable) -> tuple[list[Span], int]:
-    """Spans with duplicates on ``key`` removed (first occurrence in canonical order kept)."""
-    seen: dict = {}
-    for span in spans:
-        k = key(span)
-        kept = seen.get(k)
-        if kept is None or span.sort_key() < kept.sort_key():
-            seen[k] = span
-    return list(seen.values()), len(spans) - len(seen)
+def unique_spans(spans: Sequence[Span], rule: "MatchRule") -> tuple[list[Span], int]:
+    """Spans with duplicates on the rule's key removed (the first of equal spans kept).
+
+    Under labels strict, duplicates are equal spans. Under labels ignore, spans with the same
+    fragments but different labels collapse to the one whose label sorts first.
+    """
+    if rule.labels == "strict":
+        seen = {(s.fragments, s.label): s for s in reversed(spans)}
+    else:
+        seen = {}
+        for span in spans:
+            kept = seen.get(span.fragments)
+            if kept is None or span.label < kept.label:
+                seen[span.fragments] = span
+    unique = list(seen.values())
+    if rule.labels == "strict" and len(unique) > 1:
+        unique.reverse()
+    return unique, len(spans) - len(unique)
 
 
 def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = MatchRule()) -> Alignment:
@@ -239,8 +248,8 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
     >>> align(f, s, MatchRule("overlap", "ignore")).counts
     Counts(a=2.0, b=0.0, c=0.0)
     """
-    first, dup1 = unique_spans(first, rule.key)
-    second, dup2 = unique_spans(second, rule.key)
+    first, dup1 = unique_spans(first, rule)
+    second, dup2 = unique_spans(second, rule)
     if rule.boundary == "exact":
         pairs = exact_pairs(first, second, rule)
     else:

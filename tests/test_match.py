@@ -164,9 +164,15 @@ def exact_credit(rule, x, y):
 
 def brute_force(first, second, rule):
     """Exhaustive search over every one-to-one assignment: best (credit, #exact, #same label)."""
-    key = rule.key
-    first = list({key(s): s for s in first}.values())
-    second = list({key(s): s for s in second}.values())
+    # Duplicates on the key count once; under labels ignore the convention keeps the label that
+    # sorts first (documented in docs/matching.md).
+    def unique(spans):
+        kept = {}
+        for span in sorted(spans, key=lambda s: s.label):
+            kept.setdefault(rule.key(span), span)
+        return list(kept.values())
+
+    first, second = unique(first), unique(second)
     best = (Fraction(0), 0, 0)
     small, large, flipped = (first, second, False) if len(first) <= len(second) else (second, first, True)
     for targets in itertools.permutations(list(range(len(large))) + [None] * len(small), len(small)):
