@@ -1,0 +1,398 @@
+"""Build the demo corpus from the table of documents and annotations in this file.
+
+Run from anywhere (only the standard library is used)::
+
+    python corpora/demo/build_demo.py
+
+It rewrites, next to this script:
+
+* ``brat/ann1/``, ``brat/ann2/``, ``brat/ann3/`` — one ``.txt`` + ``.ann`` per document, every span
+  (including the one nested span and the one discontinuous span);
+* ``xml/annN.xml``, ``conll/annN.conll``, ``jsonl/annN.jsonl`` — the *flat* spans only: the same
+  annotations minus discontinuous spans and spans nested inside another span of the same annotator.
+
+The files are written here directly, following the formats in the project's design notes, and
+not through spanagree's own writers, so that the corpus is an independent reference for testing
+spanagree's readers (``tests/test_demo.py`` checks that all four versions agree).
+
+The table
+---------
+``DOCUMENTS`` lists ``(doc_id, text, spans)``. Each text is already tokenised CoNLL-style: tokens
+separated by single spaces, one sentence per line. Each span is ``(phrase, label, annotators)``:
+
+* ``phrase`` is a string of whole tokens, found in the text by token matching; ``"Respivane#2"``
+  means the second occurrence. A tuple of phrases is one discontinuous span, its fragments found in
+  order (each after the previous one).
+* ``annotators`` is a string of annotator numbers: ``"13"`` means ann1 and ann3 marked this span.
+
+So every row shows at a glance who agrees with whom. The script checks that every span begins and
+ends on token boundaries, that each ``.ann`` text column equals its slice of the text, and that the
+flat spans of each annotator neither overlap nor nest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+HERE = Path(__file__).resolve().parent
+ANNOTATORS = ("ann1", "ann2", "ann3")
+LABELS = ("PER", "ORG", "LOC", "DRUG", "DISEASE")
+
+DOCUMENTS = [
+    ("news-01",
+     "Norvik Systems said on Tuesday it will open a research centre in Porto , creating about 200 jobs over three years .\n"
+     "Chief executive Marta Keller told reporters in Oslo that the company had chosen Portugal for its engineering talent .\n"
+     "Shares of Norvik rose 4 % in early trading , while rival Helmark Group fell slightly .\n"
+     "The announcement follows a similar move by Brightwell Labs in Lisbon last spring .",
+     [
+         ("Norvik Systems", "ORG", "123"),
+         ("Porto", "LOC", "123"),
+         ("Marta Keller", "PER", "123"),
+         ("Oslo", "LOC", "123"),
+         ("Portugal", "LOC", "123"),
+         ("Norvik#2", "ORG", "123"),
+         ("Helmark Group", "ORG", "13"),
+         ("Helmark", "ORG", "2"),            # boundary: ann2 leaves out "Group"
+         ("Brightwell Labs", "ORG", "123"),
+         ("Lisbon", "LOC", "123"),
+     ]),
+    ("news-02",
+     "Sporting Ribeira beat Atlético Vale 2 - 1 on Saturday at the Estádio Municipal in Braga .\n"
+     "Striker João Almeida scored twice before half-time , and goalkeeper Luís Maia saved a late penalty .\n"
+     "Coach Helena Duarte said the team would rest Almeida for the cup match against FC Tondela on Wednesday .",
+     [
+         ("Sporting Ribeira", "ORG", "123"),
+         ("Atlético Vale", "ORG", "123"),
+         ("Estádio Municipal", "LOC", "13"),
+         ("the Estádio Municipal", "LOC", "2"),   # boundary: ann2 includes the article
+         ("Braga", "LOC", "123"),
+         ("João Almeida", "PER", "123"),
+         ("Luís Maia", "PER", "123"),
+         ("Helena Duarte", "PER", "123"),
+         ("Almeida#2", "PER", "123"),
+         ("FC Tondela", "ORG", "123"),
+     ]),
+    ("news-03",
+     "The city council of Valmora approved a plan on Monday to extend the tram network to the northern suburbs .\n"
+     "Mayor Rui Fontes said the European Investment Bank would lend 40 million euros for the project .\n"
+     "Opposition leader Clara Neves criticised the timetable , saying residents of Castelo Alto had waited a decade for a line .",
+     [
+         ("Valmora", "LOC", "13"),
+         ("city council of Valmora", "ORG", "2"),  # ann2 marks the council (ORG) instead of the city
+         ("Rui Fontes", "PER", "123"),
+         ("European Investment Bank", "ORG", "123"),
+         ("Clara Neves", "PER", "123"),
+         ("Castelo Alto", "LOC", "12"),            # ann3 misses it
+     ]),
+    ("news-04",
+     "Researchers at the University of Lisbon have identified a protein that slows the growth of pancreatic tumours in mice .\n"
+     "The study , led by Professor Inês Carvalho , was published on Thursday in the journal Cell Reports .\n"
+     "The team now plans a trial with Hospital Santa Maria , with funding from the Gulbenkian Foundation .",
+     [
+         ("University of Lisbon", "ORG", "123"),
+         ("Lisbon", "LOC", "13"),                  # THE nested span: inside the ORG, ann1 and ann3
+         ("pancreatic tumours", "DISEASE", "12"),  # ann3 misses it
+         ("Professor Inês Carvalho", "PER", "1"),  # boundary: ann1 includes the title
+         ("Inês Carvalho", "PER", "23"),
+         ("Cell Reports", "ORG", "123"),
+         ("Hospital Santa Maria", "ORG", "13"),
+         ("Hospital Santa Maria", "LOC", "2"),     # label: a hospital as a place
+         ("Gulbenkian Foundation", "ORG", "123"),
+     ]),
+    ("news-05",
+     "Shares in Calder Pharma jumped after regulators in Brussels approved its asthma inhaler Respivane .\n"
+     "The company said Respivane , which combines budesonide and formoterol , would reach pharmacies in Germany and Spain by June .\n"
+     "Analysts at Kestrel Partners expect sales of 300 million dollars a year .",
+     [
+         ("Calder Pharma", "ORG", "123"),
+         ("regulators", "ORG", "3"),               # spurious: ann3 marks a common noun
+         ("Brussels", "LOC", "123"),
+         ("asthma", "DISEASE", "123"),
+         ("Respivane#1", "DRUG", "123"),
+         ("Respivane#2", "DRUG", "123"),
+         ("budesonide", "DRUG", "123"),
+         ("formoterol", "DRUG", "13"),             # ann2 misses it
+         ("Germany", "LOC", "123"),
+         ("Spain", "LOC", "123"),
+         ("Kestrel Partners", "ORG", "123"),
+     ]),
+    ("clinic-01",
+     "Mr. Tomas Berg , 67 , was admitted to St. Anne 's Hospital with community-acquired pneumonia .\n"
+     "He has a history of type 2 diabetes and chronic kidney disease .\n"
+     "He was treated with intravenous ceftriaxone and oral azithromycin for five days .\n"
+     "Metformin was held on admission and restarted at discharge .",
+     [
+         ("Mr. Tomas Berg", "PER", "1"),           # boundary: ann1 includes the title
+         ("Tomas Berg", "PER", "23"),
+         ("St. Anne 's Hospital", "ORG", "12"),
+         ("St. Anne 's Hospital", "LOC", "3"),     # label: a hospital as a place
+         ("community-acquired pneumonia", "DISEASE", "123"),
+         ("type 2 diabetes", "DISEASE", "12"),
+         ("diabetes", "DISEASE", "3"),             # boundary: ann3 marks the head only
+         ("chronic kidney disease", "DISEASE", "123"),
+         ("ceftriaxone", "DRUG", "123"),
+         ("azithromycin", "DRUG", "123"),
+         ("Metformin", "DRUG", "13"),              # ann2 misses it
+     ]),
+    ("clinic-02",
+     "Ms. Rosa Lindqvist , 48 , was seen in the oncology clinic at Mercy Hospital for follow-up .\n"
+     "She carries a BRCA1 mutation and has a family history of breast and ovarian cancer .\n"
+     "Her mother was treated for breast cancer at the same hospital .\n"
+     "Tamoxifen was discussed , and she was referred to Dr. Peter Olsen for genetic counselling .",
+     [
+         ("Rosa Lindqvist", "PER", "123"),
+         ("Mercy Hospital", "ORG", "13"),
+         ("Mercy Hospital", "LOC", "2"),           # label: a hospital as a place
+         ("BRCA1 mutation", "DISEASE", "2"),       # spurious: a gene variant is not a disease
+         (("breast#1", "cancer"), "DISEASE", "13"),  # THE discontinuous span: "breast ... cancer"
+         ("ovarian cancer", "DISEASE", "13"),
+         ("breast and ovarian cancer", "DISEASE", "2"),  # ann2: one span for the coordination
+         ("breast cancer", "DISEASE", "123"),
+         ("Tamoxifen", "DRUG", "123"),
+         ("Dr. Peter Olsen", "PER", "123"),
+     ]),
+    ("clinic-03",
+     "The patient is a 34-year-old woman with a two-day history of fever , headache and neck stiffness .\n"
+     "Lumbar puncture confirmed bacterial meningitis , and she was started on ceftriaxone and dexamethasone .\n"
+     "She was transferred from Hillcrest Medical Centre in Leeds to our intensive care unit .\n"
+     "She was discharged on day 12 with no neurological deficit .",
+     [
+         ("fever", "DISEASE", "3"),                # a symptom: only ann3 marks it
+         ("bacterial meningitis", "DISEASE", "123"),
+         ("ceftriaxone", "DRUG", "123"),
+         ("dexamethasone", "DRUG", "123"),
+         ("Hillcrest Medical Centre", "ORG", "13"),
+         ("Hillcrest Medical Centre", "LOC", "2"),  # label: a hospital as a place
+         ("Leeds", "LOC", "123"),
+         ("neurological deficit", "DISEASE", "1"),  # a negated finding: only ann1 marks it
+     ]),
+    ("clinic-04",
+     "Mrs. Eva Moretti , 72 , presented with palpitations and was found to have atrial fibrillation .\n"
+     "Apixaban 5 mg twice daily was started , and bisoprolol was increased to 5 mg .\n"
+     "Her hypertension is controlled on amlodipine .\n"
+     "Follow-up is arranged with Dr. Samuel Okafor at the Riverside Cardiology Clinic in Dublin .",
+     [
+         ("Eva Moretti", "PER", "123"),
+         ("atrial fibrillation", "DISEASE", "123"),
+         ("Apixaban", "DRUG", "13"),
+         ("Apixaban 5 mg", "DRUG", "2"),           # boundary: ann2 includes the dose
+         ("bisoprolol", "DRUG", "123"),
+         ("hypertension", "DISEASE", "123"),
+         ("amlodipine", "DRUG", "123"),
+         ("Dr. Samuel Okafor", "PER", "12"),
+         ("Samuel Okafor", "PER", "3"),            # boundary: ann3 leaves out the title
+         ("Riverside Cardiology Clinic", "ORG", "123"),
+         ("Dublin", "LOC", "123"),
+     ]),
+    ("clinic-05",
+     "Mr. Karim Haddad , 59 , was admitted with an exacerbation of chronic obstructive pulmonary disease .\n"
+     "He received nebulised salbutamol , ipratropium and a five-day course of prednisolone .\n"
+     "A chest radiograph showed no pneumonia .\n"
+     "He will attend pulmonary rehabilitation at Northgate Community Hospital .",
+     [
+         ("Karim Haddad", "PER", "123"),
+         ("chronic obstructive pulmonary disease", "DISEASE", "13"),
+         ("exacerbation of chronic obstructive pulmonary disease", "DISEASE", "2"),  # boundary
+         ("salbutamol", "DRUG", "123"),
+         ("ipratropium", "DRUG", "123"),
+         ("prednisolone", "DRUG", "123"),
+         ("pneumonia", "DISEASE", "12"),           # negated: ann3 leaves it out
+         ("Northgate Community Hospital", "ORG", "12"),
+         ("Northgate Community Hospital", "LOC", "3"),  # label: a hospital as a place
+     ]),
+]
+
+
+def token_ranges(text: str) -> list[tuple[int, int]]:
+    """Half-open character ranges of the whitespace-separated tokens of a CoNLL-shaped text."""
+    ranges, position = [], 0
+    for line in text.split("\n"):
+        for token in line.split(" "):
+            ranges.append((position, position + len(token)))
+            position += len(token) + 1
+    return ranges
+
+
+def find_phrase(text: str, tokens: list[tuple[int, int]], phrase: str, after: int, where: str) -> tuple[int, int]:
+    """Character range of the ``n``-th occurrence (``phrase#n``, default 1) of a token sequence,
+    counting only occurrences whose first token starts at or after the character ``after``."""
+    words, _, nth = phrase.partition("#")
+    wanted = words.split(" ")
+    n = int(nth) if nth else 1
+    words_of = [text[s:e] for s, e in tokens]
+    hits = [i for i in range(len(tokens) - len(wanted) + 1)
+            if tokens[i][0] >= after and words_of[i:i + len(wanted)] == wanted]
+    if len(hits) < n:
+        raise SystemExit(f"{where}: {phrase!r} not found as whole tokens")
+    if not nth and len(hits) > 1 and after == 0:
+        raise SystemExit(f"{where}: {phrase!r} occurs {len(hits)} times; say which with #n")
+    first = hits[n - 1]
+    return tokens[first][0], tokens[first + len(wanted) - 1][1]
+
+
+def build_spans(doc_id: str, text: str, rows) -> dict[str, list[tuple[tuple[tuple[int, int], ...], str]]]:
+    """Each annotator's spans as ``(fragments, label)``, sorted by offsets."""
+    tokens = token_ranges(text)
+    spans = {name: [] for name in ANNOTATORS}
+    for phrase, label, who in rows:
+        if label not in LABELS:
+            raise SystemExit(f"{doc_id}: unknown label {label!r}")
+        fragments, after = [], 0
+        for part in (phrase if isinstance(phrase, tuple) else (phrase,)):
+            start, end = find_phrase(text, tokens, part, after, doc_id)
+            fragments.append((start, end))
+            after = end
+        for digit in who:
+            spans[f"ann{digit}"].append((tuple(fragments), label))
+    for name in ANNOTATORS:
+        spans[name].sort(key=lambda span: (span[0][0][0], span[0][-1][1], span[0], span[1]))
+        if len(set(spans[name])) != len(spans[name]):
+            raise SystemExit(f"{doc_id}: {name} has a duplicate span")
+    return spans
+
+
+def is_flat(span, others) -> bool:
+    """True unless the span is discontinuous or lies inside another (continuous, longer) span of
+    the same annotator."""
+    fragments, _ = span
+    if len(fragments) > 1:
+        return False
+    (start, end), = fragments
+    return not any(len(other[0]) == 1 and other[0][0][0] <= start and end <= other[0][0][1]
+                   and other[0][0] != (start, end) for other in others)
+
+
+def check_text(doc_id: str, text: str) -> None:
+    """The text must be in CoNLL shape: single spaces, one sentence per line, 40-120 tokens."""
+    if "\t" in text or "\r" in text or "  " in text or text != text.strip() or "\n\n" in text:
+        raise SystemExit(f"{doc_id}: the text is not in CoNLL shape")
+    n_tokens = len(token_ranges(text))
+    n_sentences = text.count("\n") + 1
+    if not (40 <= n_tokens <= 120 and 2 <= n_sentences <= 6):
+        raise SystemExit(f"{doc_id}: {n_tokens} tokens in {n_sentences} sentences")
+
+
+def brat_text_column(text: str, fragments) -> str:
+    return " ".join(text[s:e] for s, e in fragments)
+
+
+def write_brat(corpus) -> None:
+    for name in ANNOTATORS:
+        folder = HERE / "brat" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        for doc_id, text, spans in corpus:
+            (folder / f"{doc_id}.txt").write_text(text, encoding="utf-8", newline="")
+            lines = []
+            for number, (fragments, label) in enumerate(spans[name], start=1):
+                offsets = ";".join(f"{s} {e}" for s, e in fragments)
+                lines.append(f"T{number}\t{label} {offsets}\t{brat_text_column(text, fragments)}\n")
+            (folder / f"{doc_id}.ann").write_text("".join(lines), encoding="utf-8", newline="")
+
+
+def verify_brat(corpus) -> None:
+    """Re-read every .ann and check its text column against the .txt slice."""
+    for name in ANNOTATORS:
+        for doc_id, _, _ in corpus:
+            folder = HERE / "brat" / name
+            with open(folder / f"{doc_id}.txt", encoding="utf-8", newline="") as handle:
+                text = handle.read()
+            with open(folder / f"{doc_id}.ann", encoding="utf-8", newline="") as handle:
+                ann_lines = handle.read().split("\n")[:-1]
+            for line in ann_lines:
+                _, middle, shown = line.split("\t")
+                fragments = [tuple(map(int, part.split())) for part in middle.split(" ", 1)[1].split(";")]
+                if brat_text_column(text, fragments) != shown:
+                    raise SystemExit(f"brat/{name}/{doc_id}.ann: {line!r} does not match the text")
+
+
+def write_xml(corpus, name: str) -> None:
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<corpus>\n']
+    for doc_id, text, flat in corpus:
+        body, position = [], 0
+        for ((start, end),), label in flat[name]:
+            body.append(escape(text[position:start]))
+            body.append(f"<{label}>{escape(text[start:end])}</{label}>")
+            position = end
+        body.append(escape(text[position:]))
+        parts.append(f"<doc id={quoteattr(doc_id)}>{''.join(body)}</doc>\n")
+    parts.append("</corpus>\n")
+    (HERE / "xml").mkdir(exist_ok=True)
+    (HERE / "xml" / f"{name}.xml").write_text("".join(parts), encoding="utf-8", newline="")
+
+
+def write_conll(corpus, name: str) -> None:
+    lines = []
+    for _, text, flat in corpus:
+        lines += ["-DOCSTART-\tO", ""]
+        starts = {s: label for ((s, _),), label in flat[name]}
+        inside = {}
+        for ((s, e),), label in flat[name]:
+            for ts, te in token_ranges(text):
+                if s < ts and te <= e:
+                    inside[ts] = label
+        position = 0
+        for sentence in text.split("\n"):
+            for token in sentence.split(" "):
+                if position in starts:
+                    tag = f"B-{starts[position]}"
+                elif position in inside:
+                    tag = f"I-{inside[position]}"
+                else:
+                    tag = "O"
+                lines.append(f"{token}\t{tag}")
+                position += len(token) + 1
+            lines.append("")
+    (HERE / "conll").mkdir(exist_ok=True)
+    (HERE / "conll" / f"{name}.conll").write_text("\n".join(lines) + "\n", encoding="utf-8", newline="")
+
+
+def write_jsonl(corpus, name: str) -> None:
+    lines = []
+    for doc_id, text, flat in corpus:
+        spans = [{"start": s, "end": e, "label": label} for ((s, e),), label in flat[name]]
+        lines.append(json.dumps({"id": doc_id, "text": text, "spans": spans}, ensure_ascii=False))
+    (HERE / "jsonl").mkdir(exist_ok=True)
+    (HERE / "jsonl" / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8", newline="")
+
+
+def corpus_table():
+    """``[(doc_id, text, {annotator: spans})]`` in document-id order, all spans (BRAT)."""
+    corpus = []
+    for doc_id, text, rows in sorted(DOCUMENTS, key=lambda d: d[0]):
+        check_text(doc_id, text)
+        corpus.append((doc_id, text, build_spans(doc_id, text, rows)))
+    return corpus
+
+
+def flat_table(corpus):
+    """The same, keeping only flat spans (no discontinuous span, no span nested in another)."""
+    flat = []
+    for doc_id, text, spans in corpus:
+        kept = {name: [s for s in spans[name] if is_flat(s, spans[name])] for name in ANNOTATORS}
+        for name, own in kept.items():
+            for left, right in zip(own, own[1:]):
+                if right[0][0][0] < left[0][0][1]:
+                    raise SystemExit(f"{doc_id}: {name}'s flat spans {left} and {right} overlap")
+        flat.append((doc_id, text, kept))
+    return flat
+
+
+def main() -> None:
+    corpus = corpus_table()
+    write_brat(corpus)
+    verify_brat(corpus)
+    flat = flat_table(corpus)
+    for name in ANNOTATORS:
+        write_xml(flat, name)
+        write_conll(flat, name)
+        write_jsonl(flat, name)
+    for name in ANNOTATORS:
+        n_all = sum(len(spans[name]) for _, _, spans in corpus)
+        n_flat = sum(len(spans[name]) for _, _, spans in flat)
+        print(f"{name}: {n_all} spans in BRAT, {n_flat} flat")
+
+
+if __name__ == "__main__":
+    main()
