@@ -195,14 +195,14 @@ def pair_counts(spansets, match, labels):
 @pytest.mark.parametrize("rule", sorted(BRAT_PAIRS), ids="-".join)
 def test_brat_agreement_equals_hand_counts(rule):
     spansets = [read_demo("brat", a) for a in ANNOTATORS]
-    assert pair_counts(spansets, *rule) == pytest.approx(BRAT_PAIRS[rule])
+    assert pair_counts(spansets, *rule) == BRAT_PAIRS[rule]  # halves are exact in binary
 
 
 @pytest.mark.parametrize("fmt", FLAT_FORMATS)
 @pytest.mark.parametrize("rule", sorted(FLAT_PAIRS), ids="-".join)
 def test_flat_agreement_equals_hand_counts(fmt, rule):
     spansets = [read_demo(fmt, a) for a in ANNOTATORS]
-    assert pair_counts(spansets, *rule) == pytest.approx(FLAT_PAIRS[rule])
+    assert pair_counts(spansets, *rule) == FLAT_PAIRS[rule]  # halves are exact in binary
 
 
 # -- spanagree's writers give the same files back ----------------------------------------------

@@ -1,0 +1,458 @@
+"""BRAT standoff: a folder (searched recursively) of ``<doc>.txt`` texts and ``<doc>.ann`` annotations.
+
+Reading
+-------
+* **Documents.** Every ``.ann`` file is a document; its id is its path relative to the folder,
+  without the extension, with ``/`` separators on every OS (``sub/doc``). Documents are sorted by
+  id. A ``.ann`` needs its ``.txt`` next to it (an error otherwise). A ``.txt`` without a ``.ann``
+  is a document with no spans when its folder holds ``.ann`` files; in a folder without any
+  ``.ann`` (a ``README.txt`` at the top of a corpus) it is not a document, and the span set's
+  notes say how many such files were passed over. A folder without any ``.ann`` is an error.
+* **Texts** are decoded as UTF-8 exactly as stored: ``\\r\\n`` is two characters and a byte-order
+  mark is kept (it is a character of the text, as in brat). Offsets count code points.
+* **Spans** come from ``T`` lines only: ``T1<TAB>Label 0 5<TAB>text``, or discontinuous
+  ``T1<TAB>Label 0 5;10 15<TAB>text``. Fragments are kept as given when they are sorted and do not
+  overlap; otherwise they are sorted and overlapping ones merged
+  (:func:`~spanagree.span.normalize_fragments`). Every span is kept, duplicates included. Each span
+  records its source (the ``.ann`` path, as given under the folder, and the line).
+* The **text column** is only a check: brat writes the fragments' texts joined by one space. When it
+  differs from the text (whitespace compared loosely: a newline written as a space still agrees), a
+  :class:`~spanagree.errors.SpanagreeWarning` names ``file:line`` of the first such line and the
+  number of them in that file (one warning per file). A ``T`` line without a text column is read.
+* **Other lines** -- relations ``R``, events ``E``, attributes ``A`` (and the older ``M``),
+  normalisations ``N``, equivalences ``*`` and notes ``#`` -- are read without error and not
+  compared; the span set's notes count them (``"3 relations, 2 attributes read and not
+  compared"``). Attributes, normalisations and notes that point at a ``T`` id are also kept on that
+  span's ``attributes``: ``("A:Negation", "True")``, ``("A:Certainty", "High")``,
+  ``("N:Reference", "Wikipedia:534366")``, ``("#:AnnotatorNotes", "C0011849")``.
+* **Errors** (:class:`~spanagree.errors.FormatError`, ``path:line: message``): a malformed ``T``
+  line (too few tab-separated fields, offsets that are not integers, an empty or reversed range,
+  an offset beyond the text), a line of an unknown kind, bytes that are not UTF-8 (with the line of
+  the first bad byte), a ``.ann`` without its ``.txt``, a folder with no ``.ann``.
+
+Writing
+-------
+``write_brat`` writes ``<id>.txt`` (exactly the text, no newline translation) and ``<id>.ann`` for
+every document, creating sub-folders for ids with ``/``. Spans are numbered ``T1``, ``T2``, ... in
+canonical order (:meth:`~spanagree.span.Span.sort_key`); the text column is the fragments' texts
+joined by one space, with tabs and line breaks written as spaces. Span attributes in the shapes
+above are written back as ``A``, ``N`` and ``#`` lines. BRAT needs texts: a document without one
+is an error naming it, as is a label with whitespace (BRAT cannot hold it).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import warnings
+from contextlib import contextmanager
+
+from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..span import Document, Source, Span, SpanSet, normalize_fragments
+
+__all__ = ["read_brat", "write_brat"]
+
+T_LINE = "T<id>\\t<label> <start> <end>"
+
+# Other line kinds: first character -> the noun the notes count them with.
+_OTHER_KINDS = {"R": "relation", "E": "event", "A": "attribute", "M": "attribute", "N": "normalization",
+                "*": "equivalence", "#": "note"}
+_NOTE_ORDER = ("relation", "event", "attribute", "normalization", "equivalence", "note")
+
+# The slots' own setters (as in Span.trusted): a span and its source cost a few stores each.
+_new = object.__new__
+_set_path = Source.path.__set__
+_set_line = Source.line.__set__
+_set_doc = Span.doc.__set__
+_set_fragments = Span.fragments.__set__
+_set_label = Span.label.__set__
+_set_source = Span.source.__set__
+_set_attributes = Span.attributes.__set__
+
+# Text-column characters the writer turns into spaces (they would break the line format).
+_FLATTEN = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+_FLATTEN_NOTE = str.maketrans({"\n": " ", "\r": " "})
+
+
+def read_brat(path, *, name: str | None = None) -> SpanSet:
+    """Read a BRAT folder (recursively) as one annotator's :class:`SpanSet`.
+
+    Parameters
+    ----------
+    path : str or path
+        The folder (a single ``.ann`` file is read too, as a one-document set).
+    name : str, optional
+        The span set's name; default the folder name.
+
+    Returns
+    -------
+    SpanSet
+        Documents sorted by id, texts exactly as stored, every ``T`` line as a span.
+
+    Raises
+    ------
+    FormatError
+        Naming the file (and line): see the module documentation.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "ann1"
+    >>> (folder / "sub").mkdir(parents=True)
+    >>> _ = (folder / "sub" / "d1.txt").write_text("Ana met Bo in Porto.")
+    >>> _ = (folder / "sub" / "d1.ann").write_text("T1\\tPER 0 3\\tAna\\nT2\\tPER 8 10;14 19\\tBo Porto\\n")
+    >>> spans = read_brat(folder)
+    >>> spans.name, list(spans.documents)
+    ('ann1', ['sub/d1'])
+    >>> [(s.fragments, s.label) for s in spans]
+    [(((0, 3),), 'PER'), (((8, 10), (14, 19)), 'PER')]
+    """
+    top = os.fspath(path)
+    if name is None:
+        name = _default_name(top)
+    if os.path.isfile(top):
+        if not top.endswith(".ann"):
+            raise FormatError(top, "BRAT is read from a folder of .txt and .ann files (or one .ann file)")
+        stem = top[:-4]
+        if not os.path.isfile(stem + ".txt"):
+            raise FormatError(top, f"no text: {os.path.basename(stem)}.txt is missing next to it")
+        entries = [(os.path.basename(stem), stem + ".txt", top)]
+        skipped: list[str] = []
+    elif os.path.isdir(top):
+        entries, skipped = _scan(top)
+    else:
+        raise FormatError(top, "no such file or folder")
+
+    counts = dict.fromkeys(_NOTE_ORDER, 0)
+    documents: dict[str, Document] = {}
+    with _collector_paused():
+        for doc_id, txt_path, ann_path in entries:
+            documents[doc_id] = _read_document(doc_id, txt_path, ann_path, counts)
+
+    notes = []
+    read = [_plural(counts[kind], kind, kind + "s") for kind in _NOTE_ORDER if counts[kind]]
+    if read:
+        notes.append(f"{', '.join(read)} read and not compared")
+    if skipped:
+        notes.append(f"{_plural(len(skipped), '.txt file', '.txt files')} without .ann in a folder with no "
+                     f"annotations passed over (not documents): {', '.join(skipped[:5])}"
+                     + (", ..." if len(skipped) > 5 else ""))
+    return SpanSet(name, documents, notes, "brat")
+
+
+def _default_name(top: str) -> str:
+    from . import default_name
+
+    return default_name(top) or os.path.basename(os.path.abspath(top))
+
+
+def _plural(n: int, singular: str, plural: str) -> str:
+    return f"{n} {singular if n == 1 else plural}"
+
+
+def _scan(top: str) -> tuple[list[tuple[str, str, str | None]], list[str]]:
+    """The folder's documents as sorted ``(id, txt path, ann path or None)``, and the passed-over .txt."""
+    entries = []
+    skipped = []
+    any_ann = False
+    for dirpath, dirnames, filenames in os.walk(top, onerror=_walk_error):
+        dirnames.sort()
+        anns = {f[:-4] for f in filenames if f.endswith(".ann")}
+        txts = {f[:-4] for f in filenames if f.endswith(".txt")}
+        if not anns and not txts:
+            continue
+        rel = os.path.relpath(dirpath, top)
+        prefix = "" if rel == os.curdir else rel.replace(os.sep, "/") + "/"
+        for stem in anns - txts:
+            raise FormatError(os.path.join(dirpath, stem + ".ann"), f"no text: {stem}.txt is missing next to it")
+        if anns:
+            any_ann = True
+            for stem in txts:
+                ann = os.path.join(dirpath, stem + ".ann") if stem in anns else None
+                entries.append((prefix + stem, os.path.join(dirpath, stem + ".txt"), ann))
+        else:
+            skipped.extend(sorted(prefix + stem + ".txt" for stem in txts))
+    if not any_ann:
+        raise FormatError(top, "empty folder: no .ann file in it (BRAT is a folder of .txt and .ann files)")
+    entries.sort()
+    return entries, skipped
+
+
+def _walk_error(error: OSError) -> None:
+    raise FormatError(error.filename or "?", f"cannot read: {error.strerror or error}")
+
+
+def _read_utf8(path: str) -> str:
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except FileNotFoundError:
+        raise FormatError(path, "no such file") from None
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise FormatError(path, f"not UTF-8 (byte 0x{data[error.start]:02x} at byte offset {error.start})",
+                          line) from None
+
+
+def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dict[str, int]) -> Document:
+    """One document: its text and the spans of its ``.ann`` (the hot loop of the reader)."""
+    text = _read_utf8(txt_path)
+    if ann_path is None:
+        return Document(doc_id, text, [], txt_path)
+    data = _read_utf8(ann_path)
+    if data[:1] == "\ufeff":
+        data = data[1:]
+    lines = data.split("\n")
+    if "\r" in data:
+        lines = [line[:-1] if line[-1:] == "\r" else line for line in lines]
+    del data
+
+    new, set_path, set_line = _new, _set_path, _set_line
+    set_doc, set_fragments, set_label, set_source, set_attributes = (
+        _set_doc, _set_fragments, _set_label, _set_source, _set_attributes)
+    n = len(text)
+    spans: list[Span] = []
+    ids: list[str] = []
+    extras: list[tuple[str, str, str]] | None = None
+    mismatch_first = None
+    mismatches = 0
+    lineno = 0
+    for line in lines:
+        lineno += 1
+        if line[:1] == "T":
+            parts = line.split("\t", 2)
+            if len(parts) < 2:
+                raise _malformed(ann_path, line, lineno)
+            label, _, offsets = parts[1].partition(" ")
+            if ";" not in offsets:
+                start, _, end = offsets.partition(" ")
+                try:
+                    start = int(start)
+                    end = int(end)
+                except ValueError:
+                    raise _malformed(ann_path, line, lineno) from None
+                if not 0 <= start < end <= n:
+                    raise _bad_range(ann_path, parts[0], start, end, n, txt_path, lineno)
+                fragments = ((start, end),)
+                if len(parts) == 3:
+                    column = parts[2]
+                    if column != text[start:end] and column.split() != text[start:end].split():
+                        mismatches += 1
+                        if mismatch_first is None:
+                            mismatch_first = (lineno, parts[0], column, text[start:end])
+            else:
+                given, fragments = _fragments(offsets, ann_path, line, lineno, parts[0], n, txt_path)
+                if len(parts) == 3:
+                    # brat joins the fragments' texts in the order the line gives them.
+                    column = parts[2]
+                    covered = " ".join([text[s:e] for s, e in given])
+                    if column != covered and column.split() != covered.split():
+                        mismatches += 1
+                        if mismatch_first is None:
+                            mismatch_first = (lineno, parts[0], column, covered)
+            if not label:
+                raise _malformed(ann_path, line, lineno)
+            # Span.trusted, inlined: the offsets were checked above.
+            source = new(Source)
+            set_path(source, ann_path)
+            set_line(source, lineno)
+            span = new(Span)
+            set_doc(span, doc_id)
+            set_fragments(span, fragments)
+            set_label(span, label)
+            set_source(span, source)
+            set_attributes(span, ())
+            spans.append(span)
+            ids.append(parts[0])
+        elif not line or line.isspace():
+            continue
+        else:
+            kind = _OTHER_KINDS.get(line[0])
+            if kind is None:
+                raise FormatError(ann_path, "unknown annotation line: an id starts with T, R, E, A, M, N, * "
+                                  f"or #, got {_shown(line)}", lineno)
+            counts[kind] += 1
+            if line[0] in "AMN#":
+                extra = _extra(line)
+                if extra is not None:
+                    if extras is None:
+                        extras = []
+                    extras.append(extra)
+
+    if extras:
+        _attach(spans, ids, extras)
+    if mismatches:
+        line_no, tid, column, covered = mismatch_first
+        more = f" ({mismatches - 1} more line{'s' if mismatches > 2 else ''} like it in this file)" \
+            if mismatches > 1 else ""
+        warnings.warn(f"{ann_path}:{line_no}: {tid}'s text column {_shown(column)} differs from the text "
+                      f"{_shown(covered)}{more}", SpanagreeWarning, stacklevel=3)
+    return Document(doc_id, text, spans, ann_path)
+
+
+def _fragments(offsets: str, path: str, line: str, lineno: int, tid: str, n: int, txt_path: str):
+    """A discontinuous ``T`` line's fragments as given, and as kept: as given when sorted and disjoint,
+    else sorted and merged."""
+    fragments = []
+    for piece in offsets.split(";"):
+        start, _, end = piece.partition(" ")
+        try:
+            start = int(start)
+            end = int(end)
+        except ValueError:
+            raise _malformed(path, line, lineno) from None
+        if not 0 <= start < end <= n:
+            raise _bad_range(path, tid, start, end, n, txt_path, lineno)
+        fragments.append((start, end))
+    for (_, previous_end), (start, _) in zip(fragments, fragments[1:]):
+        if start < previous_end:
+            return fragments, normalize_fragments(fragments)
+    return fragments, tuple(fragments)
+
+
+def _malformed(path: str, line: str, lineno: int) -> FormatError:
+    return FormatError(path, f"expected '{T_LINE}', got {_shown(line)}", lineno)
+
+
+def _bad_range(path: str, tid: str, start: int, end: int, n: int, txt_path: str, lineno: int) -> FormatError:
+    if start < 0:
+        problem = f"offset {start} is negative"
+    elif end <= start:
+        problem = f"[{start}, {end}) is empty or reversed: the end must be after the start"
+    else:
+        problem = (f"[{start}, {end}) ends beyond the text: {os.path.basename(txt_path)} has "
+                   f"{n} character{'s' if n != 1 else ''}")
+    return FormatError(path, f"{tid}: {problem}", lineno)
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return repr(text)
+
+
+def _extra(line: str) -> tuple[str, str, str] | None:
+    """``(target id, key, value)`` of an attribute, normalisation or note line, or None."""
+    parts = line.split("\t")
+    if len(parts) < 2:
+        return None
+    fields = parts[1].split(" ")
+    if len(fields) < 2:
+        return None
+    kind = line[0]
+    if kind == "#":
+        return fields[1], "#:" + fields[0], "\t".join(parts[2:])
+    if kind == "N":
+        return fields[1], "N:" + fields[0], " ".join(fields[2:])
+    return fields[1], "A:" + fields[0], " ".join(fields[2:]) or "True"
+
+
+def _attach(spans: list[Span], ids: list[str], extras: list[tuple[str, str, str]]) -> None:
+    index = {tid: i for i, tid in enumerate(ids)}
+    attached: dict[int, list[tuple[str, str]]] = {}
+    for target, key, value in extras:
+        i = index.get(target)
+        if i is not None:
+            attached.setdefault(i, []).append((key, value))
+    for i, pairs in attached.items():
+        # The spans are this reader's own and not yet shared: setting the slot is safe.
+        _set_attributes(spans[i], tuple(pairs))
+
+
+@contextmanager
+def _collector_paused():
+    """Pause the cyclic garbage collector while reading: millions of objects, no cycles."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def write_brat(spanset: SpanSet, dest) -> None:
+    """Write a span set as a BRAT folder: ``<id>.txt`` and ``<id>.ann`` per document.
+
+    Parameters
+    ----------
+    spanset : SpanSet
+        Every document needs its text; labels must not contain whitespace.
+    dest : str or path
+        The folder to write (created; the caller decides whether an existing one may be used).
+
+    Raises
+    ------
+    UsageError
+        Naming the document: no text, an id that is not a relative path, a label with whitespace,
+        a span beyond the text. Nothing is written when any document is refused.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "out"
+    >>> s = SpanSet.from_spans("a", [Span("d1", ((8, 10), (14, 19)), "PER"), Span("d1", (0, 3), "PER")],
+    ...                        {"d1": "Ana met Bo in\\nPorto."})
+    >>> write_brat(s, out)
+    >>> (out / "d1.ann").read_text().splitlines()
+    ['T1\\tPER 0 3\\tAna', 'T2\\tPER 8 10;14 19\\tBo Porto']
+    """
+    for doc_id, document in spanset.documents.items():
+        _check_writable(doc_id, document)
+    dest = os.fspath(dest)
+    os.makedirs(dest, exist_ok=True)
+    for doc_id, document in spanset.documents.items():
+        base = os.path.join(dest, *doc_id.split("/"))
+        folder = os.path.dirname(base)
+        if folder != dest:
+            os.makedirs(folder, exist_ok=True)
+        with open(base + ".txt", "w", encoding="utf-8", newline="") as file:
+            file.write(document.text)
+        with open(base + ".ann", "w", encoding="utf-8", newline="\n") as file:
+            file.write("".join(_ann_lines(document)))
+
+
+def _check_writable(doc_id: str, document: Document) -> None:
+    if document.text is None:
+        raise UsageError(f"document {doc_id!r} has no text; BRAT is written from texts (.txt files)")
+    parts = doc_id.split("/")
+    if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+        raise UsageError(f"document id {doc_id!r} cannot be a BRAT file path (relative, '/'-separated, "
+                         "no empty, '.' or '..' parts)")
+    n = len(document.text)
+    for span in document.spans:
+        if not span.label or span.label.split() != [span.label]:
+            raise UsageError(f"document {doc_id!r}: label {span.label!r} has whitespace or is empty; "
+                             "BRAT cannot write it")
+        if span.end > n:
+            raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
+                             f"({n} characters)")
+
+
+def _ann_lines(document: Document) -> list[str]:
+    text = document.text
+    lines = []
+    extra = {"A": 0, "N": 0, "#": 0}
+    for number, span in enumerate(sorted(document.spans, key=Span.sort_key), 1):
+        offsets = ";".join(f"{s} {e}" for s, e in span.fragments)
+        column = " ".join(text[s:e] for s, e in span.fragments).translate(_FLATTEN)
+        lines.append(f"T{number}\t{span.label} {offsets}\t{column}\n")
+        for key, value in span.attributes:
+            kind, _, name = str(key).partition(":")
+            if kind not in extra or not name or name.split() != [name]:
+                continue
+            # A note is the line's last field: a tab in it is read back whole.
+            value = str(value).translate(_FLATTEN_NOTE if kind == "#" else _FLATTEN)
+            extra[kind] += 1
+            if kind == "A":
+                tail = "" if value == "True" else f" {value}"
+                lines.append(f"A{extra[kind]}\t{name} T{number}{tail}\n")
+            elif kind == "N":
+                lines.append(f"N{extra[kind]}\t{name} T{number} {value}\n")
+            else:
+                lines.append(f"#{extra[kind]}\t{name} T{number}\t{value}\n")
+    return lines

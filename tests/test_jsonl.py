@@ -1,0 +1,244 @@
+"""JSON lines: the spaCy/Prodigy shape, doccano's two shapes, ids, unknown texts, bad input naming
+file:line, the writer's exact output, and write -> read round trips."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from spanagree.errors import FormatError, UsageError
+from spanagree.formats import read
+from spanagree.formats.jsonl import read_jsonl, write_jsonl
+from spanagree.span import Span, SpanSet
+
+TEXT = "Ana Ruiz met Bo Li in Porto ."
+
+
+def write_lines(path, *lines):
+    path.write_bytes("".join(line if isinstance(line, str) else json.dumps(line, ensure_ascii=False) + "\n"
+                             for line in lines).encode("utf-8"))
+    return path
+
+
+def spans_of(spanset):
+    return [(s.doc, s.fragments, s.label) for s in spanset]
+
+
+def test_prodigy_shape_with_extra_keys(tmp_path):
+    path = write_lines(tmp_path / "ann1.jsonl", {
+        "id": "d1", "text": TEXT, "meta": {"source": "x"}, "_input_hash": 12, "answer": "accept",
+        "spans": [{"start": 0, "end": 8, "label": "PER", "token_start": 0, "token_end": 1},
+                  {"start": 22, "end": 27, "label": "LOC", "text": "Porto"}],
+        "tokens": [{"text": "Ana", "start": 0, "end": 3, "id": 0}],
+    })
+    spanset = read_jsonl(path)
+    assert spanset.name == "ann1" and spanset.format == "jsonl"
+    assert spans_of(spanset) == [("d1", ((0, 8),), "PER"), ("d1", ((22, 27),), "LOC")]
+    assert spanset.documents["d1"].text == TEXT
+    assert [str(s.source) for s in spanset] == [f"{path}:1", f"{path}:1"]
+
+
+def test_doccano_label_and_entities_shapes(tmp_path):
+    path = write_lines(
+        tmp_path / "doccano.jsonl",
+        {"id": 7, "text": TEXT, "label": [[0, 8, "PER"], [13, 18, "PER"]]},
+        {"id": 8, "text": TEXT, "entities": [{"id": 1, "start_offset": 22, "end_offset": 27, "label": "LOC"}],
+         "relations": []},
+    )
+    spanset = read_jsonl(path)
+    assert list(spanset.documents) == ["7", "8"]
+    assert spans_of(spanset) == [("7", ((0, 8),), "PER"), ("7", ((13, 18),), "PER"), ("8", ((22, 27),), "LOC")]
+
+
+def test_ids_default_to_line_numbers_blank_lines_counted_and_skipped(tmp_path):
+    path = write_lines(
+        tmp_path / "a.jsonl",
+        {"text": "Ana", "spans": [{"start": 0, "end": 3, "label": "PER"}]},
+        "\n",
+        "   \n",
+        {"text": "Bo", "spans": []},
+        {"text": "nothing annotated"},
+    )
+    spanset = read_jsonl(path)
+    assert list(spanset.documents) == ["1", "4", "5"]
+    assert spanset.documents["5"].spans == []
+
+
+def test_crlf_lines_bom_unicode_and_texts_kept_exactly(tmp_path):
+    # offsets count code points: "😀" is one, and the text's own "\r\n" is two
+    text = "😀 Ana\r\nBo"
+    line = json.dumps({"id": "d", "text": text, "spans": [{"start": 2, "end": 5, "label": "PER"},
+                                                        {"start": 7, "end": 9, "label": "PER"}]},
+                      ensure_ascii=False)
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(("\ufeff" + line + "\r\n").encode("utf-8"))
+    spanset = read_jsonl(path)
+    assert spanset.documents["d"].text == text
+    assert [s.text(text) for s in spanset] == ["Ana", "Bo"]
+
+
+def test_discontinuous_spans(tmp_path):
+    text = "fractures of the neck of the femur"
+    path = write_lines(tmp_path / "a.jsonl", {"id": "d", "text": text, "spans": [
+        {"start": 0, "end": 34, "label": "DISO", "fragments": [[0, 9], [29, 34]]},
+        {"label": "DISO", "fragments": [[29, 34], [0, 9]]},        # out of order, no start/end: sorted
+        {"start": 0, "end": 12, "label": "X", "fragments": [[0, 9], [5, 12]]},  # overlapping: merged
+    ]})
+    assert [s.fragments for s in read_jsonl(path)] == [((0, 9), (29, 34)), ((0, 9), (29, 34)), ((0, 12),)]
+
+
+def test_text_null_is_an_unknown_text(tmp_path):
+    path = write_lines(tmp_path / "a.jsonl", {"id": "d", "text": None, "spans": [{"start": 5, "end": 900,
+                                                                                  "label": "X"}]})
+    spanset = read_jsonl(path)
+    assert spanset.documents["d"].text is None and spans_of(spanset) == [("d", ((5, 900),), "X")]
+
+
+def test_detected_through_the_registry(tmp_path):
+    path = write_lines(tmp_path / "a.jsonl", {"id": "d", "text": "Ana", "spans": []})
+    assert read(path).format == "jsonl"
+
+
+@pytest.mark.parametrize(
+    "lines, line, message",
+    [
+        (['{"id": "a", "text": "x"}\n', '{"id": "b", "text": \n'], 2, "invalid JSON"),
+        (['["x"]\n'], 1, 'expected a JSON object {"id", "text", "spans"}, got list'),
+        (['{"id": "a", "spans": []}\n'], 1, 'the record has no "text"'),
+        (['{"id": "a", "text": 5}\n'], 1, '"text" must be a string or null'),
+        (['{"id": [1], "text": "x"}\n'], 1, '"id" must be a string or an integer'),
+        (['{"id": "a", "text": "x"}\n', "\n", '{"id": "a", "text": "y"}\n'], 3,
+         "document id 'a' appears twice (first at line 1)"),
+        (['{"text": "x"}\n', '{"id": "1", "text": "y"}\n'], 2, "document id '1' appears twice"),
+        (['{"text": "Ana", "spans": [{"start": 0, "end": 3}]}\n'], 1, "span 1: no label"),
+        (['{"text": "Ana", "spans": [{"start": 0, "end": 3, "label": ""}]}\n'], 1, "span 1: no label"),
+        (['{"text": "Ana", "spans": [{"start": 0, "end": 1, "label": "X"}, {"start": 0, "end": 9, '
+          '"label": "X"}]}\n'], 1, "span 2: [0, 9) ends beyond the text (3 characters)"),
+        (['{"text": "Ana", "spans": [{"start": 2, "end": 2, "label": "X"}]}\n'], 1, "span 1: [2, 2) is empty"),
+        (['{"text": "Ana", "spans": [{"start": 2, "end": 1, "label": "X"}]}\n'], 1, "span 1: [2, 1) is empty"),
+        (['{"text": "Ana", "spans": [{"start": -1, "end": 1, "label": "X"}]}\n'], 1, "offset -1 is negative"),
+        (['{"text": "Ana", "spans": [{"start": "0", "end": 1, "label": "X"}]}\n'], 1,
+         'span 1: "start" and "end" must be integers'),
+        (['{"text": "Ana", "spans": [{"start": 0.0, "end": 1, "label": "X"}]}\n'], 1, "must be integers"),
+        (['{"text": "Ana", "spans": [{"label": "X"}]}\n'], 1, "must be integers"),
+        (['{"text": "Ana", "spans": {"start": 0}}\n'], 1, '"spans" must be a list'),
+        (['{"text": "Ana", "spans": [[0, 1, "X"]]}\n'], 1, 'span 1: expected {"start", "end", "label"}'),
+        (['{"text": "Ana", "spans": [{"start": 0, "end": 3, "label": "X", "fragments": [[0, 1], [2]]}]}\n'], 1,
+         "span 1: a fragment is [start, end]"),
+        (['{"text": "Ana", "spans": [{"start": 0, "end": 2, "label": "X", "fragments": [[0, 1], [2, 3]]}]}\n'],
+         1, 'span 1: "start" and "end" (0, 2) must be the hull'),
+        (['{"text": "Ana", "label": [[0, 1]]}\n'], 1, "label 1: expected [start, end, label]"),
+        (['{"text": "Ana", "label": ["positive"]}\n'], 1, "label 1: expected [start, end, label]"),
+        (['{"text": "Ana", "label": [[0, 9, "X"]]}\n'], 1, "span 1: [0, 9) ends beyond the text"),
+        (['{"text": "Ana", "entities": [{"start_offset": 0, "label": "X"}]}\n'], 1,
+         '"start_offset" and "end_offset" must be integers'),
+        ([], None, "empty file"),
+        (["\n", "  \n"], None, "empty file"),
+    ],
+)
+def test_bad_input_names_file_and_line(tmp_path, lines, line, message):
+    path = write_lines(tmp_path / "bad.jsonl", *lines)
+    with pytest.raises(FormatError) as error:
+        read_jsonl(path)
+    where = f"{path}:{line}: " if line else f"{path}: "
+    assert str(error.value).startswith(where)
+    assert message in str(error.value)
+
+
+def test_non_utf8_names_the_line(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"id": "a", "text": "x"}\n{"id": "b", "text": "Jos\xe9"}\n')
+    with pytest.raises(FormatError, match=r"bad\.jsonl:2: not UTF-8 \(byte 0xe9\)"):
+        read_jsonl(path)
+
+
+def test_missing_file_and_folder(tmp_path):
+    with pytest.raises(FormatError, match=r"nowhere\.jsonl: no such file"):
+        read_jsonl(tmp_path / "nowhere.jsonl")
+    with pytest.raises(FormatError, match=r"is a folder"):
+        read_jsonl(tmp_path)
+
+
+def test_writer_output_is_exact(tmp_path):
+    spanset = SpanSet.from_spans("a", [
+        Span("d1", (18, 23), "LOC"),
+        Span("d1", ((0, 3), (4, 8)), "PER"),
+        Span("d1", (0, 8), "PER"),
+    ], {"d1": "Ana Ruiz é\r\nBo in Porto", "d2": None, "d3": ""})
+    write_jsonl(spanset, tmp_path / "out.jsonl")
+    assert (tmp_path / "out.jsonl").read_text(encoding="utf-8").split("\n") == [
+        '{"id": "d1", "text": "Ana Ruiz é\\r\\nBo in Porto", "spans": [{"start": 0, "end": 8, "label": "PER", '
+        '"fragments": [[0, 3], [4, 8]]}, {"start": 0, "end": 8, "label": "PER"}, '
+        '{"start": 18, "end": 23, "label": "LOC"}]}',
+        '{"id": "d2", "text": null, "spans": []}',
+        '{"id": "d3", "text": "", "spans": []}',
+        "",
+    ]
+    back = read_jsonl(tmp_path / "out.jsonl")
+    assert back == spanset and list(back.documents) == ["d1", "d2", "d3"]
+
+
+def test_writer_refuses_what_it_could_not_read_back(tmp_path):
+    with pytest.raises(UsageError, match="document 'd1': its text cannot be written as UTF-8"):
+        write_jsonl(SpanSet.from_spans("a", [], {"d1": "bad \ud800"}), tmp_path / "out.jsonl")
+    with pytest.raises(UsageError, match=r"document 'd2': span \(\(0, 9\),\) X ends beyond its text"):
+        write_jsonl(SpanSet.from_spans("a", [Span("d2", (0, 9), "X")], {"d1": "ok", "d2": "Ana"}),
+                    tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Property: write -> read gives back an equal SpanSet
+
+
+chars = st.characters(blacklist_categories=("Cs",))
+text_strategy = st.lists(
+    st.one_of(st.text(alphabet=chars, max_size=12),
+              st.sampled_from(["\r\n", "\n", "\r", "\u2028", "\x85", "\ufeff", "😀", "🇵🇹", "𝄞"])),
+    max_size=8,
+).map("".join)
+
+
+@st.composite
+def fragments_in(draw, n):
+    cuts = sorted(draw(st.lists(st.integers(0, n), min_size=2, max_size=6)))
+    pairs = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2) if cuts[i] < cuts[i + 1]]
+    if not pairs:
+        start = draw(st.integers(0, n - 1))
+        pairs = [(start, draw(st.integers(start + 1, n)))]
+    return tuple(pairs)
+
+
+@st.composite
+def spansets(draw):
+    ids = draw(st.lists(st.text(alphabet=chars, max_size=5), min_size=1, max_size=4, unique=True))
+    spans, texts = [], {}
+    for doc_id in ids:
+        text = draw(st.one_of(st.none(), text_strategy))
+        texts[doc_id] = text
+        n = draw(st.integers(1, 50)) if text is None else len(text)
+        if n:
+            for _ in range(draw(st.integers(0, 6))):
+                fragments = draw(fragments_in(n))
+                label = draw(st.text(alphabet=chars, min_size=1, max_size=6))  # any label, spaces too
+                spans.append(Span(doc_id, fragments, label))
+                if draw(st.booleans()):
+                    spans.append(Span(doc_id, (fragments[0][0], fragments[-1][1]), label))
+    return SpanSet.from_spans("gen", spans, texts)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spansets())
+def test_write_read_round_trip(spanset):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "out.jsonl")
+        write_jsonl(spanset, path)
+        back = read_jsonl(path)
+    assert back == spanset
+    assert list(back.documents) == list(spanset.documents)
+    assert len(back) == len(spanset)
