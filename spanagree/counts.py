@@ -104,23 +104,38 @@ class Counts:
 
     @property
     def precision(self) -> float:
-        """Precision ``a / (a + b)`` — in ``score``, the share of predicted spans that are right."""
+        """Precision ``a / (a + b)`` — in ``score``, the share of predicted spans that are right.
+
+        van Rijsbergen (1979), *Information Retrieval*, ch. 7; Manning et al. (2008), eq. 8.1.
+        Between two annotators it is the share of the first's spans the second agrees with.
+        """
         return ratio(self.a, self.a + self.b, "precision")
 
     @property
     def recall(self) -> float:
-        """Recall ``a / (a + c)`` — in ``score``, the share of gold spans found."""
+        """Recall ``a / (a + c)`` — in ``score``, the share of gold spans found.
+
+        van Rijsbergen (1979), ch. 7; Manning et al. (2008), eq. 8.2.
+        """
         return ratio(self.a, self.a + self.c, "recall")
 
     def f(self, beta: float = 1.0) -> float:
-        """F-beta ``(1 + β²) a / ((1 + β²) a + β² c + b)`` (van Rijsbergen 1979).
+        """F-beta ``(1 + β²) a / ((1 + β²) a + β² c + b)`` (van Rijsbergen 1979, ch. 7;
+        Manning et al. 2008, eq. 8.5).
 
         β > 1 weighs recall more. With b counting the first side's unmatched spans and c the
-        second's, ``f(β)`` is the harmonic-type mean of precision ``a/(a+b)`` and recall
-        ``a/(a+c)``.
+        second's, ``f(β)`` is the weighted harmonic mean of precision ``a/(a+b)`` and recall
+        ``a/(a+c)``: ``f(0)`` is precision and ``f(inf)`` recall (its limit).
+
+        Examples
+        --------
+        >>> Counts(2, 0, 3).f(2)
+        0.45454545454545453
         """
-        if beta < 0:
+        if not beta >= 0:
             raise ValueError(f"beta must be >= 0, got {beta}")
+        if math.isinf(beta):
+            return ratio(self.a, self.a + self.c, "F-inf (recall)")
         b2 = beta * beta
         return ratio((1 + b2) * self.a, (1 + b2) * self.a + b2 * self.c + self.b, f"F{beta:g}")
 
@@ -131,15 +146,25 @@ class Counts:
 
     @property
     def psa(self) -> float:
-        """Positive specific agreement ``2a / (2a + b + c)`` — the same number as :attr:`f1`."""
+        """Positive specific agreement ``2a / (2a + b + c)`` — the same number as :attr:`f1`
+        (Hripcsak & Rothschild 2005; Fleiss 1975)."""
         return self.f1
 
     @property
     def jaccard(self) -> float:
-        """Jaccard index ``a / (a + b + c)`` (= F1 / (2 - F1))."""
+        """Jaccard index ``a / (a + b + c)`` (Jaccard 1912; = F1 / (2 − F1), Hripcsak & Rothschild 2005)."""
         return ratio(self.a, self.a + self.b + self.c, "Jaccard")
 
     # -- measures that need d (the count of items neither marked) ---------------------------
+    #
+    # The 2×2 table is read with the second side as the reference (in ``score``: the gold):
+    #
+    #                       second (gold) marked   second (gold) unmarked
+    #   first marked                a                     b      (false positives)
+    #   first unmarked              c  (false negatives)  d
+    #
+    # so recall = a/(a+c) (true-positive rate), specificity = d/(b+d) (true-negative rate),
+    # precision = a/(a+b) and NPV = d/(c+d). Cohen's kappa, Scott's pi and MCC are symmetric.
 
     def _n(self, d: float) -> float:
         if not d >= 0:
@@ -147,13 +172,25 @@ class Counts:
         return self.a + self.b + self.c + d
 
     def accuracy(self, d: float) -> float:
-        """Observed agreement ``(a + d) / n`` with ``n = a + b + c + d``."""
+        """Observed agreement (Rand accuracy) ``(a + d) / n`` with ``n = a + b + c + d``.
+
+        Examples
+        --------
+        >>> Counts(120, 40, 30).accuracy(d=310)
+        0.86
+        """
         return ratio(self.a + d, self._n(d), "accuracy")
 
     def specificity(self, d: float) -> float:
-        """Specificity (true-negative rate) ``d / (b + d)``: the first side's negatives the second agrees on.
+        """Specificity (true-negative rate) ``d / (b + d)``, the second side being the reference.
 
-        In ``score`` (first = prediction, second = gold) the gold negatives are ``b + d``.
+        ``b + d`` are the items the second side (in ``score``: the gold) left unmarked; ``d`` of
+        them the first side (the prediction) left unmarked too.
+
+        Examples
+        --------
+        >>> round(Counts(120, 40, 30).specificity(d=310), 4)
+        0.8857
         """
         self._n(d)
         return ratio(d, self.b + d, "specificity")
@@ -161,44 +198,80 @@ class Counts:
     def kappa(self, d: float, *, pooled: bool = False) -> float:
         """Cohen's kappa of the 2×2 table, or Scott's pi / Fleiss' kappa with ``pooled=True``.
 
-        ``κ = (P_o − P_e) / (1 − P_e)`` with ``P_o = (a + d) / n``. Cohen (Hripcsak & Rothschild
-        2005, eq. 5): ``P_e = ((a+b)(a+c) + (c+d)(b+d)) / n²``. Pooled (Scott 1955; Fleiss 1971;
-        Manning et al. 2008, Table 8.2): ``p = (2a + b + c) / 2n``, ``P_e = p² + (1 − p)²``. As
-        ``d → ∞`` both tend to the PSA ``2a / (2a + b + c)``.
+        ``κ = (P_o − P_e) / (1 − P_e)`` with ``P_o = (a + d) / n``, ``n = a + b + c + d``.
+
+        - Cohen (1960; Hripcsak & Rothschild 2005, eq. 5): each side's own marginals,
+          ``P_e = ((a+b)(a+c) + (c+d)(b+d)) / n²``, which simplifies to
+          ``κ = 2(ad − bc) / ((a+b)(b+d) + (a+c)(c+d))``.
+        - Pooled (Scott 1955; Fleiss 1971 for two raters; Manning et al. 2008, Table 8.2): both
+          sides share the marginal ``p = (2a + b + c) / 2n``, ``P_e = p² + (1 − p)²``, which
+          simplifies to ``π = (4ad − (b + c)²) / ((2a + b + c)(2d + b + c))``.
+
+        Both are computed in their simplified, cancellation-free forms. As ``d → ∞`` both tend to
+        the PSA ``2a / (2a + b + c)`` (Hripcsak & Rothschild 2005).
 
         Examples
         --------
-        >>> round(Counts(300, 20, 10).kappa(70, pooled=True), 4)
+        >>> round(Counts(300, 20, 10).kappa(d=70), 4)
+        0.7761
+        >>> round(Counts(300, 20, 10).kappa(d=70, pooled=True), 4)
         0.7759
+        >>> abs(Counts(300, 20, 10).kappa(d=10**9) - Counts(300, 20, 10).psa) < 1e-6
+        True
         """
         a, b, c = self.a, self.b, self.c
         n = self._n(d)
         if n == 0:
-            return ratio(0, 0, "kappa")
+            return ratio(0, 0, "Scott's pi" if pooled else "Cohen's kappa")
         if pooled:
-            p_yes = (2 * a + b + c) / (2 * n)
-            p_e = p_yes * p_yes + (1 - p_yes) * (1 - p_yes)
-            p_o = (a + d) / n
-            return ratio(p_o - p_e, 1 - p_e, "Scott's pi")
-        # Cohen's kappa in the cancellation-free form 2(ad − bc) / ((a+b)(b+d) + (a+c)(c+d)).
+            return ratio(4 * a * d - (b + c) ** 2, (2 * a + b + c) * (2 * d + b + c), "Scott's pi")
         return ratio(2 * (a * d - b * c), (a + b) * (b + d) + (a + c) * (c + d), "Cohen's kappa")
 
     def informedness(self, d: float) -> float:
-        """Informedness (Youden's J, Powers 2011): ``recall + specificity − 1`` with gold = second side.
+        """Informedness (Youden's J; Powers 2011): recall + specificity − 1, the second side being the reference.
 
-        ``a/(a+c) − b/(b+d)``: true-positive rate minus false-positive rate.
+        ``a/(a+c) − b/(b+d)`` = true-positive rate − false-positive rate ``= (ad − bc) / ((a+c)(b+d))``:
+        how far the first side's marking is informed by the second's, beyond chance.
+
+        Examples
+        --------
+        >>> round(Counts(120, 40, 30).informedness(d=310), 4)
+        0.6857
         """
+        a, b, c = self.a, self.b, self.c
         self._n(d)
-        return ratio(self.a, self.a + self.c, "recall") - ratio(self.b, self.b + d, "fall-out")
+        if a + c == 0 or b + d == 0:
+            return ratio(0, 0, "informedness")
+        return (a * d - b * c) / ((a + c) * (b + d))
 
     def markedness(self, d: float) -> float:
-        """Markedness (Powers 2011): ``precision + NPV − 1`` = ``a/(a+b) − c/(c+d)``."""
+        """Markedness (Powers 2011): precision + NPV − 1, the second side being the reference.
+
+        ``a/(a+b) − c/(c+d)`` ``= (ad − bc) / ((a+b)(c+d))``: how far the second side is marked
+        by the first's marking, beyond chance (the dual of :meth:`informedness`).
+
+        Examples
+        --------
+        >>> round(Counts(120, 40, 30).markedness(d=310), 4)
+        0.6618
+        """
+        a, b, c = self.a, self.b, self.c
         self._n(d)
-        return ratio(self.a, self.a + self.b, "precision") - ratio(self.c, self.c + d, "false omission rate")
+        if a + b == 0 or c + d == 0:
+            return ratio(0, 0, "markedness")
+        return (a * d - b * c) / ((a + b) * (c + d))
 
     def mcc(self, d: float) -> float:
-        """Matthews correlation ``(ad − bc) / √((a+b)(a+c)(b+d)(c+d))``, the geometric mean of
-        informedness and markedness (Powers 2011)."""
+        """Matthews correlation ``(ad − bc) / √((a+b)(a+c)(b+d)(c+d))``.
+
+        The geometric mean of :meth:`informedness` and :meth:`markedness`, with their sign
+        (Powers 2011); symmetric in the two sides.
+
+        Examples
+        --------
+        >>> round(Counts(120, 40, 30).mcc(d=310), 4)
+        0.6736
+        """
         a, b, c = self.a, self.b, self.c
         self._n(d)
         return ratio(a * d - b * c, math.sqrt((a + b) * (a + c) * (b + d) * (c + d)), "MCC")
