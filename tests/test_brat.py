@@ -285,6 +285,14 @@ def test_ann_without_txt_names_the_ann(tmp_path):
     assert str(error.value) == f"{folder / 'sub' / 'd.ann'}: no text: d.txt is missing next to it"
 
 
+def test_several_ann_without_txt_name_the_first_in_sorted_order(tmp_path):
+    """Regression: the missing .txt was picked from a set, so the file named changed from run to run."""
+    folder = make(tmp_path / "ann1", {f"{stem}.ann": "" for stem in ("e", "b", "d", "a", "c")})
+    with pytest.raises(FormatError) as error:
+        read_brat(folder)
+    assert str(error.value) == f"{folder / 'a.ann'}: no text: a.txt is missing next to it"
+
+
 def test_single_ann_without_txt(tmp_path):
     make(tmp_path, {"d.ann": "T1\tPER 0 5\tAna R\n"})
     with pytest.raises(FormatError, match=r"d\.ann: no text: d\.txt is missing"):
@@ -302,6 +310,30 @@ def test_empty_folder(tmp_path, files):
 def test_missing_path(tmp_path):
     with pytest.raises(FormatError, match=r"nowhere: no such file or folder"):
         read_brat(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize("files, where, message", [
+    ({"d.txt": "Ana met Bo", "d.ann": "T1\tPER 0 3\tAna\nT4 PER x\n"}, "d.ann:2", "expected 'T<id>"),
+    ({"d.txt": "Ana met Bo", "d.ann": "T1\tPER 8 99\tBo\n"}, "d.ann:1", "T1: [8, 99) ends beyond the text"),
+    ({"d.txt": "Ana", "d.ann": b"T1\tPER 0 3\tAna\nT2\tPER 0 3\tAn\xe9\n"}, "d.ann:2", "not UTF-8 (byte 0xe9"),
+    ({"d.txt": b"Jos\xe9", "d.ann": ""}, "d.txt:1", "not UTF-8"),
+    ({"sub/d.ann": "T1\tPER 0 3\tAna\n"}, "sub/d.ann", "no text: d.txt is missing next to it"),
+    ({"a.txt": "no annotations"}, "ann1", "empty folder"),
+    (None, "nowhere", "no such file or folder"),
+])
+def test_bad_input_from_the_command_line_exits_1(tmp_path, capsys, files, where, message):
+    from spanagree.cli import main
+
+    folder = make(tmp_path / "ann1", files) if files is not None else tmp_path / "nowhere"
+    out = tmp_path / "out.jsonl"
+    code = main(["convert", str(folder), "--from", "brat", "--to", "jsonl", "--out", str(out)])
+    stdout, err = capsys.readouterr()
+    assert code == 1
+    place = folder if where in ("ann1", "nowhere") else folder / where.split(":")[0]
+    line = f":{where.split(':')[1]}" if ":" in where else ""
+    assert err.startswith(f"spanagree: error: {place}{line}: ") and message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and stdout == ""
+    assert not out.exists()
 
 
 # ---------------------------------------------------------------------------------------------

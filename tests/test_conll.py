@@ -400,6 +400,41 @@ def test_bad_options_and_paths(tmp_path):
         read_conll(tmp_path)
 
 
+@pytest.mark.parametrize("content, argv, where, message", [
+    ("a O\nb\n", [], "f.conll:2", "expected a token and a tag, got one column 'b'"),
+    ("a x O\nb O\n", ["--conll-column", "3"], "f.conll:2", "expected at least 3 columns"),
+    ("a O\nb X-PER\n", [], "f.conll:2", "bad tag 'X-PER': unknown prefix"),
+    ("a B-X\nb S-X\n", ["--scheme", "iob2"], "f.conll:2", "tag 'S-X' is not allowed by scheme iob2"),
+    (b"a O\nb\xe9 O\n", [], "f.conll:2", "not UTF-8"),
+    ("\n\n", [], "f.conll", "empty file"),
+    (None, [], "missing.conll", "no such file or folder"),
+])
+def test_bad_input_from_the_command_line_exits_1(tmp_path, capsys, content, argv, where, message):
+    from spanagree.cli import main
+
+    path = write(tmp_path, content) if content is not None else tmp_path / "missing.conll"
+    out = tmp_path / "out.jsonl"
+    code = main(["convert", str(path), "--from", "conll", "--to", "jsonl", "--out", str(out), *argv])
+    stdout, err = capsys.readouterr()
+    assert code == 1
+    assert err.startswith(f"spanagree: error: {tmp_path / where}: ") and message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and stdout == ""
+    assert not out.exists()
+
+
+def test_an_empty_folder_from_the_command_line_exits_1(tmp_path, capsys):
+    from spanagree.cli import main
+
+    (tmp_path / "empty").mkdir()
+    code = main(["agree", str(tmp_path / "empty"), str(tmp_path / "empty")])
+    stdout, err = capsys.readouterr()
+    assert code == 1 and stdout == ""
+    assert err == f"spanagree: error: {tmp_path / 'empty'}: empty folder: no .ann, .xml, .jsonl or .conll file in it\n"
+    code = main(["convert", str(tmp_path / "empty"), "--from", "conll", "--to", "jsonl", "--out", str(tmp_path / "o")])
+    _, err = capsys.readouterr()
+    assert code == 1 and err == f"spanagree: error: {tmp_path / 'empty'}: is a folder; CoNLL is read from one file\n"
+
+
 def test_docstart_lines_alone_are_empty_documents(tmp_path):
     spans = read_conll(write(tmp_path, "-DOCSTART- -X- O\n\n-DOCSTART- -X- O\n"))
     assert spans.texts() == {"1": "", "2": ""} and len(spans) == 0

@@ -164,6 +164,30 @@ def test_missing_file_and_folder(tmp_path):
         read_jsonl(tmp_path)
 
 
+@pytest.mark.parametrize("content, where, message", [
+    ('{"id": "a", "text": "x"}\n{"id": "b", "text": \n', "bad.jsonl:2", "invalid JSON"),
+    ('{"text": "Ana", "spans": [{"start": 0, "end": 9, "label": "X"}]}\n', "bad.jsonl:1",
+     "span 1: [0, 9) ends beyond the text (3 characters)"),
+    ('{"text": "Ana", "spans": [{"start": 0, "end": 2}]}\n', "bad.jsonl:1", "span 1: no label"),
+    (b'{"id": "a", "text": "x"}\n{"id": "b", "text": "Jos\xe9"}\n', "bad.jsonl:2", "not UTF-8 (byte 0xe9)"),
+    ("\n", "bad.jsonl", "empty file"),
+    (None, "missing.jsonl", "no such file or folder"),
+])
+def test_bad_input_from_the_command_line_exits_1(tmp_path, capsys, content, where, message):
+    from spanagree.cli import main
+
+    path = tmp_path / where.split(":")[0]
+    if content is not None:
+        path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    out = tmp_path / "out.xml"
+    code = main(["convert", str(path), "--from", "jsonl", "--to", "xml", "--out", str(out)])
+    stdout, err = capsys.readouterr()
+    assert code == 1
+    assert err.startswith(f"spanagree: error: {tmp_path / where}: ") and message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and stdout == ""
+    assert not out.exists()
+
+
 def test_writer_output_is_exact(tmp_path):
     spanset = SpanSet.from_spans("a", [
         Span("d1", (18, 23), "LOC"),

@@ -163,7 +163,7 @@ def _scan(top: str) -> tuple[list[tuple[str, str, str | None]], list[str]]:
             continue
         rel = os.path.relpath(dirpath, top)
         prefix = "" if rel == os.curdir else rel.replace(os.sep, "/") + "/"
-        for stem in anns - txts:
+        for stem in sorted(anns - txts):
             raise FormatError(os.path.join(dirpath, stem + ".ann"), f"no text: {stem}.txt is missing next to it")
         if anns:
             any_ann = True

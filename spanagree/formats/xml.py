@@ -1,0 +1,639 @@
+"""Inline XML: running text with span elements inside it (``<doc>Ana met <PER>Bo</PER>.</doc>``).
+
+Reading
+-------
+* **Input.** One ``.xml`` file, or a folder searched recursively for ``*.xml`` files (read in
+  sorted order of their document ids). A folder without any is an error.
+* **Document elements.** Without ``xml_doc_tag``, each file's root element is one document.
+  With ``xml_doc_tag=TAG``, every ``TAG`` element is a document (MUC's ``DOC``, the
+  ``<corpus><doc id=...>`` files that :func:`write_xml` writes); a file without one is an error,
+  and so is a ``TAG`` element inside another. Elements outside the document elements are not read.
+* **Document ids** use ``/`` separators on every OS.
+
+  - Without ``xml_doc_tag``: the file's path relative to the folder, without ``.xml``
+    (``sub/paper``); for a single file, its name without extension (``paper.xml`` gives
+    ``paper``), as BRAT does for a single ``.ann``.
+  - With ``xml_doc_tag``: each document element's *key* is its ``id`` (or ``xml:id``) attribute
+    when it has one, else its 1-based ordinal among the file's ``TAG`` elements. In a folder the
+    id is the file's path + ``#`` + key (``sub/file#3``, ``sub/file#clinic-01``); in a single file
+    it is the key alone, never the file name, so that ``gold.xml`` and ``system.xml`` line up (as
+    CoNLL's ordinals do) and ids written by :func:`write_xml` (or any other format's ids, such as
+    the demo corpus's ``clinic-01``) come back unchanged. A key seen twice in a file is an error.
+* **Text** = the document element's text content in document order (``itertext`` order):
+  character and predefined entity references resolved (``&amp;`` is ``&``, ``&#233;`` is ``é``),
+  CDATA sections as their content, comments and processing instructions contributing nothing
+  (the text after them counts). The XML parser turns every line break (``\\r\\n``, ``\\r``) of the
+  file into ``\\n``; only a character reference ``&#13;`` gives a ``\\r`` (the writer uses it).
+  Offsets are half-open and count code points. A byte-order mark at the start of the file is the
+  encoding's signature, not text. Files are UTF-8 unless their XML declaration names another
+  encoding.
+* **Spans** are elements below the document element (never the document element itself):
+
+  - with ``xml_span_tags="A,B"`` (a comma-separated string, or a list), the elements whose tag
+    is one of those;
+  - else, with ``xml_label_attr=ATTR``, the elements that carry the attribute ``ATTR``;
+  - else every element.
+
+  A span covers its element's text content, from the start tag to the end tag; nested elements are
+  nested spans, and spans come in document order of their start tags. Tags are matched by their
+  local name: a namespace-qualified ``<x:PER xmlns:x="...">`` is ``PER`` (so are
+  ``xml_span_tags`` and ``xml_doc_tag``).
+* **Label** = the element's local name, or with ``xml_label_attr`` the value of that attribute
+  (ACL RD-TEC ``<term class="tech">`` with ``xml_label_attr="class"``, MUC ``<ENAMEX
+  TYPE="PERSON">`` with ``"TYPE"``). ``ATTR`` is the attribute's name without prefix; an
+  attribute in a namespace is named ``{uri}name``. A span element without that attribute (when
+  ``xml_span_tags`` chose it) or with an empty value is an error.
+* An **empty element** (no text: ``<PER/>``, ``<PER></PER>``) cannot be a span (a span covers at
+  least one character): it is skipped, with one :class:`~spanagree.errors.SpanagreeWarning` per
+  read naming the first one (``file:line``) and the number of them, and a count in the span set's
+  notes.
+* Each span's source is its file and the line of its start tag.
+* **Safety.** Parsed with lxml, never loading a DTD, never touching the network, never expanding
+  an entity declared in a DTD, and with lxml's size limits on (no ``huge_tree``): an external
+  entity (``<!ENTITY x SYSTEM "file:///etc/passwd">``) is never read, and a "billion laughs"
+  file fails at once. A reference to such an entity (``&x;``) in the text is an error, since
+  leaving it out would shift every offset after it.
+* **Errors** (:class:`~spanagree.errors.FormatError`, ``path:line: message``): a missing path, a
+  folder without ``.xml`` files, XML that is not well formed (with libxml2's line and column),
+  bytes that are not UTF-8 (with the first bad byte's line), an entity reference that is not
+  expanded, a document key seen twice, no ``xml_doc_tag`` element, a document element inside
+  another, a span element without its label attribute or with an empty label.
+
+Writing
+-------
+``write_xml`` writes one UTF-8 file::
+
+    <?xml version="1.0" encoding="UTF-8"?>
+    <corpus>
+    <doc id="d1">Ana met <PER>Bo</PER> in <LOC>Porto</LOC>.</doc>
+    </corpus>
+
+one ``<doc id="...">`` element per document, in order, one line each (the line breaks between
+them are outside the documents). Read it back with ``xml_doc_tag="doc"``: the ids, texts and
+spans are the same. ``xml_doc_tag`` names the document element instead of ``doc``.
+
+* **Spans** are elements named by their label. With ``xml_label_attr=ATTR`` they are instead
+  generic elements carrying the label in that attribute, named by the first of ``xml_span_tags``
+  or else ``span`` (``<term class="tech">`` with ``xml_label_attr="class"``,
+  ``xml_span_tags="term"``); use that when a label is not an XML name (``measure(ment)``, ``has
+  space``): without ``xml_label_attr`` such a label is refused, as is a label equal to the
+  document element's name or, when ``xml_span_tags`` is given, a label not among them (the reader
+  would not read those back).
+* **Nesting.** Spans are opened in the order (start, longest first, label): a span inside another
+  is an element inside the other's; spans with the same extent nest with their labels in sorted
+  order from the outside in, and identical spans (same extent and label) nest inside each other,
+  so duplicates survive the round trip.
+* **Escaping**: ``&``, ``<``, ``>`` as entity references, and ``\\r`` as ``&#13;`` (a raw
+  ``\\r`` would be read back as ``\\n``), so that texts with ``\\r\\n`` round-trip; in attribute
+  values also ``"`` and tab, ``\\n``, ``\\r`` as character references.
+* **Refused** (:class:`~spanagree.errors.UsageError`, naming the document and the span; nothing is
+  written): a discontinuous span, spans that cross (overlap without one inside the other), a span
+  beyond its text, a document without text, a character that XML 1.0 cannot hold (U+0000 to
+  U+001F other than tab, ``\\n`` and ``\\r``; U+FFFE, U+FFFF; lone surrogates) in a text, id or
+  label, and the label names above.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+import warnings
+from contextlib import contextmanager
+
+from lxml import etree
+
+from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..span import Document, Source, Span, SpanSet
+
+__all__ = ["read_xml", "write_xml"]
+
+_XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
+_ENTITY = etree.Entity
+
+# The parser options: no DTD, no network, no entity expansion, libxml2's size limits kept.
+_SAFE = dict(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+             remove_comments=False, remove_pis=False, strip_cdata=True, remove_blank_text=False)
+
+_DECLARED_ENCODING = re.compile(rb"""^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*["']([^"']+)["']""")
+_WHERE = re.compile(r",\s*line \d+, column \d+\s*$")
+
+# XML 1.0 (fifth edition) names without colons (NCName): element and attribute names.
+_NAME_START = ("A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
+               "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff")
+_NAME = re.compile(f"[{_NAME_START}][{_NAME_START}\\-.0-9\u00b7\u0300-\u036f\u203f-\u2040]*")
+# Characters XML 1.0 cannot hold, even as a character reference.
+_ILLEGAL = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+_new = object.__new__
+_set_path = Source.path.__set__
+_set_line = Source.line.__set__
+_set_doc = Span.doc.__set__
+_set_fragments = Span.fragments.__set__
+_set_label = Span.label.__set__
+_set_source = Span.source.__set__
+_set_attributes = Span.attributes.__set__
+
+
+def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None,
+             xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None) -> SpanSet:
+    """Read inline XML (a file, or a folder of ``.xml`` files) as one annotator's :class:`SpanSet`.
+
+    Parameters
+    ----------
+    path : str or path
+        An ``.xml`` file or a folder (searched recursively).
+    name : str, optional
+        The span set's name; default the folder name or the file name without extension.
+    xml_label_attr : str, optional
+        Take labels from this attribute instead of the tag name (``"class"``, ``"TYPE"``).
+    xml_span_tags : str or list of str, optional
+        Only these elements are spans (``"ENAMEX,TIMEX"``); default: with ``xml_label_attr`` the
+        elements carrying it, else every element below the document element.
+    xml_doc_tag : str, optional
+        Every element with this tag is a document; default: each file's root element.
+
+    Returns
+    -------
+    SpanSet
+        Offsets over each document element's text content; see the module documentation for
+        document ids.
+
+    Raises
+    ------
+    FormatError
+        Naming the file (and line): see the module documentation.
+    UsageError
+        An empty ``xml_span_tags``, ``xml_label_attr`` or ``xml_doc_tag``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "ann1.xml"
+    >>> _ = f.write_text('<corpus><doc id="d1"><PER>Ana</PER> met <PER>Bo</PER> in '
+    ...                  '<ORG>University of <LOC>Porto</LOC></ORG>.</doc><doc>Bo &amp; <!-- hm --><PER>Ana</PER>'
+    ...                  '</doc></corpus>', encoding="utf-8")
+    >>> spans = read_xml(f, xml_doc_tag="doc")
+    >>> spans.name, list(spans.documents), spans.documents["2"].text
+    ('ann1', ['d1', '2'], 'Bo & Ana')
+    >>> [(s.doc, s.start, s.end, s.label) for s in spans]
+    [('d1', 0, 3, 'PER'), ('d1', 8, 10, 'PER'), ('d1', 14, 33, 'ORG'), ('d1', 28, 33, 'LOC'), ('2', 5, 8, 'PER')]
+    """
+    options = _Options(xml_label_attr, xml_span_tags, xml_doc_tag)
+    top = os.fspath(path)
+    if name is None:
+        from . import default_name
+
+        name = default_name(top) or os.path.basename(os.path.abspath(top))
+    if os.path.isfile(top):
+        stem = os.path.splitext(os.path.basename(top))[0]
+        files = [(stem, top, False)]
+    elif os.path.isdir(top):
+        files = [(rel, file, True) for rel, file in _scan(top)]
+    else:
+        raise FormatError(top, "no such file or folder")
+
+    documents: dict[str, Document] = {}
+    skipped = 0
+    first_skipped = None
+    with _collector_paused():
+        for rel, file, in_folder in files:
+            reader = _FileReader(file, options)
+            for key, document in reader.documents():
+                if options.doc_tag is None:
+                    doc_id = rel
+                else:
+                    doc_id = f"{rel}#{key}" if in_folder else key
+                if doc_id in documents:
+                    raise FormatError(file, f"document id {doc_id!r} appears twice (also in "
+                                      f"{documents[doc_id].source})")
+                document.id = doc_id
+                for span in document.spans:
+                    _set_doc(span, doc_id)
+                documents[doc_id] = document
+            if reader.empty:
+                skipped += reader.empty
+                if first_skipped is None:
+                    first_skipped = (file,) + reader.first_empty
+    notes = []
+    if skipped:
+        notes.append(f"{skipped} empty element{'s' if skipped != 1 else ''} (no text) skipped: a span covers "
+                     "at least one character")
+        file, line, tag = first_skipped
+        more = f" ({skipped - 1} more like it)" if skipped > 1 else ""
+        warnings.warn(f"{file}:{line}: <{tag}> has no text and cannot be a span: skipped{more}",
+                      SpanagreeWarning, stacklevel=2)
+    return SpanSet(name, documents, notes, "xml")
+
+
+@contextmanager
+def _collector_paused():
+    """Pause the cyclic garbage collector while reading: many objects, no cycles (as the other readers)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class _Options:
+    """The reader's options, checked once: which elements are spans and where labels come from."""
+
+    __slots__ = ("label_attr", "span_tags", "doc_tag")
+
+    def __init__(self, label_attr, span_tags, doc_tag):
+        if label_attr is not None and (not isinstance(label_attr, str) or not label_attr.strip()):
+            raise UsageError(f"--xml-label-attr needs an attribute name, got {label_attr!r}")
+        if doc_tag is not None and (not isinstance(doc_tag, str) or not doc_tag.strip()):
+            raise UsageError(f"--xml-doc-tag needs a tag name, got {doc_tag!r}")
+        if span_tags is not None:
+            names = span_tags.split(",") if isinstance(span_tags, str) else list(span_tags)
+            span_tags = frozenset(_local(str(n).strip()) for n in names if str(n).strip())
+            if not span_tags:
+                raise UsageError("--xml-span-tags needs at least one tag name (A,B,...)")
+        self.label_attr = label_attr.strip() if label_attr is not None else None
+        self.span_tags = span_tags
+        self.doc_tag = _local(doc_tag.strip()) if doc_tag is not None else None
+
+
+def _local(tag: str) -> str:
+    """A tag's local name: ``{uri}PER`` and ``x:PER`` are ``PER``."""
+    if tag[:1] == "{":
+        return tag[tag.find("}") + 1:]
+    return tag.rpartition(":")[2]
+
+
+def _scan(top: str) -> list[tuple[str, str]]:
+    """The folder's ``.xml`` files as sorted ``(path relative to the folder without .xml, path)``."""
+    files = []
+    for dirpath, dirnames, filenames in os.walk(top, onerror=_walk_error):
+        dirnames.sort()
+        rel = os.path.relpath(dirpath, top)
+        prefix = "" if rel == os.curdir else rel.replace(os.sep, "/") + "/"
+        files.extend((prefix + f[:-4], os.path.join(dirpath, f)) for f in filenames if f.endswith(".xml"))
+    if not files:
+        raise FormatError(top, "empty folder: no .xml file in it")
+    files.sort()
+    return files
+
+
+def _walk_error(error: OSError) -> None:
+    raise FormatError(error.filename or "?", f"cannot read: {error.strerror or error}")
+
+
+class _FileReader:
+    """One file's documents: ``documents()`` yields ``(key, Document)``; ``empty`` counts skipped elements
+    and ``first_empty`` is the first one's ``(line, tag)``."""
+
+    def __init__(self, path: str, options: _Options):
+        self.path = path
+        self.options = options
+        self.empty = 0
+        self.first_empty: tuple[int, str] | None = None
+
+    def documents(self):
+        path, doc_tag = self.path, self.options.doc_tag
+        try:
+            if doc_tag is None:
+                with open(path, "rb") as file:
+                    data = file.read()
+                try:
+                    root = etree.fromstring(data, etree.XMLParser(**_SAFE))
+                except etree.XMLSyntaxError as error:
+                    raise self._syntax_error(error) from None
+                yield None, self._document(root)
+            else:
+                yield from self._documents_by_tag(doc_tag)
+        except FileNotFoundError:
+            raise FormatError(path, "no such file") from None
+        except OSError as error:
+            raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+
+    def _documents_by_tag(self, doc_tag: str):
+        """Stream the file: each document element is read when it ends, then freed."""
+        path = self.path
+        seen: dict[str, int | None] = {}
+        ordinal = 0
+        with open(path, "rb") as file:
+            events = etree.iterparse(file, events=("end",), tag="{*}" + doc_tag, **_SAFE)
+            try:
+                for _, element in events:
+                    ordinal += 1
+                    line = element.sourceline
+                    if next(element.iterancestors("{*}" + doc_tag), None) is not None:
+                        raise FormatError(path, f"a <{doc_tag}> document element inside another", line)
+                    key = element.get("id")
+                    if key is None:
+                        key = element.get(_XML_ID)
+                    if key is None:
+                        key = str(ordinal)
+                    if key in seen:
+                        raise FormatError(path, f"document {key!r} appears twice in this file (first at line "
+                                          f"{seen[key]})", line)
+                    seen[key] = line
+                    yield key, self._document(element)
+                    # Free what is read: the element's content and the documents before it.
+                    element.clear(keep_tail=True)
+                    parent = element.getparent()
+                    if parent is not None:
+                        while element.getprevious() is not None:
+                            del parent[0]
+            except etree.XMLSyntaxError as error:
+                raise self._syntax_error(error) from None
+        if not ordinal:
+            raise FormatError(path, f"no <{doc_tag}> element in it (--xml-doc-tag {doc_tag})")
+
+    def _document(self, root) -> Document:
+        """The document element's text and spans (ids are set by the caller)."""
+        path = self.path
+        options = self.options
+        label_attr, span_tags = options.label_attr, options.span_tags
+        parts: list[str] = []
+        append = parts.append
+        spans: list[Span | None] = []
+        sources: list = [0, None]  # the last span's line and its Source
+        position = 0
+        new, set_path, set_line = _new, _set_path, _set_line
+        set_fragments, set_label, set_source, set_attributes = (
+            _set_fragments, _set_label, _set_source, _set_attributes)
+
+        def walk(element) -> None:
+            nonlocal position
+            text = element.text
+            if text:
+                append(text)
+                position += len(text)
+            for child in element:
+                tag = child.tag
+                if type(tag) is str:
+                    # Is it a span, and with which label?
+                    if span_tags is not None:
+                        local = tag if tag[0] != "{" else tag[tag.find("}") + 1:]
+                        if local in span_tags:
+                            if label_attr is None:
+                                label = local
+                            else:
+                                label = child.get(label_attr)
+                                if label is None:
+                                    raise FormatError(path, f"<{local}> has no {label_attr} attribute for its "
+                                                      f"label (--xml-label-attr {label_attr})", child.sourceline)
+                        else:
+                            label = None
+                    elif label_attr is not None:
+                        label = child.get(label_attr)
+                    else:
+                        label = tag if tag[0] != "{" else tag[tag.find("}") + 1:]
+                    if label is None:
+                        walk(child)
+                    else:
+                        if not label:
+                            raise FormatError(path, f"<{_local(tag)}> has an empty {label_attr} attribute: a "
+                                              "label cannot be empty", child.sourceline)
+                        start = position
+                        index = len(spans)
+                        spans.append(None)
+                        if len(child):
+                            walk(child)
+                        else:  # a leaf (most spans): its text, without a call
+                            text = child.text
+                            if text:
+                                append(text)
+                                position += len(text)
+                        if position > start:
+                            line = child.sourceline
+                            if line != sources[0]:  # spans of one line share their (immutable) source
+                                source = new(Source)
+                                set_path(source, path)
+                                set_line(source, line)
+                                sources[0], sources[1] = line, source
+                            source = sources[1]
+                            span = new(Span)
+                            set_fragments(span, ((start, position),))
+                            set_label(span, label)
+                            set_source(span, source)
+                            set_attributes(span, ())
+                            spans[index] = span
+                        else:
+                            self.empty += 1
+                            if self.first_empty is None:
+                                self.first_empty = (child.sourceline, _local(tag))
+                elif tag is _ENTITY:
+                    raise FormatError(path, f"entity reference {child.text} is not expanded: spanagree never "
+                                      "expands entities declared in a DTD (write its text, or a character "
+                                      "reference)", child.sourceline or element.sourceline)
+                # Comments and processing instructions: their own text is not text; their tail is.
+                tail = child.tail
+                if tail:
+                    append(tail)
+                    position += len(tail)
+
+        walk(root)
+        kept = [span for span in spans if span is not None] if self.empty else spans
+        return Document("", "".join(parts), kept, path)
+
+    def _syntax_error(self, error: etree.XMLSyntaxError) -> FormatError:
+        path = self.path
+        message = _WHERE.sub("", " ".join(str(error.msg or error).split()))
+        line, column = error.position if error.position else (error.lineno, None)
+        if "encoding" in message.lower() or "utf-8" in message.lower():
+            bad = _utf8_error(path)
+            if bad is not None:
+                return FormatError(path, bad[0], bad[1])
+        where = f" (column {column})" if column else ""
+        return FormatError(path, f"not well-formed XML: {message}{where}", line or None)
+
+
+def _utf8_error(path: str) -> tuple[str, int] | None:
+    """For a file meant to be UTF-8 (no other encoding declared): its first bad byte and line."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError:
+        return None
+    declared = _DECLARED_ENCODING.match(data[:256])
+    if declared is not None and declared.group(1).decode("ascii", "replace").lower().replace("_", "-") not in (
+            "utf-8", "utf8"):
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        return f"not UTF-8 (byte 0x{data[error.start]:02x} at byte offset {error.start})", line
+    return None
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"})
+_ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\t": "&#9;",
+                               "\n": "&#10;", "\r": "&#13;"})
+
+
+def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
+              xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None) -> None:
+    """Write a span set as one inline-XML file: ``<corpus>`` with a ``<doc id="...">`` per document.
+
+    Parameters
+    ----------
+    spanset : SpanSet
+        Every document needs its text; spans must be continuous and must not cross.
+    dest : str or path
+        The file to write (overwritten; the caller decides whether that is allowed).
+    xml_label_attr : str, optional
+        Write spans as generic elements with the label in this attribute (for labels that are not
+        XML names).
+    xml_span_tags : str or list of str, optional
+        With ``xml_label_attr``: the first is the generic element's name (default ``span``).
+        Without it: the labels allowed (a label outside them is refused).
+    xml_doc_tag : str, optional
+        The document element's name; default ``doc``.
+
+    Raises
+    ------
+    UsageError
+        Naming the document (and span): see the module documentation. Nothing is written then.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "out.xml"
+    >>> s = SpanSet.from_spans("a", [Span("d1", (13, 32), "ORG"), Span("d1", (27, 32), "LOC"),
+    ...                              Span("d1", (0, 3), "PER")], {"d1": "Ana & Bo\\r\\nof University of Porto"})
+    >>> write_xml(s, f)
+    >>> print(f.read_text(encoding="utf-8"), end="")
+    <?xml version="1.0" encoding="UTF-8"?>
+    <corpus>
+    <doc id="d1"><PER>Ana</PER> &amp; Bo&#13;
+    of <ORG>University of <LOC>Porto</LOC></ORG></doc>
+    </corpus>
+    >>> read_xml(f, xml_doc_tag="doc") == s
+    True
+    """
+    doc_tag = "doc" if xml_doc_tag is None else xml_doc_tag.strip()
+    _check_name(doc_tag, "--xml-doc-tag")
+    if doc_tag == "corpus":
+        raise UsageError("--xml-doc-tag cannot be 'corpus': the writer's root element is <corpus>")
+    tags = None
+    if xml_span_tags is not None:
+        names = xml_span_tags.split(",") if isinstance(xml_span_tags, str) else list(xml_span_tags)
+        tags = [str(n).strip() for n in names if str(n).strip()]
+        if not tags:
+            raise UsageError("--xml-span-tags needs at least one tag name (A,B,...)")
+    if xml_label_attr is not None:
+        attr = xml_label_attr.strip()
+        _check_name(attr, "--xml-label-attr")
+        element = tags[0] if tags else "span"
+        _check_name(element, "--xml-span-tags")
+        if element == doc_tag:
+            raise UsageError(f"the span element <{element}> cannot also be the document element (--xml-doc-tag)")
+        writer = _DocumentWriter(doc_tag, element, attr, None)
+    else:
+        writer = _DocumentWriter(doc_tag, None, None, None if tags is None else frozenset(tags))
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<corpus>\n']
+    for doc_id, document in spanset.documents.items():
+        parts.append(writer.write(doc_id, document))
+    parts.append("</corpus>\n")
+    with open(os.fspath(dest), "w", encoding="utf-8", newline="") as file:
+        file.write("".join(parts))
+
+
+def _check_name(name: str, option: str) -> None:
+    if not isinstance(name, str) or _NAME.fullmatch(name) is None:
+        raise UsageError(f"{option} {name!r} is not an XML name (a letter or _, then letters, digits, "
+                         "'-', '.' or '_'; no ':')")
+
+
+class _DocumentWriter:
+    """One ``<doc>`` element per document; spans as nested elements."""
+
+    def __init__(self, doc_tag: str, element: str | None, attr: str | None, allowed: frozenset | None):
+        self.doc_tag = doc_tag
+        self.element = element
+        self.attr = attr
+        self.allowed = allowed
+        self.opening: dict[str, str] = {}
+
+    def write(self, doc_id: str, document: Document) -> str:
+        text = document.text
+        if text is None:
+            raise UsageError(f"document {doc_id!r} has no text; XML is written from texts")
+        _check_characters(doc_id, "its id", doc_id)
+        _check_characters(doc_id, "its text", text)
+        n = len(text)
+        out = [f'<{self.doc_tag} id="{doc_id.translate(_ATTR_ESCAPES)}">']
+        stack: list[Span] = []
+        position = 0
+        for span in sorted(document.spans, key=_nesting_order):
+            if span.is_discontinuous:
+                raise UsageError(f"document {doc_id!r}: span {_show(span, text)} is discontinuous; inline XML "
+                                 "cannot write it")
+            if span.end > n:
+                raise UsageError(f"document {doc_id!r}: span {_show(span, text)} ends beyond its text "
+                                 f"({n} characters)")
+            start = span.start
+            while stack and stack[-1].end <= start:
+                closed = stack.pop()
+                out.append(text[position:closed.end].translate(_TEXT_ESCAPES))
+                out.append(self._closing(closed.label))
+                position = closed.end
+            if stack and stack[-1].end < span.end:
+                raise UsageError(f"document {doc_id!r}: span {_show(span, text)} crosses {_show(stack[-1], text)} "
+                                 "(they overlap, neither inside the other); inline XML cannot write that")
+            out.append(text[position:start].translate(_TEXT_ESCAPES))
+            out.append(self._opening(doc_id, span.label))
+            position = start
+            stack.append(span)
+        while stack:
+            closed = stack.pop()
+            out.append(text[position:closed.end].translate(_TEXT_ESCAPES))
+            out.append(self._closing(closed.label))
+            position = closed.end
+        out.append(text[position:].translate(_TEXT_ESCAPES))
+        out.append(f"</{self.doc_tag}>\n")
+        return "".join(out)
+
+    def _opening(self, doc_id: str, label: str) -> str:
+        tag = self.opening.get(label)
+        if tag is not None:
+            return tag
+        if self.attr is not None:
+            _check_characters(doc_id, "a label", label)
+            tag = f'<{self.element} {self.attr}="{label.translate(_ATTR_ESCAPES)}">'
+        else:
+            if _NAME.fullmatch(label) is None:
+                raise UsageError(f"document {doc_id!r}: label {label!r} is not an XML name, so it cannot be an "
+                                 "element; give --xml-label-attr (e.g. --xml-label-attr label) to write labels "
+                                 "as an attribute")
+            if label == self.doc_tag:
+                raise UsageError(f"document {doc_id!r}: label {label!r} is the document element's name; give "
+                                 "another --xml-doc-tag, or --xml-label-attr")
+            if self.allowed is not None and label not in self.allowed:
+                raise UsageError(f"document {doc_id!r}: label {label!r} is not among --xml-span-tags "
+                                 f"{','.join(sorted(self.allowed))}, so it would not be read back")
+            tag = f"<{label}>"
+        self.opening[label] = tag
+        return tag
+
+    def _closing(self, label: str) -> str:
+        return f"</{self.element if self.element is not None else label}>"
+
+
+def _nesting_order(span: Span) -> tuple:
+    """Outer spans first: start, then longest, then label (the outermost of equal extents first)."""
+    return (span.start, -span.end, span.label)
+
+
+def _check_characters(doc_id: str, what: str, value: str) -> None:
+    bad = _ILLEGAL.search(value)
+    if bad is not None:
+        raise UsageError(f"document {doc_id!r}: {what} holds U+{ord(bad.group()):04X} at offset {bad.start()}, a "
+                         "character XML 1.0 cannot hold")
+
+
+def _show(span: Span, text: str) -> str:
+    covered = span.text(text)
+    if len(covered) > 40:
+        covered = covered[:37] + "..."
+    return f"{span.label} {';'.join(f'{s} {e}' for s, e in span.fragments)} {covered!r}"
