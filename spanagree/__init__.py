@@ -23,6 +23,7 @@ _EXPORTS = {
     "read": "formats", "write": "formats", "FORMATS": "formats",
     "agree": "agreement", "Agreement": "agreement",
     "Score": "score",
+    "vote": "merge", "Vote": "merge",
     "SpanagreeError": "errors", "FormatError": "errors", "UsageError": "errors", "SpanagreeWarning": "errors",
 }
 
@@ -37,6 +38,7 @@ def _bind_function_over_module(name: str):
 
 
 score = _bind_function_over_module("score")
+merge = _bind_function_over_module("merge")
 
 
 def __getattr__(name: str):

@@ -1,0 +1,699 @@
+"""Majority-vote merging of several annotators into one gold span set, and the adjudication list.
+
+This module owns the vote: which spans of k annotators end up in a merged gold standard, and
+which places a person should look at (``spanagree merge``; DESIGN.md, "Data flow").
+
+Documents
+---------
+The documents every annotator has are merged (as in ``agree``); a document some annotators lack
+is left out of the gold with a warning naming it (``left_out`` in the summary), because votes
+need the same voters everywhere. Texts must be identical across annotators, or, with
+``align_whitespace``, differ only in whitespace (:func:`~spanagree.texts.reconcile`: spans are
+mapped onto the first annotator's copy, whose text the gold carries). A span an annotator marked
+twice (same fragments and label) is one vote (warning with the number).
+
+Clusters
+--------
+Every annotator's spans of a document are grouped into **clusters**; each cluster yields at most
+one gold span.
+
+- ``exact``: a cluster is every span with the same fragments (and the same label, with labels
+  ``strict``).
+- ``overlap``: the spans of every pair of annotators are aligned one-to-one with the overlap rule
+  (:func:`~spanagree.match.align`; with labels ``strict`` only same-label spans align, with labels
+  ``ignore`` any overlap does); a cluster is a connected piece of the union of these pairwise
+  alignments, together with the exact clusters (identical spans are always in one cluster).
+  Because each alignment is one-to-one, a long span does not swallow the nested or neighbouring
+  spans the other annotators also marked::
+
+      text   Universidad de Madrid        (labels ignore)
+      A      [========ORG========]
+                            [LOC=]
+      B      [========ORG========]
+                            [LOC=]
+      → two clusters: ORG (A, B) and LOC (A, B); a chain of overlaps does not join them.
+
+  A chain can still put two spans of one annotator in one cluster: A's span aligned with B's,
+  B's with C's, and C's with another of A's (typically one annotator marked "Cantabria Madrid"
+  where the others marked "Cantabria" and "Madrid"). Such a cluster is **split around its chosen
+  fragments** (below): the part that votes on them is, for each annotator, its spans with exactly
+  these fragments, or else its one span sharing the most characters with them (then the first in
+  canonical order); the other spans form new clusters through the links among them and are voted
+  on again by the same rules. Every part is listed for adjudication (``several_spans``)::
+
+      text   Cantabria Madrid             (K = 2)
+      A      [==LOC==] [LOC=]
+      B      [==LOC==] [LOC=]
+      C      [=====LOC======]
+      D                [LOC=]
+      cluster: A's two spans, B's two, C's, D's (C–A "Cantabria", C–D "Madrid", A–D, B–D "Madrid")
+      → "Madrid" (A, B, D: 3 of 4 marked it; with C's span, 4 votes), kept
+      → the rest, A's and B's "Cantabria": a new cluster with 2 votes, kept
+
+Votes and tie rules
+-------------------
+- **Votes** of a cluster = the number of distinct annotators with a span in it. The cluster is
+  kept when votes ≥ ``min_votes`` (K; default a strict majority, ``k // 2 + 1``); otherwise it is
+  dropped (and listed).
+- **Boundaries**: the fragments that most annotators of the cluster marked. Ties go to the
+  candidate with the **fewest characters**, then the **earliest start**, then the smaller tuple
+  of ``(start, end)`` fragments. (When a longer and a shorter span tie, the shorter one's
+  characters were marked by more annotators whenever it lies inside the longer one.)
+- **Label**: the label that most annotators of the cluster gave (with labels ``strict`` a cluster
+  has one label). Ties go to the label most often given **with the chosen fragments**, then to the
+  label that sorts first (code-point order).
+
+Every rule looks at the spans only, never at the annotators' names or order: permuting the
+annotators changes nothing.
+
+Adjudication
+------------
+A cluster is listed for adjudication when it is one of the :data:`KINDS`: ``dropped`` (fewer than
+K votes), ``boundary_tie``, ``label_tie``, ``label_split`` (annotators gave different labels: within
+the cluster with labels ``ignore``; with labels ``strict``, a span of the cluster has the same
+fragments as a span with another label) or ``several_spans``. Each row gives the document, the
+proposed span (fragments, text, label), the kinds, the votes, K and every annotator's version.
+
+Merged spans carry one BRAT note (``#:AnnotatorNotes``) with the votes and the voters, e.g.
+``3/4 votes: Lisa, Maria, Peter``; the annotators' own attributes and notes are not carried over.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import multiprocessing
+import os
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._version import __version__
+from .agreement import common_documents, unique_names
+from .compare import parse_label_list, parse_label_map, select_labels
+from .errors import SpanagreeWarning, UsageError
+from .match import LABEL_RULES, MatchRule, align, shared_characters
+from .span import Document, Span, SpanSet
+from .texts import reconcile
+
+#: Boundary rules of the vote (a subset of the matching rules): the CLI's choices and the docs'.
+VOTE_RULES = {
+    "exact": "a cluster is every span with the same fragments (and label, with labels strict)",
+    "overlap": "a cluster is a connected piece of the pairwise one-to-one overlap alignments",
+}
+
+#: Why a cluster is listed for adjudication, in the order they are reported.
+KINDS = {
+    "dropped": "fewer than K annotators marked it",
+    "boundary_tie": "several fragments have the most votes",
+    "label_tie": "several labels have the most votes",
+    "label_split": "annotators gave different labels to it",
+    "several_spans": "one annotator has several spans in it (a chain of overlaps)",
+}
+
+NOTE = "#:AnnotatorNotes"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """One cluster of spans, the span it proposes, and the vote.
+
+    ``members`` are ``(annotator index, span)`` pairs; ``span`` is the proposed span (the chosen
+    fragments and label), kept in the gold when ``kept``.
+    """
+
+    doc: str
+    members: tuple[tuple[int, Span], ...]
+    span: Span
+    votes: int
+    boundary_votes: int
+    label_votes: int
+    kept: bool
+    kinds: tuple[str, ...]
+
+    def versions(self, k: int) -> list[Span]:
+        """Annotator ``k``'s spans in this cluster (usually zero or one)."""
+        return [span for j, span in self.members if j == k]
+
+
+@dataclass
+class Vote:
+    """The result of :func:`vote`: the clusters of every document, the gold and the adjudication list."""
+
+    annotators: list[str]
+    documents: list[str]
+    texts: dict[str, str | None]
+    rule: MatchRule
+    min_votes: int
+    clusters: list[Cluster]
+    options: dict = field(default_factory=dict)
+    left_out: dict[str, list[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def gold(self) -> SpanSet:
+        """The merged span set: one span per kept cluster, every merged document (with its text)."""
+        gold = SpanSet("merged", {d: Document(d, self.texts[d]) for d in self.documents})
+        for cluster in self.clusters:
+            if cluster.kept:
+                gold.documents[cluster.doc].spans.append(cluster.span)
+        return gold
+
+    def adjudication(self) -> list[Cluster]:
+        """The clusters a person should settle (every cluster with a kind), in document order."""
+        return [c for c in self.clusters if c.kinds]
+
+    def adjudication_rows(self) -> list[dict]:
+        """One row per listed cluster: document, proposed span, kinds, votes, K, every version."""
+        return [self.row(c) for c in self.adjudication()]
+
+    def row(self, cluster: Cluster) -> dict:
+        text = self.texts[cluster.doc]
+        span = cluster.span
+        return {
+            "document": cluster.doc,
+            "start": span.start,
+            "end": span.end,
+            "fragments": [list(f) for f in span.fragments],
+            "text": span_text(span, text),
+            "label": span.label,
+            "kind": list(cluster.kinds),
+            "kept": cluster.kept,
+            "votes": cluster.votes,
+            "boundary_votes": cluster.boundary_votes,
+            "label_votes": cluster.label_votes,
+            "min_votes": self.min_votes,
+            "versions": {name: [{"fragments": [list(f) for f in s.fragments], "label": s.label,
+                                 "text": span_text(s, text)} for s in cluster.versions(k)]
+                         for k, name in enumerate(self.annotators)},
+        }
+
+    def adjudication_text(self, path: str | os.PathLike) -> str:
+        """The ``--adjudicate`` file: JSON when ``path`` ends in ``.json``, CSV otherwise.
+
+        CSV columns: document, start, end, fragments (``s-e;s-e``), text, label, kind (``; ``
+        between kinds), kept, votes, boundary_votes, label_votes, min_votes, then one column per
+        annotator with its version(s): ``LABEL s-e "text"``, several joined by `` | ``.
+        """
+        rows = self.adjudication_rows()
+        if str(path).lower().endswith(".json"):
+            from .report import to_json
+
+            return to_json({"spanagree": __version__, "options": self.options, "annotators": self.annotators,
+                            "min_votes": self.min_votes, "clusters": rows})
+        fixed = ["document", "start", "end", "fragments", "text", "label", "kind", "kept", "votes",
+                 "boundary_votes", "label_votes", "min_votes"]
+        columns = [name if name not in fixed else f"annotator {name}" for name in self.annotators]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(fixed + columns)
+        for row in rows:
+            versions = [" | ".join(f'{v["label"]} {fragments_text(v["fragments"])} "{v["text"]}"' for v in row["versions"][n])
+                        for n in self.annotators]
+            writer.writerow([row["document"], row["start"], row["end"], fragments_text(row["fragments"]), row["text"],
+                             row["label"], "; ".join(row["kind"]), row["kept"], row["votes"], row["boundary_votes"],
+                             row["label_votes"], row["min_votes"], *versions])
+        return buffer.getvalue()
+
+    def counts(self) -> dict:
+        """Clusters, kept clusters (= gold spans), clusters of each kind and clusters listed."""
+        return tally(self.clusters)
+
+    def counts_by_document(self) -> dict[str, dict]:
+        """:meth:`counts` for every merged document, in order."""
+        by_document: dict[str, list[Cluster]] = {d: [] for d in self.documents}
+        for cluster in self.clusters:
+            by_document[cluster.doc].append(cluster)
+        return {d: tally(clusters) for d, clusters in by_document.items()}
+
+    def to_dict(self) -> dict:
+        """The ``--output json`` summary: counts of clusters kept, dropped, tied, split, per document too."""
+        histogram: dict[int, int] = {}
+        for cluster in self.clusters:
+            histogram[cluster.votes] = histogram.get(cluster.votes, 0) + 1
+        return {
+            "spanagree": __version__,
+            "options": self.options,
+            "annotators": self.annotators,
+            "documents": len(self.documents),
+            "match": self.rule.boundary,
+            "labels": self.rule.labels,
+            "min_votes": self.min_votes,
+            **self.counts(),
+            "spans": sum(c.kept for c in self.clusters),
+            "votes": {str(v): histogram[v] for v in sorted(histogram)},
+            "by_document": self.counts_by_document(),
+            "left_out": self.left_out,
+            "notes": self.notes,
+        }
+
+    def table(self) -> str:
+        """A readable summary: one row per document and the total."""
+        from .report import table
+
+        header = ["document", "clusters", "kept"] + [k.replace("_", " ") for k in KINDS]
+        keys = ["clusters", "kept", *KINDS]
+        rows = [[d] + [str(counts[k]) for k in keys] for d, counts in self.counts_by_document().items()]
+        total = self.counts()
+        rows.append(["total"] + [str(total[k]) for k in keys])
+        head = (f"spanagree merge: {len(self.annotators)} annotators ({', '.join(self.annotators)}), "
+                f"{len(self.documents)} documents, match {self.rule.boundary}, labels {self.rule.labels}, "
+                f"min votes {self.min_votes} of {len(self.annotators)}")
+        parts = [head, "", table(header, rows), "",
+                 f"{total['kept']} spans kept; {total['to_adjudicate']} clusters to adjudicate"]
+        for note in self.notes:
+            parts.append(f"note: {note}")
+        return "\n".join(parts) + "\n"
+
+    def csv(self) -> str:
+        """One CSV row per document (and a total row) with the counts of :meth:`counts`."""
+        keys = ["clusters", "kept", *KINDS, "to_adjudicate"]
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(["document"] + keys)
+        for doc_id, counts in [*self.counts_by_document().items(), ("total", self.counts())]:
+            writer.writerow([doc_id] + [counts[k] for k in keys])
+        return buffer.getvalue()
+
+    def write(self, dest: str | os.PathLike, format: str, *, adjudicate: str | os.PathLike | None = None,
+              force: bool = False, **format_options) -> None:
+        """Write the gold to ``dest`` in ``format`` and, if asked, the adjudication list.
+
+        Both destinations are checked before anything is written (see :func:`check_outputs`);
+        the gold is written to a temporary place, the adjudication file is moved into place, then
+        the gold is moved last, so a run that fails leaves no half-written gold behind.
+        """
+        from .formats import write
+        from .outputs import write_atomically, write_text
+
+        check_outputs(dest, adjudicate, force=force)
+        format_options = writer_options(format, format_options)
+        gold = self.gold
+        listing = self.adjudication_text(adjudicate) if adjudicate is not None else None
+
+        def produce(temporary: Path) -> None:
+            write(gold, temporary, format, **format_options)
+            if listing is not None:
+                write_text(adjudicate, listing, force=force, what="adjudication file")
+
+        write_atomically(dest, produce, force=force, what="gold output")
+
+
+def writer_options(format: str, options: dict) -> dict:
+    """The options ``format``'s writer takes: the command line passes the readers' options too
+    (``--conll-column`` means nothing to the CoNLL writer; ``--scheme`` and the XML options do)."""
+    import inspect
+
+    from .formats import get_format
+
+    accepted = inspect.signature(get_format(format).writer()).parameters
+    return {k: v for k, v in options.items() if k in accepted}
+
+
+def tally(clusters: list[Cluster]) -> dict:
+    result = {"clusters": len(clusters), "kept": sum(c.kept for c in clusters)}
+    for kind in KINDS:
+        result[kind] = sum(kind in c.kinds for c in clusters)
+    result["to_adjudicate"] = sum(bool(c.kinds) for c in clusters)
+    return result
+
+
+def span_text(span: Span, text: str | None) -> str:
+    return "" if text is None else span.text(text)
+
+
+def fragments_text(fragments) -> str:
+    return ";".join(f"{s}-{e}" for s, e in fragments)
+
+
+def check_outputs(dest: str | os.PathLike, adjudicate: str | os.PathLike | None = None, *,
+                  force: bool = False) -> None:
+    """Refuse before anything is written: an existing non-empty gold or adjudication file
+    (without ``force``), or an adjudication file at or inside the gold's place."""
+    from .outputs import check_destination
+
+    check_destination(dest, force=force, what="gold output")
+    if adjudicate is None:
+        return
+    check_destination(adjudicate, force=force, what="adjudication file")
+    gold, listing = Path(dest).resolve(), Path(adjudicate).resolve()
+    if listing == gold or gold in listing.parents:
+        raise UsageError(f"{adjudicate}: the adjudication file cannot be the gold output or inside it ({dest})")
+
+
+def resolve_min_votes(min_votes, annotators: int) -> int:
+    """K: a strict majority by default; an integer in [1, annotators] otherwise (else UsageError)."""
+    if min_votes is None:
+        return annotators // 2 + 1
+    if isinstance(min_votes, bool) or not isinstance(min_votes, int):
+        raise UsageError(f"--min-votes must be a whole number, got {min_votes!r}")
+    if not 1 <= min_votes <= annotators:
+        raise UsageError(f"--min-votes must be between 1 and the number of annotators ({annotators}), got {min_votes}")
+    return min_votes
+
+
+def vote(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
+         only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1,
+         options: dict | None = None) -> Vote:
+    """Cluster the spans of several annotators and vote on every cluster.
+
+    Parameters
+    ----------
+    spansets : list of SpanSet
+        Two or more annotators.
+    min_votes : int, optional
+        K, the annotators needed to keep a cluster: 1 ≤ K ≤ k; default a strict majority
+        (``k // 2 + 1``).
+    match : {"exact", "overlap"}
+        How spans are grouped into clusters (see the module documentation).
+    labels : {"strict", "ignore"}
+        With ``strict`` only same-label spans share a cluster; with ``ignore`` the label is voted.
+    only, label_map
+        As in :func:`spanagree.agree` (``--only``, ``--map``), applied first.
+    align_whitespace : bool
+        Merge copies of a document that differ only in whitespace (the first annotator's text is kept).
+    jobs : int
+        Vote on documents in this many processes (the result is identical).
+
+    Returns
+    -------
+    Vote
+        ``.gold`` is the merged :class:`~spanagree.span.SpanSet`; ``.adjudication()`` the clusters
+        to settle; ``.to_dict()`` the summary.
+
+    Raises
+    ------
+    UsageError
+        Fewer than two annotators, K out of range, an unknown rule, no document every annotator has.
+    FormatError
+        A document whose texts differ between annotators (see ``align_whitespace``).
+
+    Notes
+    -----
+    A cluster C is kept when ``votes(C) = |{annotators with a span in C}| ≥ K``. It proposes the
+    fragments f maximising ``|{annotators with a span in C with fragments f}|`` (ties: fewest
+    characters, earliest start, smaller fragments) and the label l maximising
+    ``|{annotators with a span in C labelled l}|`` (ties: most often given with f, then the first
+    in code-point order).
+
+    Examples
+    --------
+    Three annotators, K = 2 (the default)::
+
+        text   Ana Ruiz met Bo
+        A      [=PER==]     []
+        B      [=PER==]
+        C      [=]          []        (every span PER)
+
+    >>> from spanagree.span import Span, SpanSet
+    >>> t = {"d": "Ana Ruiz met Bo"}
+    >>> A = SpanSet.from_spans("A", [Span("d", (0, 8), "PER"), Span("d", (13, 15), "PER")], t)
+    >>> B = SpanSet.from_spans("B", [Span("d", (0, 8), "PER")], t)
+    >>> C = SpanSet.from_spans("C", [Span("d", (0, 3), "PER"), Span("d", (13, 15), "PER")], t)
+    >>> [(s.fragments, s.label) for s in vote([A, B, C]).gold]
+    [(((0, 8),), 'PER'), (((13, 15),), 'PER')]
+    >>> [(c.span.fragments, c.kinds) for c in vote([A, B, C]).adjudication()]
+    [(((0, 3),), ('dropped',))]
+    >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
+    [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
+    """
+    if len(spansets) < 2:
+        raise UsageError("merge needs at least two annotators")
+    if match not in VOTE_RULES:
+        raise UsageError(f"unknown merge rule {match!r}; choose one of: {', '.join(VOTE_RULES)}")
+    if labels not in LABEL_RULES:
+        raise UsageError(f"unknown label rule {labels!r}; choose one of: {', '.join(LABEL_RULES)}")
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise UsageError(f"--jobs must be at least 1, got {jobs!r}")
+    k = resolve_min_votes(min_votes, len(spansets))
+    rule = MatchRule(match, labels)
+    label_map, only = parse_label_map(label_map), parse_label_list(only)
+    names = unique_names(spansets)
+    spansets = [select_labels(s, label_map=label_map, only=only) for s in spansets]
+    spansets = [SpanSet(name, s.documents, list(s.notes), s.format) for s, name in zip(spansets, names)]
+    documents, partial = common_documents(spansets)
+    left_out: dict[str, list[str]] = {}
+    if partial:
+        warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out of the merge: "
+                      + ", ".join(partial), SpanagreeWarning, stacklevel=2)
+        left_out["not_annotated_by_everyone"] = partial
+    if not documents:
+        raise UsageError("no document is annotated by every annotator")
+    reconciled = reconcile(spansets, documents, align_whitespace=align_whitespace)
+    if reconciled.left_out:
+        left_out["texts_differ"] = reconciled.left_out
+    ballots, texts, duplicates = ballots_of(reconciled.spansets, reconciled.documents)
+    for name, count in zip(names, duplicates):
+        if count:
+            warnings.warn(f"{name}: {count} span(s) marked twice (same fragments and label) count as one vote",
+                          SpanagreeWarning, stacklevel=2)
+    clusters = vote_documents(ballots, rule, k, names, jobs)
+    notes = [f"{s.name}: {note}" for s in spansets for note in s.notes]
+    if reconciled.whitespace_aligned:
+        notes.append(f"{len(reconciled.whitespace_aligned)} document(s) merged through their non-whitespace "
+                     "characters (texts differ only in whitespace; the first annotator's text is kept)")
+    opts = {"min_votes": min_votes, "match": match, "labels": labels, "only": sorted(only) if only else None,
+            "map": label_map or None, "align_whitespace": align_whitespace, **(options or {})}
+    return Vote(names, reconciled.documents, texts, rule, k, clusters, opts, left_out, notes)
+
+
+def merge(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
+          only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1) -> SpanSet:
+    """A majority-vote gold standard from several annotators: ``vote(...).gold``.
+
+    A span (or, with ``match="overlap"``, a cluster of overlapping spans) is kept where at least
+    ``min_votes`` annotators marked it; the rules and their ties are in the module documentation
+    and in docs/merge.md. Parameters as in :func:`vote`.
+
+    Examples
+    --------
+    Two annotators and K = 2 keep exactly the spans both marked:
+
+    >>> from spanagree.span import Span, SpanSet
+    >>> A = SpanSet.from_spans("A", [Span("d", (0, 3), "PER"), Span("d", (7, 11), "LOC")], {"d": "Ana in Rome"})
+    >>> B = SpanSet.from_spans("B", [Span("d", (0, 3), "PER"), Span("d", (7, 11), "ORG")], {"d": "Ana in Rome"})
+    >>> [(s.fragments, s.label) for s in merge([A, B], 2)]
+    [(((0, 3),), 'PER')]
+    """
+    return vote(spansets, min_votes, match=match, labels=labels, only=only, label_map=label_map,
+                align_whitespace=align_whitespace, jobs=jobs).gold
+
+
+# -- one document ------------------------------------------------------------------------------
+
+Ballot = tuple[str, list[list[Span]]]  # document id, each annotator's distinct spans
+
+
+def ballots_of(spansets: list[SpanSet], documents: list[str]) -> tuple[list[Ballot], dict, list[int]]:
+    """Per document: every annotator's spans without repeats; the texts; repeats per annotator."""
+    ballots, texts = [], {}
+    duplicates = [0] * len(spansets)
+    for doc_id in documents:
+        copies = [s.documents[doc_id] for s in spansets]
+        texts[doc_id] = next((d.text for d in copies if d.text is not None), None)
+        versions = []
+        for k, document in enumerate(copies):
+            distinct = list({(s.fragments, s.label): s for s in reversed(document.spans)}.values())
+            distinct.reverse()
+            duplicates[k] += len(document.spans) - len(distinct)
+            versions.append(distinct)
+        ballots.append((doc_id, versions))
+    return ballots, texts, duplicates
+
+
+def links_of(versions: list[list[Span]], rule: MatchRule) -> tuple[list[tuple[int, Span]], list[tuple[int, int]]]:
+    """The nodes ``(annotator, span)`` of one document and the links that make clusters.
+
+    Spans identical on the rule's key are linked; with ``overlap``, so are the two spans of every
+    pair of every pairwise one-to-one alignment. Links are pairs of node indices.
+    """
+    nodes = [(k, span) for k, spans in enumerate(versions) for span in spans]
+    links = []
+    first_with_key: dict = {}
+    for n, (_, span) in enumerate(nodes):
+        m = first_with_key.setdefault(rule.key(span), n)
+        if m != n:
+            links.append((m, n))
+    if rule.boundary == "overlap":
+        node_of = {(k, id(span)): n for n, (k, span) in enumerate(nodes)}
+        for i, j in itertools.combinations(range(len(versions)), 2):
+            if versions[i] and versions[j]:
+                for pair in align(versions[i], versions[j], rule).pairs:
+                    links.append((node_of[(i, id(pair.first))], node_of[(j, id(pair.second))]))
+    return nodes, links
+
+
+def components(subset, links: list[tuple[int, int]]) -> list[list[int]]:
+    """Connected pieces of the nodes in ``subset`` through the links between them (each sorted)."""
+    inside = set(subset)
+    parent = {n: n for n in inside}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for x, y in links:
+        if x in inside and y in inside:
+            rx, ry = find(x), find(y)
+            if rx != ry:
+                parent[max(rx, ry)] = min(rx, ry)
+    groups: dict[int, list[int]] = {}
+    for n in sorted(inside):
+        groups.setdefault(find(n), []).append(n)
+    return list(groups.values())
+
+
+def fragments_order(fragments) -> tuple:
+    """The boundary tie rule: fewest characters, then earliest start, then the smaller fragments."""
+    return (sum(e - s for s, e in fragments), fragments[0][0], fragments)
+
+
+def choose_fragments(members: list[tuple[int, Span]]) -> tuple[tuple, int, bool]:
+    """The fragments most annotators marked (ties by :func:`fragments_order`), their votes, tied?"""
+    by_fragments: dict = {}
+    for k, span in members:
+        by_fragments.setdefault(span.fragments, set()).add(k)
+    top = max(len(v) for v in by_fragments.values())
+    tied = [f for f, v in by_fragments.items() if len(v) == top]
+    return min(tied, key=fragments_order), top, len(tied) > 1
+
+
+def around(members: list[tuple[int, Span]], fragments) -> tuple[list[int], list[int]]:
+    """Split a cluster around the chosen fragments: indices of the part that votes on them —
+    each annotator's spans with exactly these fragments, or else its one span sharing the most
+    characters with them (then the first in canonical order) — and indices of the rest."""
+    part = []
+    for k in sorted({k for k, _ in members}):
+        own = [i for i, (j, _) in enumerate(members) if j == k]
+        exact = [i for i in own if members[i][1].fragments == fragments]
+        if exact:
+            part.extend(exact)
+            continue
+        overlapping = [(shared_characters(members[i][1].fragments, fragments), i) for i in own]
+        overlapping = [(n, i) for n, i in overlapping if n > 0]
+        if overlapping:
+            part.append(min(overlapping, key=lambda x: (-x[0], members[x[1]][1].sort_key()))[1])
+    rest = sorted(set(range(len(members))) - set(part))
+    return sorted(part), rest
+
+
+#: The vote on one cluster as plain data (cheap to send between processes): the node indices of
+#: its members, the chosen fragments and label, the votes for them, and its kinds.
+Verdict = tuple[tuple[int, ...], tuple, str, int, int, tuple[str, ...]]
+
+
+def verdict(group: list[int], members: list[tuple[int, Span]], chosen: tuple[tuple, int, bool], rule: MatchRule,
+            min_votes: int, split_fragments: set, chained: bool) -> Verdict:
+    """The vote on one cluster whose fragments are chosen: its label and why it is listed."""
+    fragments, boundary_votes, boundary_tie = chosen
+    voters = {k for k, _ in members}
+    by_label: dict = {}
+    for k, span in members:
+        by_label.setdefault(span.label, set()).add(k)
+    top_label = max(len(v) for v in by_label.values())
+    tied_labels = [label for label, v in by_label.items() if len(v) == top_label]
+    if len(tied_labels) == 1:
+        label = tied_labels[0]
+    else:
+        with_fragments = {label: {k for k, s in members if s.fragments == fragments and s.label == label}
+                          for label in tied_labels}
+        label = min(tied_labels, key=lambda l: (-len(with_fragments[l]), l))
+    kinds = []
+    if len(voters) < min_votes:
+        kinds.append("dropped")
+    if boundary_tie:
+        kinds.append("boundary_tie")
+    if len(tied_labels) > 1:
+        kinds.append("label_tie")
+    elif (len(by_label) > 1 if not rule.strict_labels
+          else any(span.fragments in split_fragments for _, span in members)):
+        kinds.append("label_split")
+    if chained or len(members) > len(voters):
+        kinds.append("several_spans")
+    return tuple(group), fragments, label, boundary_votes, top_label, tuple(kinds)
+
+
+def verdicts_of(versions: list[list[Span]], rule: MatchRule, min_votes: int) -> list[Verdict]:
+    """The vote on every cluster of one document (annotators' distinct spans in ``versions``).
+
+    A cluster in which one annotator has several spans is split around its chosen fragments
+    (:func:`around`); the rest forms new clusters from the links among it, voted on again.
+    """
+    labels_of: dict = {}
+    for spans in versions:
+        for span in spans:
+            labels_of.setdefault(span.fragments, set()).add(span.label)
+    split_fragments = {f for f, labels in labels_of.items() if len(labels) > 1}
+    nodes, links = links_of(versions, rule)
+    verdicts = []
+    pending = [(group, False) for group in components(range(len(nodes)), links)]
+    while pending:
+        group, chained = pending.pop()
+        members = [nodes[n] for n in group]
+        chosen = choose_fragments(members)
+        if len({k for k, _ in members}) == len(members):
+            verdicts.append(verdict(group, members, chosen, rule, min_votes, split_fragments, chained))
+            continue
+        part, rest = around(members, chosen[0])
+        verdicts.append(verdict([group[i] for i in part], [members[i] for i in part], chosen, rule, min_votes,
+                                split_fragments, True))
+        pending.extend((piece, True) for piece in components([group[i] for i in rest], links))
+    return verdicts
+
+
+def clusters_from(ballot: Ballot, verdicts: list[Verdict], min_votes: int, names: list[str]) -> list[Cluster]:
+    """The clusters of one document from its verdicts, in the canonical order of their proposed spans
+    (unique within a document: all spans with the chosen fragments are in the cluster that chose them)."""
+    doc_id, versions = ballot
+    nodes = [(k, span) for k, spans in enumerate(versions) for span in spans]
+    clusters = []
+    for group, fragments, label, boundary_votes, label_votes, kinds in verdicts:
+        members = tuple(sorted((nodes[n] for n in group), key=lambda m: (m[0], m[1].sort_key())))
+        voters = {k for k, _ in members}
+        who = ", ".join(sorted(names[k] for k in voters))
+        note = ((NOTE, f"{len(voters)}/{len(names)} votes: {who}"),)
+        span = Span.trusted(doc_id, fragments, label, None, note)
+        clusters.append(Cluster(doc_id, members, span, len(voters), boundary_votes, label_votes,
+                                len(voters) >= min_votes, kinds))
+    clusters.sort(key=lambda c: c.span.sort_key())
+    return clusters
+
+
+def vote_document(ballot: Ballot, rule: MatchRule, min_votes: int, names: list[str]) -> list[Cluster]:
+    """Every cluster of one document, decided, in the canonical order of their proposed spans."""
+    return clusters_from(ballot, verdicts_of(ballot[1], rule, min_votes), min_votes, names)
+
+
+# -- documents in parallel ----------------------------------------------------------------------
+
+_SHARED: tuple | None = None
+
+
+def vote_documents(ballots: list[Ballot], rule: MatchRule, min_votes: int, names: list[str],
+                   jobs: int = 1) -> list[Cluster]:
+    """:func:`vote_document` on every document, over ``jobs`` forked processes (same result).
+
+    Workers send back only the verdicts (indices and labels); the clusters are built here.
+    """
+    from .parallel import shards
+
+    jobs = min(jobs, max(1, len(ballots) // 2))
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [c for ballot in ballots for c in vote_document(ballot, rule, min_votes, names)]
+    global _SHARED
+    _SHARED = (ballots, rule, min_votes)
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            parts = pool.map(_vote_shard, shards(list(range(len(ballots))), jobs * 4))
+    finally:
+        _SHARED = None
+    verdicts = [v for part in parts for v in part]
+    return [c for ballot, v in zip(ballots, verdicts) for c in clusters_from(ballot, v, min_votes, names)]
+
+
+def _vote_shard(indices: list[int]) -> list[list[Verdict]]:
+    ballots, rule, min_votes = _SHARED
+    return [verdicts_of(ballots[i][1], rule, min_votes) for i in indices]
