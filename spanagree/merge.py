@@ -288,7 +288,6 @@ class Vote:
         from .outputs import write_atomically, write_text
 
         check_outputs(dest, adjudicate, force=force)
-        format_options = writer_options(format, format_options)
         gold = self.gold
         listing = self.adjudication_text(adjudicate) if adjudicate is not None else None
 
@@ -298,17 +297,6 @@ class Vote:
                 write_text(adjudicate, listing, force=force, what="adjudication file")
 
         write_atomically(dest, produce, force=force, what="gold output")
-
-
-def writer_options(format: str, options: dict) -> dict:
-    """The options ``format``'s writer takes: the command line passes the readers' options too
-    (``--conll-column`` means nothing to the CoNLL writer; ``--scheme`` and the XML options do)."""
-    import inspect
-
-    from .formats import get_format
-
-    accepted = inspect.signature(get_format(format).writer()).parameters
-    return {k: v for k, v in options.items() if k in accepted}
 
 
 def tally(clusters: list[Cluster]) -> dict:

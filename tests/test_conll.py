@@ -547,3 +547,15 @@ def test_write_read_round_trip(tmp_path_factory, scheme, data):
     for span in strict:  # each source line holds the span's first token
         first_token = span.text(strict.documents[span.doc].text).split(" ")[0]
         assert lines[span.source.line - 1].split("\t")[0] == first_token
+
+
+def test_convert_with_a_reader_only_option_does_not_reach_the_writer(tmp_path, capsys):
+    """Regression: ``--conll-column`` was passed to ``write_conll`` (TypeError and a traceback)."""
+    from spanagree.cli import main
+
+    source = Path(__file__).resolve().parent.parent / "corpora" / "demo" / "conll" / "ann1.conll"
+    out = tmp_path / "copy.conll"
+    assert main(["convert", str(source), "--from", "conll", "--conll-column", "2", "--to", "conll",
+                 "--out", str(out)]) == 0
+    assert read_conll(out) == read_conll(source)
+    assert "Traceback" not in capsys.readouterr().err

@@ -21,13 +21,14 @@ from ..span import SpanSet
 
 @dataclass(frozen=True)
 class Format:
-    """A registered format: its name, module, what it reads, and its reader's options."""
+    """A registered format: its name, module, what it reads, its reader's options and its writer's."""
 
     name: str
     description: str
     extensions: tuple[str, ...]
     options: tuple[str, ...]
     writes_to_folder: bool
+    write_options: tuple[str, ...] = ()
 
     def module(self):
         return importlib.import_module(f"spanagree.formats.{self.name}")
@@ -44,10 +45,12 @@ FORMATS: dict[str, Format] = {
     "xml": Format(
         "xml", "inline XML markup (an .xml file or a folder of them)", (".xml",),
         ("xml_label_attr", "xml_span_tags", "xml_doc_tag"), False,
+        write_options=("xml_label_attr", "xml_span_tags", "xml_doc_tag"),
     ),
     "conll": Format(
         "conll", "CoNLL columns with IOB/BIOES tags", (".conll", ".bio", ".iob", ".tsv", ".txt"),
         ("conll_column", "scheme"), False,
+        write_options=("scheme",),
     ),
     "jsonl": Format(
         "jsonl", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
@@ -119,10 +122,12 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> None:
     """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``.
 
-    Only the chosen format's options are passed on. The caller decides about overwriting.
+    Only the options the chosen format's writer takes (:attr:`Format.write_options`) are passed
+    on, so one set of command-line options can serve a reader and a writer (``--conll-column``
+    means something to the CoNLL reader only). The caller decides about overwriting.
     """
     fmt = get_format(format)
-    own = {k: v for k, v in options.items() if k in fmt.options and v is not None}
+    own = {k: v for k, v in options.items() if k in fmt.write_options and v is not None}
     fmt.writer()(spanset, dest, **own)
 
 
