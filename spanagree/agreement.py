@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from ._version import __version__
 from .compare import (MeanF1, PairCounts, counts_dict, parse_label_list, parse_label_map,
-                      select_labels, sorted_labels, warn_duplicates)
+                      select_labels, sorted_labels, undefined_rates, warn_duplicates)
 from .counts import Counts
-from .errors import SpanagreeWarning, UsageError
+from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .parallel import compare_all_pairs
 from .span import SpanSet
@@ -101,6 +101,7 @@ class Agreement:
                 "pairs": [pair_dict(p.first, p.second, c) for p, c in zip(self.pairs, counts)],
                 "mean_f1": label_mean.mean,
                 "sd_f1": label_mean.sd,
+                "pairs_with_undefined_f1": label_mean.skipped,
                 "pooled_f1": sum(counts, Counts()).as_dict()["f1"],
             }
         if by_document:
@@ -114,6 +115,8 @@ class Agreement:
         return {
             "pairs": [pair_dict(p.first, p.second, c) for p, c in zip(self.pairs, counts)],
             "mean_f1": doc_mean.mean,
+            "sd_f1": doc_mean.sd,
+            "pairs_with_undefined_f1": doc_mean.skipped,
             "pooled_f1": sum(counts, Counts()).as_dict()["f1"],
         }
 
@@ -217,16 +220,20 @@ def agree(spansets: list[SpanSet], *, match: str = "exact", labels: str = "stric
     names = unique_names(spansets)
     spansets = [renamed(select_labels(s, label_map=label_map, only=only), name) for s, name in zip(spansets, names)]
     documents, partial = common_documents(spansets)
+    if not documents:
+        raise SpanagreeError("no document is annotated by every annotator: "
+                             + "; ".join(f"{s.name} has {len(s.documents)}" for s in spansets))
     left_out = {}
     if partial:
         warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out: "
                       + ", ".join(partial), SpanagreeWarning, stacklevel=2)
         left_out["not_annotated_by_everyone"] = partial
-    if not documents:
-        raise UsageError("no document is annotated by every annotator")
     reconciled = reconcile(spansets, documents, align_whitespace=align_whitespace)
     if reconciled.left_out:
         left_out["texts_differ"] = reconciled.left_out
+    if not reconciled.documents:
+        raise SpanagreeError(f"no document left to compare: the texts of all {len(documents)} differ "
+                             "beyond whitespace")
     pairs = compare_all_pairs(reconciled.spansets, reconciled.documents, rule, jobs=jobs)
     duplicates = duplicates_per_annotator(pairs, len(spansets))
     for name, count in zip(names, duplicates):
@@ -235,10 +242,26 @@ def agree(spansets: list[SpanSet], *, match: str = "exact", labels: str = "stric
     if reconciled.whitespace_aligned:
         notes.append(f"{len(reconciled.whitespace_aligned)} document(s) compared through their "
                      "non-whitespace characters (texts differ only in whitespace)")
-    opts = {"match": match, "labels": labels, "partial_credit": rule.partial_credit,
+    warn_undefined(pairs)
+    # The caller's record of the run (the CLI's arguments) first; the values as understood win.
+    opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "only": sorted(only) if only else None, "map": label_map or None,
-            "align_whitespace": align_whitespace, **(options or {})}
+            "align_whitespace": align_whitespace}
     return Agreement(names, reconciled.documents, rule, pairs, opts, left_out, notes)
+
+
+def warn_undefined(pairs: list[PairCounts]) -> None:
+    """One warning per pair whose precision, recall or F1 is 0/0, and what the mean skips."""
+    skipped = 0
+    for pair in pairs:
+        undefined = undefined_rates(pair.counts)
+        if undefined:
+            warnings.warn(f"{pair.first} × {pair.second}: {', '.join(undefined)} undefined (0/0), reported as NaN",
+                          SpanagreeWarning, stacklevel=3)
+        skipped += "F1" in undefined
+    if skipped:
+        warnings.warn(f"the mean pairwise F1 skips {skipped} of {len(pairs)} pair(s) whose F1 is undefined",
+                      SpanagreeWarning, stacklevel=3)
 
 
 def duplicates_per_annotator(pairs: list[PairCounts], k: int) -> list[int]:

@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 bad input (the message names the file and line), 2 bad 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import warnings
 
@@ -52,11 +53,15 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--by", choices=["label", "document"], help="add a breakdown per label or per document")
     group.add_argument("--output", choices=OUTPUTS, default="table", help="table (default), json or csv")
     group.add_argument("--chance", action="store_true",
-                       help="token-level chance-corrected agreement (kappa, pi, MCC, Fleiss, Krippendorff)")
-    group.add_argument("--lang", default="en", help="--chance: spaCy language of the blank tokenizer (default: en)")
-    group.add_argument("--spacy-model", metavar="M", help="--chance: tokenise with this installed spaCy pipeline")
-    group.add_argument("--bootstrap", type=int, metavar="N", help="percentile intervals from N resamples of documents")
-    group.add_argument("--seed", type=int, help="--bootstrap: random seed")
+                       help="token-level agreement with d known: Cohen's kappa, Scott's pi, informedness, "
+                            "markedness, MCC per pair, Fleiss' kappa and Krippendorff's alpha, beside the token PSA")
+    group.add_argument("--lang", metavar="L",
+                       help="--chance: language of spaCy's blank tokenizer (default: en; CoNLL uses its own tokens)")
+    group.add_argument("--spacy-model", metavar="M",
+                       help="--chance: tokenise with this installed spaCy pipeline (a name or a path)")
+    group.add_argument("--bootstrap", type=int, metavar="N",
+                       help="95%% percentile intervals of F1, precision and recall from N resamples of documents")
+    group.add_argument("--seed", type=int, metavar="S", help="--bootstrap: random seed (default: drawn and reported)")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="align documents in N processes")
 
 
@@ -85,18 +90,11 @@ def build_parser() -> Parser:
     score.add_argument("--force", action="store_true", help="replace an existing --errors file")
 
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
-                                description="Merge annotators by voting; list what needs adjudication.")
-    merge.add_argument("paths", nargs="+", metavar="PATH")
+                                description="Merge annotators by voting; list what needs adjudication "
+                                "(rules and tie-breaking: docs/merge.md).")
+    merge.add_argument("paths", nargs="+", metavar="PATH", help="one span set per annotator (at least two)")
     add_format_options(merge)
-    merge.add_argument("--min-votes", type=int, metavar="K", help="votes needed (default: more than half)")
-    merge.add_argument("--match", choices=["exact", "overlap"], default="exact")
-    merge.add_argument("--labels", choices=list(LABEL_RULES), default="strict")
-    merge.add_argument("--to", required=True, choices=list(FORMATS), metavar="FORMAT", help="output format")
-    merge.add_argument("--out", required=True, metavar="DEST", help="output folder (BRAT) or file")
-    merge.add_argument("--adjudicate", metavar="FILE", help="write the clusters to adjudicate (CSV, or JSON for .json)")
-    merge.add_argument("--jobs", type=int, default=1, metavar="N")
-    merge.add_argument("--force", action="store_true", help="replace existing outputs")
-    merge.add_argument("--output", choices=OUTPUTS, default="table")
+    add_vote_options(merge)
 
     convert = commands.add_parser("convert", help="convert between BRAT, XML, CoNLL and JSONL")
     convert.add_argument("path", metavar="PATH")
@@ -122,7 +120,17 @@ def read_all(paths, args) -> list:
     from .formats import read
 
     fmt = getattr(args, "format", None) or getattr(args, "source_format", None)
-    return [read(path, fmt, **format_options(args)) for path in paths]
+    # What is read lives until the process ends, free of cycles: kept out of the collector's way
+    # (frozen), or its passes rescan millions of spans — a third of a run on 500k spans.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        spansets = [read(path, fmt, **format_options(args)) for path in paths]
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
+    return spansets
 
 
 def recorded_options(args) -> dict:
@@ -138,6 +146,11 @@ def check_common(args) -> None:
         raise UsageError("--bootstrap must be at least 1")
     if args.seed is not None and args.bootstrap is None:
         raise UsageError("--seed goes with --bootstrap")
+    for option, value in (("--lang", args.lang), ("--spacy-model", args.spacy_model)):
+        if value is not None and not args.chance:
+            raise UsageError(f"{option} goes with --chance")
+    if args.lang is not None and args.spacy_model is not None:
+        raise UsageError("--lang and --spacy-model exclude each other (the pipeline has its own language)")
 
 
 def command_agree(args) -> str:
@@ -160,21 +173,34 @@ def command_agree(args) -> str:
 
 
 def add_agreement_extras(result, spansets, args) -> None:
-    """--chance and --bootstrap: figures beside the PSA, from the same documents."""
+    """--chance and --bootstrap: figures beside the PSA, from the same documents and annotators."""
     if args.chance:
         from .chance import token_agreement
-        from .texts import reconcile
 
-        reconciled = reconcile([sp for sp in prepared(spansets, args)], result.documents,
-                               align_whitespace=args.align_whitespace)
-        tokens = "conll" if all(s.format == "conll" for s in spansets) else "spacy"
-        result.extras["chance"] = token_agreement(reconciled.spansets, reconciled.documents, tokens=tokens,
-                                                  lang=args.lang, spacy_model=args.spacy_model).to_dict()
+        reconciled = reconciled_quietly(prepared(spansets, args), result.documents, args)
+        result.extras["chance"] = token_agreement(
+            reconciled.spansets, reconciled.documents, tokens=tokenizer_of(spansets), lang=args.lang,
+            spacy_model=args.spacy_model, labels=args.labels, names=result.annotators).to_dict()
     if args.bootstrap:
         from .bootstrap import bootstrap_intervals
 
-        per_document = [[list(astuple(p.by_document[d])) for p in result.pairs] for d in result.documents]
-        result.extras["bootstrap"] = bootstrap_intervals(per_document, n=args.bootstrap, seed=args.seed)
+        per_document = [[astuple(p.by_document[d]) for p in result.pairs] for d in result.documents]
+        result.extras["bootstrap"] = bootstrap_intervals(per_document, n=args.bootstrap, seed=args.seed,
+                                                         pairs=[[p.first, p.second] for p in result.pairs])
+
+
+def reconciled_quietly(spansets, documents, args):
+    """The texts reconciled again for the token level; agree/score have already warned about them."""
+    from .texts import reconcile
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        return reconcile(spansets, documents, align_whitespace=args.align_whitespace)
+
+
+def tokenizer_of(spansets) -> str:
+    """CoNLL tokens when every input is CoNLL, else spaCy's tokenizer on the texts."""
+    return "conll" if all(s.format == "conll" for s in spansets) else "spacy"
 
 
 def astuple(counts):
@@ -198,7 +224,7 @@ def command_score(args) -> str:
     gold, *preds = read_all([args.gold] + args.preds, args)
     results = score(gold, preds, match=args.match, labels=args.labels, partial_credit=args.partial_credit,
                     beta=args.beta, only=args.only, label_map=args.map, align_whitespace=args.align_whitespace,
-                    options=recorded_options(args))
+                    options=recorded_options(args), jobs=args.jobs)
     for result, pred in zip(results, preds):
         add_score_extras(result, gold, pred, args)
     if args.errors:
@@ -215,27 +241,72 @@ def command_score(args) -> str:
 
 
 def add_score_extras(result, gold, pred, args) -> None:
+    """--chance and --bootstrap for one prediction; the prediction is the first side, the gold the second."""
     if args.chance:
         from .chance import token_agreement
-        from .texts import reconcile
 
         gold_p, pred_p = prepared([gold, pred], args)
-        documents = [d for d in result.documents if d in pred_p.documents]
-        reconciled = reconcile([gold_p, pred_p], documents, align_whitespace=args.align_whitespace)
-        tokens = "conll" if gold.format == pred.format == "conll" else "spacy"
-        result.extras["chance"] = token_agreement(reconciled.spansets, reconciled.documents, tokens=tokens,
-                                                  lang=args.lang, spacy_model=args.spacy_model).to_dict()
+        both = [d for d in result.documents if d in pred_p.documents]
+        gold_r, pred_r = reconciled_quietly([gold_p, pred_p], both, args).spansets
+        # documents the prediction lacks count as empty (as in the span counts)
+        result.extras["chance"] = token_agreement(
+            [pred_r, gold_r], result.documents, tokens=tokenizer_of([gold, pred]), lang=args.lang,
+            spacy_model=args.spacy_model, labels=args.labels, names=[result.prediction, result.gold]).to_dict()
     if args.bootstrap:
         from .bootstrap import bootstrap_intervals
 
-        per_document = [[list(astuple(result.pair.by_document[d]))] for d in result.documents]
-        result.extras["bootstrap"] = bootstrap_intervals(per_document, n=args.bootstrap, seed=args.seed)
+        per_document = [[astuple(result.pair.by_document[d])] for d in result.documents]
+        result.extras["bootstrap"] = bootstrap_intervals(per_document, n=args.bootstrap, seed=args.seed,
+                                                         pairs=[[result.prediction, result.gold]], mean=False)
+
+
+def add_vote_options(parser: argparse.ArgumentParser) -> None:
+    from .merge import VOTE_RULES
+
+    group = parser.add_argument_group("voting")
+    group.add_argument("--min-votes", type=int, metavar="K",
+                       help="annotators needed to keep a span or cluster (default: more than half)")
+    group.add_argument("--match", choices=list(VOTE_RULES), default="exact",
+                       help="exact: identical spans vote together; overlap: clusters of the pairwise "
+                       "one-to-one overlap alignments (default: exact)")
+    group.add_argument("--labels", choices=list(LABEL_RULES), default="strict",
+                       help="strict: only same-label spans vote together; ignore: the label is voted too (default: strict)")
+    group.add_argument("--only", metavar="L1,L2", help="merge only these labels (after --map)")
+    group.add_argument("--map", action="append", metavar="OLD=NEW", help="relabel before voting (repeatable)")
+    group.add_argument("--align-whitespace", action="store_true",
+                       help="merge copies of a document that differ only in whitespace (the first annotator's text is kept)")
+    group = parser.add_argument_group("output")
+    group.add_argument("--to", required=True, choices=list(FORMATS), metavar="FORMAT",
+                       help=f"gold format: {', '.join(FORMATS)}")
+    group.add_argument("--out", required=True, metavar="DEST", help="gold output: a folder (BRAT) or a file")
+    group.add_argument("--adjudicate", metavar="FILE",
+                       help="write the clusters to adjudicate (CSV, or JSON when FILE ends in .json)")
+    group.add_argument("--force", action="store_true", help="replace existing outputs")
+    group.add_argument("--jobs", type=int, default=1, metavar="N", help="vote on documents in N processes")
+    group.add_argument("--output", choices=OUTPUTS, default="table",
+                       help="summary on stdout: table (default), json or csv (one row per document)")
 
 
 def command_merge(args) -> str:
-    from .merge import merge_command
+    from .merge import check_outputs, vote
+    from .report import to_json
 
-    return merge_command(args, read_all(args.paths, args))
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    check_outputs(args.out, args.adjudicate, force=args.force)  # refuse before reading anything
+    result = vote(read_all(args.paths, args), args.min_votes, match=args.match, labels=args.labels,
+                  only=args.only, label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs,
+                  options=recorded_options(args))
+    result.write(args.out, args.to, adjudicate=args.adjudicate, force=args.force, **format_options(args))
+    if args.output == "json":
+        return to_json(result.to_dict())
+    if args.output == "csv":
+        return result.csv()
+    counts = result.counts()
+    wrote = f"wrote {counts['kept']} spans in {len(result.documents)} documents to {args.out} ({args.to})"
+    if args.adjudicate:
+        wrote += f"; {counts['to_adjudicate']} clusters to adjudicate in {args.adjudicate}"
+    return result.table() + wrote + "\n"
 
 
 def command_convert(args) -> str:

@@ -7,11 +7,15 @@ and keep the counts per document and per label (and, when asked, the alignments 
 
 from __future__ import annotations
 
+import gc
 import math
 import statistics
 import warnings
+from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from operator import attrgetter
+from typing import Any, Callable, Iterable, Mapping
 
 from .counts import Counts, quiet_ratio
 from .errors import SpanagreeWarning, UsageError
@@ -64,8 +68,44 @@ def select_labels(spanset: SpanSet, *, label_map: Mapping[str, str] | None = Non
 
 
 @dataclass
+class LabelTally:
+    """Per label: spans on each side and the credit of aligned pairs (labels strict).
+
+    Kept as exact sums — integer counts, and the credits other than 1 as a list summed with
+    ``math.fsum`` at the end — so that tallies of disjoint shards of documents add up to exactly
+    the tally of the whole, whatever the shards (``--jobs``).
+    """
+
+    first: Counter = field(default_factory=Counter)
+    second: Counter = field(default_factory=Counter)
+    ones: Counter = field(default_factory=Counter)
+    fractions: dict[str, list[float]] = field(default_factory=dict)
+
+    def add(self, other: "LabelTally") -> None:
+        self.first.update(other.first)
+        self.second.update(other.second)
+        self.ones.update(other.ones)
+        for label, credits in other.fractions.items():
+            self.fractions.setdefault(label, []).extend(credits)
+
+    def counts(self) -> dict[str, Counts]:
+        """``{label: Counts}``, labels sorted."""
+        by_label = {}
+        for label in sorted(self.first.keys() | self.second.keys()):
+            ones, fractions = self.ones.get(label, 0), self.fractions.get(label)
+            credit = math.fsum([ones, *fractions]) if fractions else float(ones) if ones else 0
+            by_label[label] = Counts(credit, max(self.first.get(label, 0) - credit, 0),
+                                     max(self.second.get(label, 0) - credit, 0))
+        return by_label
+
+
+@dataclass
 class PairCounts:
-    """Two span sets compared over documents: counts per document and per label."""
+    """Two span sets compared over documents: counts per document and per label.
+
+    ``each`` holds, when asked for, one result per document (in document order) of a function
+    of the document's alignment (:func:`compare_pair`'s ``each``).
+    """
 
     first: str
     second: str
@@ -73,45 +113,78 @@ class PairCounts:
     by_label: dict[str, Counts]
     duplicates: tuple[int, int] = (0, 0)
     alignments: dict[str, Alignment] | None = None
+    tally: LabelTally | None = field(default=None, repr=False)
+    each: list | None = field(default=None, repr=False)
 
     @property
     def counts(self) -> Counts:
         return sum(self.by_document.values(), Counts())
 
 
+_LABEL = attrgetter("label")
+_PAIR_LABEL = attrgetter("first.label")
+
+
 def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: MatchRule, *,
-                 keep_alignments: bool = False) -> PairCounts:
+                 keep_alignments: bool = False, index: str = "sweep",
+                 each: Callable[[str, Alignment], Any] | None = None) -> PairCounts:
     """Align ``first`` and ``second`` on every document in ``documents``.
 
-    A document missing from a side counts as empty on that side.
+    A document missing from a side counts as empty on that side. ``index`` names the candidate
+    index of :func:`~spanagree.match.align`; ``each(doc_id, alignment)``, when given, is called
+    on every document's alignment and its results are kept in :attr:`PairCounts.each`.
     """
     by_document: dict[str, Counts] = {}
     alignments: dict[str, Alignment] | None = {} if keep_alignments else None
-    credit_by_label: dict[str, float] = {}
-    first_by_label: dict[str, int] = {}
-    second_by_label: dict[str, int] = {}
+    results: list | None = [] if each is not None else None
+    strict = rule.strict_labels
+    whole = rule.boundary != "partial"
+    first_labels: list[str] = []
+    second_labels: list[str] = []
+    pair_labels: list[str] = []
+    fractions: dict[str, list[float]] = {}
     dup1 = dup2 = 0
-    for doc_id in documents:
-        alignment = align(first.documents.get(doc_id, EMPTY).spans, second.documents.get(doc_id, EMPTY).spans, rule)
-        by_document[doc_id] = alignment.counts
-        if rule.strict_labels:  # pairs share their label: per-label counts add up over documents
-            for pair in alignment.pairs:
-                label = pair.first.label
-                credit_by_label[label] = credit_by_label.get(label, 0) + pair.credit
-            for span in alignment.first:
-                first_by_label[span.label] = first_by_label.get(span.label, 0) + 1
-            for span in alignment.second:
-                second_by_label[span.label] = second_by_label.get(span.label, 0) + 1
-        dup1 += alignment.duplicates[0]
-        dup2 += alignment.duplicates[1]
-        if alignments is not None:
-            alignments[doc_id] = alignment
-    by_label = {}
-    for label in sorted(first_by_label.keys() | second_by_label.keys()):
-        credit = credit_by_label.get(label, 0)
-        by_label[label] = Counts(credit, max(first_by_label.get(label, 0) - credit, 0),
-                                 max(second_by_label.get(label, 0) - credit, 0))
-    return PairCounts(first.name, second.name, by_document, by_label, (dup1, dup2), alignments)
+    documents1, documents2 = first.documents, second.documents
+    with collector_paused():  # every object made here stays alive: nothing for the collector to find
+        for doc_id in documents:
+            alignment = align(documents1.get(doc_id, EMPTY).spans, documents2.get(doc_id, EMPTY).spans, rule,
+                              index=index)
+            by_document[doc_id] = alignment.counts
+            if strict:  # pairs share their label: per-label counts add up over documents
+                first_labels += map(_LABEL, alignment.first)
+                second_labels += map(_LABEL, alignment.second)
+                if whole:  # exact and overlap pairs all earn 1
+                    pair_labels += map(_PAIR_LABEL, alignment.pairs)
+                else:
+                    for pair in alignment.pairs:
+                        if pair.credit == 1.0:
+                            pair_labels.append(pair.first.label)
+                        else:
+                            fractions.setdefault(pair.first.label, []).append(pair.credit)
+            dup1 += alignment.duplicates[0]
+            dup2 += alignment.duplicates[1]
+            if alignments is not None:
+                alignments[doc_id] = alignment
+            if results is not None:
+                results.append(each(doc_id, alignment))
+    tally = LabelTally(Counter(first_labels), Counter(second_labels), Counter(pair_labels), fractions)
+    return PairCounts(first.name, second.name, by_document, tally.counts(), (dup1, dup2), alignments, tally, results)
+
+
+@contextmanager
+def collector_paused():
+    """Pause the cyclic garbage collector (restoring its state after).
+
+    Aligning a corpus allocates an object or more per span, all alive until the end and free of
+    cycles; with the collector on, its generations are rescanned again and again over them.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def warn_duplicates(name: str, count: int, rule: MatchRule) -> None:
@@ -140,13 +213,47 @@ class MeanF1:
 
 
 def counts_dict(counts: Counts, *, beta: float | None = None) -> dict:
-    """a, b, c and the rates, NaN where undefined (rendered ``null`` in JSON)."""
+    """a, b, c and the rates, NaN where undefined (rendered ``null`` in JSON).
+
+    Whole counts are ints (``"a": 61``), fractional ones (partial credit) floats. With ``beta``
+    (≠ 1) the F-beta is added as ``f{beta}``, e.g. ``f2``.
+    """
     result = counts.as_dict()
+    for key in ("a", "b", "c"):
+        if float(result[key]).is_integer():
+            result[key] = int(result[key])
     if beta is not None and beta != 1:
-        b2 = beta * beta
-        result[f"f{beta:g}"] = quiet_ratio((1 + b2) * counts.a, (1 + b2) * counts.a + b2 * counts.c + counts.b)
+        result[f_beta_key(beta)] = f_beta(counts, beta)
     result["jaccard"] = quiet_ratio(counts.a, counts.a + counts.b + counts.c)
     return result
+
+
+def f_beta_key(beta: float) -> str:
+    """The name of F-beta in results: ``f2``, ``f0.5``, ``finf``."""
+    return f"f{beta:g}"
+
+
+def f_beta(counts: Counts, beta: float) -> float:
+    """F-beta ``(1 + β²) a / ((1 + β²) a + β² c + b)``, quietly NaN where undefined; β = ∞ gives recall."""
+    if math.isinf(beta):
+        return quiet_ratio(counts.a, counts.a + counts.c)
+    b2 = beta * beta
+    return quiet_ratio((1 + b2) * counts.a, (1 + b2) * counts.a + b2 * counts.c + counts.b)
+
+
+def undefined_rates(counts: Counts, beta: float | None = None) -> list[str]:
+    """The names of the reported rates that are undefined (0/0) for these counts."""
+    a, b, c = counts.a, counts.b, counts.c
+    names = []
+    if a + b == 0:
+        names.append("precision")
+    if a + c == 0:
+        names.append("recall")
+    if 2 * a + b + c == 0:
+        names.append("F1")
+    if beta is not None and beta != 1 and math.isnan(f_beta(counts, beta)) and 2 * a + b + c != 0:
+        names.append(f"F{beta:g}")
+    return names
 
 
 def sorted_labels(labels: Iterable[str]) -> list[str]:

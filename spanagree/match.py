@@ -16,9 +16,12 @@ A rule has two axes (DESIGN.md, "Matching"):
                                   partial: 0.5
 
 The alignment is **one-to-one with maximum total credit**: a maximum-weight bipartite matching,
-solved exactly on each connected component of the candidate graph. Candidate pairs come from a
-sorted sweep over start offsets (the benchmark measured it ~30× faster than building an
-``intervaltree`` per document, with the same pairs), never from all pairs. Among equally good
+solved exactly on each connected component of the candidate graph. Candidate pairs (spans whose
+hulls intersect; the credit function then decides) come from an index named in
+:data:`CANDIDATE_INDEXES`, never from all pairs: a sorted sweep over start offsets (the
+default) or an ``intervaltree`` per document. Both give the same pairs in the same order, so the
+alignment never depends on the index; the sweep is several times faster (``benchmarks/RESULTS.md``)
+and, like the tree, costs O(n log n + pairs). Among equally good
 alignments it prefers more exact pairs, then more same-label pairs, then a canonical order that
 does not depend on which side is first — so swapping the sides swaps b and c and changes nothing
 else.
@@ -29,10 +32,13 @@ counted once; :class:`Alignment` records how many were dropped.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from math import fsum
 from typing import NamedTuple, Sequence
 
+from .assignment import SMALL, max_assignment
 from .counts import Counts
 from .errors import UsageError
 from .span import Fragments, Span
@@ -151,6 +157,9 @@ class Pair(NamedTuple):
         return self.first.label == self.second.label
 
 
+_tuple_new = tuple.__new__  # _tuple_new(Pair, (first, second, credit)): a Pair at C speed
+
+
 @dataclass(slots=True)
 class Alignment:
     """The one-to-one alignment of two span lists (one document).
@@ -166,8 +175,12 @@ class Alignment:
 
     @property
     def counts(self) -> Counts:
-        """a = total credit, b = |first| − a, c = |second| − a."""
-        a = sum(p.credit for p in self.pairs)
+        """a = total credit, b = |first| − a, c = |second| − a.
+
+        The credits are summed exactly rounded (``math.fsum``), so a does not depend on the order
+        of the pairs (which side is first, the order of the input spans, the candidate index).
+        """
+        a = fsum([p.credit for p in self.pairs])
         n1, n2 = len(self.first), len(self.second)
         return Counts(a, max(n1 - a, 0), max(n2 - a, 0))
 
@@ -207,21 +220,26 @@ def unique_spans(spans: Sequence[Span], rule: "MatchRule") -> tuple[list[Span], 
     Under labels strict, duplicates are equal spans. Under labels ignore, spans with the same
     fragments but different labels collapse to the one whose label sorts first.
     """
-    if rule.labels == "strict":
-        seen = {(s.fragments, s.label): s for s in reversed(spans)}
-    else:
-        seen = {}
-        for span in spans:
-            kept = seen.get(span.fragments)
-            if kept is None or span.label < kept.label:
-                seen[span.fragments] = span
-    unique = list(seen.values())
+    unique = list(_unique_by_key(spans, rule).values())
     if rule.labels == "strict" and len(unique) > 1:
         unique.reverse()
     return unique, len(spans) - len(unique)
 
 
-def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = MatchRule()) -> Alignment:
+def _unique_by_key(spans: Sequence[Span], rule: "MatchRule") -> dict:
+    """The kept span of each matching key (under labels strict, in reverse order of first occurrence)."""
+    if rule.labels == "strict":
+        return {(s.fragments, s.label): s for s in reversed(spans)}
+    seen: dict = {}
+    for span in spans:
+        kept = seen.get(span.fragments)
+        if kept is None or span.label < kept.label:
+            seen[span.fragments] = span
+    return seen
+
+
+def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = MatchRule(), *,
+          index: str = "sweep") -> Alignment:
     """Align two annotators' spans of one document one-to-one with maximum total credit.
 
     Parameters
@@ -229,6 +247,10 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
     first, second : sequence of Span
         The two sides' spans of the same document (any order; duplicates allowed).
     rule : MatchRule
+    index : {"sweep", "intervaltree"}
+        How candidate pairs are found under ``overlap`` and ``partial`` (see
+        :data:`CANDIDATE_INDEXES`); the result is the same with either. ``exact`` needs no index:
+        its candidates share their fragments and are found by a hash join.
 
     Returns
     -------
@@ -248,84 +270,156 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
     >>> align(f, s, MatchRule("overlap", "ignore")).counts
     Counts(a=2.0, b=0.0, c=0.0)
     """
-    first, dup1 = unique_spans(first, rule)
-    second, dup2 = unique_spans(second, rule)
-    if rule.boundary == "exact":
-        pairs = exact_pairs(first, second, rule)
-    else:
-        pairs = optimal_pairs(first, second, rule)
-    return Alignment(first, second, pairs, (dup1, dup2))
-
-
-def exact_pairs(first: list[Span], second: list[Span], rule: MatchRule) -> list[Pair]:
-    """Hash join on fragments: under ``exact`` every candidate pair shares its fragments."""
+    finder = candidate_index(index)
+    by_key1 = _unique_by_key(first, rule)
+    by_key2 = _unique_by_key(second, rule)
+    unique1 = list(by_key1.values())
+    unique2 = list(by_key2.values())
     if rule.labels == "strict":
-        # Keys are unique on each side, so the join is the matching.
-        by_key = {(s.fragments, s.label): s for s in second}
-        pairs = []
-        for span in first:
-            other = by_key.get((span.fragments, span.label))
-            if other is not None:
-                pairs.append(Pair(span, other, 1.0))
+        unique1.reverse()
+        unique2.reverse()
+    duplicates = (len(first) - len(unique1), len(second) - len(unique2))
+    if rule.boundary == "exact":
+        # Keys are unique on each side and every candidate shares its key: the join is the matching.
+        pairs = [_tuple_new(Pair, (span, by_key2[key], 1.0)) for key, span in by_key1.items() if key in by_key2]
+        if rule.labels == "strict":
+            pairs.reverse()  # in the order of `unique1`
+    else:
+        pairs = optimal_pairs(unique1, unique2, rule, finder)
+    return Alignment(unique1, unique2, pairs, duplicates)
+
+
+
+# -- candidate pairs ---------------------------------------------------------------------------
+
+
+def sweep_candidates(first: Sequence[Span], second: Sequence[Span]) -> list[tuple[int, int]]:
+    """Every ``(i, j)`` whose hulls ``[start, end)`` intersect, by a sweep over start offsets.
+
+    Both sides are visited together in order of start (the first side first at equal starts);
+    each side keeps its spans still open (end > the current start). A new span meets exactly the
+    other side's open spans, and a span leaves its list once, so the cost is O(n log n + pairs),
+    never |first| × |second|. For a handful of spans (|first| × |second| ≤ 64) checking each
+    pair is cheaper than sorting, and gives the same pairs. Returns the pairs sorted.
+    """
+    n1, n2 = len(first), len(second)
+    if not n1 or not n2:
+        return []
+    if n1 * n2 <= 64:
+        hulls = [(s.fragments[0][0], s.fragments[-1][1]) for s in second]
+        pairs: list[tuple[int, int]] = []
+        for i, span in enumerate(first):
+            start, end = span.fragments[0][0], span.fragments[-1][1]
+            pairs += [(i, j) for j, (other_start, other_end) in enumerate(hulls) if other_start < end and start < other_end]
         return pairs
-    # labels ignored: fragments are unique on each side.
-    by_fragments = {s.fragments: s for s in second}
+    # Positions 0 .. n1-1 are the first side's spans, n1 .. n1+n2-1 the second side's.
+    starts = [s.fragments[0][0] for s in first]
+    starts += [s.fragments[0][0] for s in second]
+    ends = [s.fragments[-1][1] for s in first]
+    ends += [s.fragments[-1][1] for s in second]
+    open1: list[int] = []
+    open2: list[int] = []
     pairs = []
-    for span in first:
-        other = by_fragments.get(span.fragments)
-        if other is not None:
-            pairs.append(Pair(span, other, 1.0))
+    for k in sorted(range(n1 + n2), key=starts.__getitem__):  # stable: first side first on ties
+        start = starts[k]
+        if k < n1:
+            if open2:
+                open2 = [j for j in open2 if ends[j] > start]
+                for j in open2:
+                    pairs.append((k, j - n1))
+            open1.append(k)
+        else:
+            if open1:
+                open1 = [i for i in open1 if ends[i] > start]
+                j = k - n1
+                for i in open1:
+                    pairs.append((i, j))
+            open2.append(k)
+    pairs.sort()
     return pairs
 
 
-def candidate_edges(first: list[Span], second: list[Span], rule: MatchRule) -> list[tuple[int, int, float]]:
-    """Every pair with positive credit, found by a sweep over start offsets.
+def intervaltree_candidates(first: Sequence[Span], second: Sequence[Span]) -> list[tuple[int, int]]:
+    """The same pairs as :func:`sweep_candidates`, from an ``intervaltree.IntervalTree``.
 
-    Spans are visited in order of start; each side keeps the spans still open (end > the current
-    start). A new span meets exactly the other side's open spans whose hulls overlap it, so the
-    work is proportional to the number of hull-overlapping pairs, not to |first| × |second|.
-    Returns ``(i, j, credit)`` with indices into ``first`` and ``second``.
+    One tree over the second side's hulls (each interval stores its span's index as ``data``:
+    identical intervals would otherwise collapse into one), queried with each first-side hull;
+    ``overlap()`` returns an unordered set, so each answer is sorted. Empty intervals are
+    rejected before insertion (a tree refuses them). Discontinuous spans are queried by their
+    hull; the credit function then keeps only pairs sharing characters.
     """
-    events = [(s.fragments[0][0], 0, i) for i, s in enumerate(first)]
-    events += [(s.fragments[0][0], 1, j) for j, s in enumerate(second)]
-    events.sort()
-    spans = (first, second)
-    open_spans: tuple[list[int], list[int]] = ([], [])
-    edges = []
+    if not first or not second:
+        return []
+    from intervaltree import Interval, IntervalTree
+
+    tree = IntervalTree([Interval(s.fragments[0][0], s.fragments[-1][1], j) for j, s in enumerate(second)
+                         if s.fragments[-1][1] > s.fragments[0][0]])
+    pairs: list[tuple[int, int]] = []
+    for i, span in enumerate(first):
+        start, end = span.fragments[0][0], span.fragments[-1][1]
+        if end > start:
+            pairs += [(i, j) for j in sorted(interval.data for interval in tree.overlap(start, end))]
+    return pairs
+
+
+#: Candidate finders, by name: ``f(first, second) -> sorted [(i, j)]`` of hull-overlapping pairs.
+#: The single source of truth for the ``index=`` choices of :func:`align`.
+CANDIDATE_INDEXES = {
+    "sweep": sweep_candidates,
+    "intervaltree": intervaltree_candidates,
+}
+
+
+def candidate_index(name: str):
+    """The candidate finder called ``name``, or a :class:`UsageError` listing the choices."""
+    try:
+        return CANDIDATE_INDEXES[name]
+    except (KeyError, TypeError):
+        raise UsageError(f"unknown candidate index {name!r}; choose one of: {', '.join(CANDIDATE_INDEXES)}") from None
+
+
+def candidate_edges(first: list[Span], second: list[Span], rule: MatchRule, *,
+                    index: str = "sweep") -> list[tuple[int, int, float]]:
+    """Every pair with positive credit: ``(i, j, credit)``, indices into ``first`` and ``second``.
+
+    The index finds the pairs whose hulls intersect; the rule's credit keeps those that earn
+    something (same label under labels strict; shared characters for discontinuous spans).
+    """
+    finder = index if callable(index) else candidate_index(index)
     credit = rule.credit
-    for start, side, index in events:
-        other = open_spans[1 - side]
-        if other:
-            other_spans = spans[1 - side]
-            still_open = [k for k in other if other_spans[k].fragments[-1][1] > start]
-            open_spans[1 - side][:] = still_open
-            span = spans[side][index]
-            for k in still_open:
-                if side == 0:
-                    value = credit(span, other_spans[k])
-                    if value > 0:
-                        edges.append((index, k, value))
-                else:
-                    value = credit(other_spans[k], span)
-                    if value > 0:
-                        edges.append((k, index, value))
-        open_spans[side].append(index)
+    edges = []
+    for i, j in finder(first, second):
+        value = credit(first[i], second[j])
+        if value > 0:
+            edges.append((i, j, value))
     return edges
 
 
-def optimal_pairs(first: list[Span], second: list[Span], rule: MatchRule) -> list[Pair]:
+def optimal_pairs(first: list[Span], second: list[Span], rule: MatchRule, index="sweep") -> list[Pair]:
     """Maximum-weight one-to-one pairs, solved per connected component of the candidate graph."""
-    edges = candidate_edges(first, second, rule)
+    edges = candidate_edges(first, second, rule, index=index)
     if not edges:
         return []
+    # Most edges are components of their own (neither span has another candidate): they are
+    # pairs as they stand. The others are grouped into components and solved.
+    firsts = [i for i, _, _ in edges]
+    seconds = [j for _, j, _ in edges]
+    if len(set(firsts)) == len(edges) == len(set(seconds)):  # every component is one edge
+        return [_tuple_new(Pair, (first[i], second[j], value)) for i, j, value in edges]
+    degree1 = Counter(firsts)
+    degree2 = Counter(seconds)
     pairs = []
-    for component in connected_components(edges):
-        if len(component) == 1:
-            i, j, value = component[0]
-            pairs.append(Pair(first[i], second[j], value))
-            continue
-        for i, j, value in solve_component(component, first, second, rule):
-            pairs.append(Pair(first[i], second[j], value))
+    shared = []
+    for edge in edges:
+        i, j, value = edge
+        if degree1[i] == 1 and degree2[j] == 1:
+            pairs.append(_tuple_new(Pair, (first[i], second[j], value)))
+        else:
+            shared.append(edge)
+    if shared:
+        for component in connected_components(shared):
+            for i, j, value in solve_component(component, first, second, rule):
+                pairs.append(_tuple_new(Pair, (first[i], second[j], value)))
     return pairs
 
 
@@ -405,9 +499,14 @@ def max_weight_matching(edges: list[tuple[tuple[int, int], int]], shape: tuple[i
 
     Weights are positive integers; the result is the set of chosen ``(row, col)``.
     """
+    n_rows, n_cols = shape
+    if n_rows * n_cols <= SMALL:  # the same answer as scipy's, without importing it
+        matrix = [[0] * n_cols for _ in range(n_rows)]
+        for (r, c), w in edges:
+            matrix[r][c] = w
+        return {(r, c) for r, c in max_assignment(matrix) if matrix[r][c] > 0}
     import numpy as np
 
-    n_rows, n_cols = shape
     if n_rows * n_cols <= 250_000:
         from scipy.optimize import linear_sum_assignment
 

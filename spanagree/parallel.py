@@ -1,27 +1,42 @@
 """Splitting work by document across processes (``--jobs N``).
 
 Documents are independent and counts add, so each process aligns a contiguous shard of the
-documents and the per-document and per-label counts are summed afterwards: the result is
-identical to a single process. Processes are forked, so the span sets already in memory are
-shared rather than copied through pickles; where ``fork`` is unavailable the work runs in one
-process.
+documents and the shards' tallies are added afterwards in document order: per-document counts
+are computed whole in one process, per-label counts are exact sums (see
+:class:`~spanagree.compare.LabelTally`), and per-document results (``each``) are concatenated —
+the result is identical to a single process, whatever the number of jobs. Processes are forked,
+so the span sets already in memory are shared rather than copied through pickles; only counts
+travel back. Where ``fork`` is unavailable the work runs in one process.
 """
 
 from __future__ import annotations
 
+import gc
 import itertools
 import multiprocessing
 import os
+from typing import Any, Callable
 
-from .compare import PairCounts, compare_pair
-from .match import MatchRule
+from .compare import LabelTally, PairCounts, compare_pair
+from .match import Alignment, MatchRule
 from .span import SpanSet
 
+#: The work of the forked processes, set just before forking (children inherit it).
 _SHARED: tuple | None = None
+
+#: Shards per process: enough to even out documents of unequal size, few enough that the
+#: counts sent back stay cheap.
+SHARDS_PER_JOB = 4
 
 
 def shards(items: list, parts: int) -> list[list]:
-    """``items`` cut into at most ``parts`` contiguous, nearly equal pieces."""
+    """``items`` cut into at most ``parts`` contiguous, nearly equal pieces.
+
+    Examples
+    --------
+    >>> shards(list(range(7)), 3)
+    [[0, 1, 2], [3, 4], [5, 6]]
+    """
     size, extra = divmod(len(items), parts)
     result, start = [], 0
     for k in range(parts):
@@ -33,41 +48,76 @@ def shards(items: list, parts: int) -> list[list]:
 
 
 def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: MatchRule, *, jobs: int = 1,
-                      pairs: list[tuple[int, int]] | None = None, keep_alignments: bool = False) -> list[PairCounts]:
-    """:func:`~spanagree.compare.compare_pair` for every pair of span sets, over ``jobs`` processes."""
+                      pairs: list[tuple[int, int]] | None = None, keep_alignments: bool = False,
+                      index: str = "sweep", each: Callable[[str, Alignment], Any] | None = None) -> list[PairCounts]:
+    """:func:`~spanagree.compare.compare_pair` for every pair of span sets, over ``jobs`` processes.
+
+    Parameters
+    ----------
+    spansets : list of SpanSet
+    documents : list of str
+        The documents to align, in order.
+    rule : MatchRule
+    jobs : int
+        Processes to use; 1 (or a platform without ``fork``, or ``keep_alignments``) runs in this
+        process. The results are the same either way.
+    pairs : list of (int, int), optional
+        Which span sets to compare (indices); default every pair in order.
+    keep_alignments, index, each
+        As in :func:`~spanagree.compare.compare_pair`.
+
+    Examples
+    --------
+    >>> from spanagree.span import Span, SpanSet
+    >>> a = SpanSet.from_spans("a", [Span(str(d), (0, 5), "PER") for d in range(6)])
+    >>> b = SpanSet.from_spans("b", [Span(str(d), (0, 5 + d % 2), "PER") for d in range(6)])
+    >>> [p.counts for p in compare_all_pairs([a, b], list(a.documents), MatchRule(), jobs=2)]
+    [Counts(a=3.0, b=3.0, c=3.0)]
+    """
     if pairs is None:
         pairs = list(itertools.combinations(range(len(spansets)), 2))
     jobs = min(jobs, max(1, len(documents) // 2))
-    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods() or keep_alignments:
-        return [compare_pair(spansets[i], spansets[j], documents, rule, keep_alignments=keep_alignments)
-                for i, j in pairs]
+    if jobs <= 1 or keep_alignments or "fork" not in multiprocessing.get_all_start_methods():
+        return [compare_pair(spansets[i], spansets[j], documents, rule, keep_alignments=keep_alignments,
+                             index=index, each=each) for i, j in pairs]
     global _SHARED
-    _SHARED = (spansets, rule, pairs)
+    _SHARED = (spansets, rule, pairs, index, each)
+    # Objects alive now are never garbage: frozen, the children's collector neither scans them nor
+    # writes to their pages (which would copy the shared memory page by page).
+    frozen = not gc.get_freeze_count()
+    if frozen:
+        gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_compare_shard, shards(documents, jobs * 4))
+            parts = pool.map(_compare_shard, shards(documents, jobs * SHARDS_PER_JOB), chunksize=1)
     finally:
         _SHARED = None
+        if frozen:
+            gc.unfreeze()
     return [merge_pair_counts([part[k] for part in parts]) for k in range(len(pairs))]
 
 
 def _compare_shard(documents: list[str]) -> list[PairCounts]:
-    spansets, rule, pairs = _SHARED
-    return [compare_pair(spansets[i], spansets[j], documents, rule) for i, j in pairs]
+    spansets, rule, pairs, index, each = _SHARED
+    return [compare_pair(spansets[i], spansets[j], documents, rule, index=index, each=each) for i, j in pairs]
 
 
 def merge_pair_counts(parts: list[PairCounts]) -> PairCounts:
-    """Sum the counts of one pair computed on disjoint shards of documents (shard order kept)."""
-    by_document, by_label = {}, {}
+    """One pair's counts over disjoint shards of documents, from the shards' (in document order)."""
+    by_document: dict = {}
+    tally = LabelTally()
+    each: list | None = None if parts[0].each is None else []
     dup1 = dup2 = 0
     for part in parts:
         by_document.update(part.by_document)
-        for label, counts in part.by_label.items():
-            by_label[label] = by_label[label] + counts if label in by_label else counts
+        tally.add(part.tally)
+        if each is not None:
+            each += part.each
         dup1 += part.duplicates[0]
         dup2 += part.duplicates[1]
-    return PairCounts(parts[0].first, parts[0].second, by_document, by_label, (dup1, dup2))
+    return PairCounts(parts[0].first, parts[0].second, by_document, tally.counts(), (dup1, dup2), None, tally, each)
 
 
 def available_cores() -> int:
+    """The number of cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

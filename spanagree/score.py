@@ -19,19 +19,26 @@ spans left unaligned, is classified by how its two spans relate —
 
 A pair that the rule aligned earns credit in ``a`` (e.g. a ``partial`` pair under
 ``--match partial`` earns 0.5); the residual pairs earn none (they are in b and c).
+
+The number of items of each kind, and the gold × predicted label confusion, are tallied while the
+documents are aligned (over ``jobs`` processes); the listing itself (:attr:`Score.items`) is built
+when first asked for, from a second pass over the documents.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 
 from ._version import __version__
-from .compare import (PairCounts, compare_pair, counts_dict, parse_label_list, parse_label_map, select_labels,
-                      sorted_labels, warn_duplicates)
+from .compare import (PairCounts, counts_dict, parse_label_list, parse_label_map, select_labels,
+                      sorted_labels, undefined_rates, warn_duplicates)
 from .counts import Counts
-from .errors import SpanagreeWarning
-from .match import Alignment, MatchRule, align
+from .errors import SpanagreeWarning, UsageError
+from .match import Alignment, MatchRule, Pair, optimal_pairs, unique_spans
+from .parallel import compare_all_pairs
 from .span import Document, Span, SpanSet
 from .texts import reconcile
 
@@ -73,12 +80,13 @@ def span_fields(prefix: str, span: Span | None, text: str | None) -> dict:
     }
 
 
+#: The kind of a pair, by (same fragments, same label).
+PAIR_KINDS = {(True, True): "correct", (True, False): "wrong_label",
+              (False, True): "partial", (False, False): "wrong_label_and_boundary"}
+
+
 def kind_of(pred: Span, gold: Span) -> str:
-    same_fragments = pred.fragments == gold.fragments
-    same_label = pred.label == gold.label
-    if same_fragments:
-        return "correct" if same_label else "wrong_label"
-    return "partial" if same_label else "wrong_label_and_boundary"
+    return PAIR_KINDS[pred.fragments == gold.fragments, pred.label == gold.label]
 
 
 @dataclass
@@ -90,11 +98,21 @@ class Score:
     rule: MatchRule
     beta: float
     pair: PairCounts
-    items: list[ErrorItem]
+    #: ``(kind, gold label or None, predicted label or None)`` → number of items.
+    tally: Counter
     options: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     missing_predictions: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
+    listing: object = field(default=None, repr=False, compare=False)  # () -> list[ErrorItem]
+    _items: list | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def items(self) -> list[ErrorItem]:
+        """Every classified span or pair, document by document (built on first use)."""
+        if self._items is None:
+            self._items = self.listing() if self.listing is not None else []
+        return self._items
 
     @property
     def counts(self) -> Counts:
@@ -106,8 +124,8 @@ class Score:
 
     def error_counts(self) -> dict[str, int]:
         totals = dict.fromkeys(KINDS, 0)
-        for item in self.items:
-            totals[item.kind] += 1
+        for (kind, _, _), number in self.tally.items():
+            totals[kind] += number
         return totals
 
     def errors(self) -> list[ErrorItem]:
@@ -116,14 +134,14 @@ class Score:
 
     def confusion(self) -> dict:
         """Gold label × predicted label over all pairs; ``(none)`` for missed / spurious."""
-        labels = sorted_labels([i.gold.label for i in self.items if i.gold] + [i.pred.label for i in self.items if i.pred])
+        labels = sorted_labels([g for _, g, _ in self.tally if g is not None] + [p for _, _, p in self.tally if p is not None])
         axis = labels + [NONE]
         index = {label: k for k, label in enumerate(axis)}
         matrix = [[0] * len(axis) for _ in axis]
-        for item in self.items:
-            row = index[item.gold.label] if item.gold else index[NONE]
-            col = index[item.pred.label] if item.pred else index[NONE]
-            matrix[row][col] += 1
+        for (_, gold, pred), number in self.tally.items():
+            row = index[gold] if gold is not None else index[NONE]
+            col = index[pred] if pred is not None else index[NONE]
+            matrix[row][col] += number
         return {"rows": "gold", "columns": "prediction", "labels": axis, "matrix": matrix}
 
     def to_dict(self, *, by_document: bool = False, with_header: bool = True) -> dict:
@@ -170,19 +188,89 @@ class Score:
         return pd.DataFrame([{"document": d, **counts_dict(c, beta=self.beta)} for d, c in self.pair.by_document.items()])
 
 
+def classified(alignment: Alignment) -> tuple[list[Pair], list[Pair], list[Span], list[Span]]:
+    """One document's spans sorted out (prediction = first side, gold = second side).
+
+    Returns the aligned pairs, the residual pairs (a second alignment of what is left,
+    overlapping and labels ignored), the missed gold spans and the spurious predicted spans:
+    every span the rule counted (``alignment.first`` and ``.second``, duplicates on the key
+    already removed) is in exactly one of them. Kinds follow from :func:`kind_of`.
+    """
+    pairs, first, second = alignment.pairs, alignment.first, alignment.second
+    left_pred = [] if len(pairs) == len(first) else alignment.unmatched_first()
+    left_gold = [] if len(pairs) == len(second) else alignment.unmatched_second()
+    if not left_pred or not left_gold:
+        return pairs, [], left_gold, left_pred
+    # The second alignment must not drop spans that share fragments but not labels (distinct
+    # under labels strict), so it calls the one-to-one solver directly rather than align(),
+    # which would count them once.
+    residual = optimal_pairs(left_pred, left_gold, RESIDUAL_RULE)
+    if residual:
+        paired_pred = {id(p.first) for p in residual}
+        paired_gold = {id(p.second) for p in residual}
+        left_gold = [gold for gold in left_gold if id(gold) not in paired_gold]
+        left_pred = [pred for pred in left_pred if id(pred) not in paired_pred]
+    return pairs, residual, left_gold, left_pred
+
+
+def records_of(alignment: Alignment) -> list[tuple[str, bool, float, Span | None, Span | None]]:
+    """``(kind, aligned, credit, gold, pred)`` of one document's spans, in canonical order (by the
+    gold span, else the predicted one; see :func:`classified`)."""
+    pairs, residual, missed, spurious = classified(alignment)
+    records = [(kind_of(p.first, p.second), True, p.credit, p.second, p.first) for p in pairs]
+    records += [(kind_of(p.first, p.second), False, 0.0, p.second, p.first) for p in residual]
+    records += [("missed", False, 0.0, gold, None) for gold in missed]
+    records += [("spurious", False, 0.0, None, pred) for pred in spurious]
+    records.sort(key=_record_order)
+    return records
+
+
+def error_tally(doc_id: str, alignment: Alignment) -> Counter:
+    """``(kind, gold label, predicted label)`` → number of items of one document (None: no span)."""
+    pairs, residual, missed, spurious = classified(alignment)
+    kinds = PAIR_KINDS
+    keys = [(kinds[p[0].fragments == p[1].fragments, p[0].label == p[1].label], p[1].label, p[0].label)
+            for p in (pairs + residual if residual else pairs)]
+    if missed:
+        keys += [("missed", gold.label, None) for gold in missed]
+    if spurious:
+        keys += [("spurious", None, pred.label) for pred in spurious]
+    return Counter(keys)
+
+
+def _record_order(record) -> tuple:
+    _, _, _, gold, pred = record
+    return ((gold or pred).sort_key(), (pred or gold).sort_key())
+
+
 def classify(doc_id: str, alignment: Alignment, text: str | None) -> list[ErrorItem]:
-    """Classify one document's spans (prediction = first side, gold = second side)."""
-    items = []
-    for pair in alignment.pairs:
-        items.append(item(doc_id, kind_of(pair.first, pair.second), True, pair.credit, pair.second, pair.first, text))
-    residual = align(alignment.unmatched_first(), alignment.unmatched_second(), RESIDUAL_RULE)
-    for pair in residual.pairs:
-        items.append(item(doc_id, kind_of(pair.first, pair.second), False, 0.0, pair.second, pair.first, text))
-    for gold in residual.unmatched_second():
-        items.append(item(doc_id, "missed", False, 0.0, gold, None, text))
-    for pred in residual.unmatched_first():
-        items.append(item(doc_id, "spurious", False, 0.0, None, pred, text))
-    items.sort(key=lambda i: ((i.gold or i.pred).sort_key(), (i.pred or i.gold).sort_key()))
+    """One document's error items, in canonical order (by the gold span, else the predicted one)."""
+    return [item(doc_id, kind, aligned, credit, gold, pred, text)
+            for kind, aligned, credit, gold, pred in records_of(alignment)]
+
+
+def _positions(doc_id: str, alignment: Alignment) -> list[tuple]:
+    """One document's sorted records with spans given by their positions in the documents' span
+    lists: what a process sends back for the listing (cheap to pickle; see :func:`error_items`)."""
+    records = records_of(alignment)
+    where = {id(span): k for k, span in enumerate(alignment.second)}
+    where_pred = {id(span): k for k, span in enumerate(alignment.first)}
+    return [(kind, aligned, credit, where[id(gold)] if gold is not None else None,
+             where_pred[id(pred)] if pred is not None else None) for kind, aligned, credit, gold, pred in records]
+
+
+def error_items(pred: SpanSet, gold: SpanSet, documents: list[str], rule: MatchRule, jobs: int = 1) -> list[ErrorItem]:
+    """The error listing of ``pred`` against ``gold`` on ``documents`` (aligned again, over ``jobs``)."""
+    (pair,) = compare_all_pairs([pred, gold], documents, rule, jobs=jobs, each=_positions)
+    items: list[ErrorItem] = []
+    empty: list[Span] = []
+    for doc_id, records in zip(documents, pair.each):
+        gold_document, pred_document = gold.documents.get(doc_id), pred.documents.get(doc_id)
+        text = gold_document.text if gold_document is not None else None
+        gold_spans = unique_spans(gold_document.spans, rule)[0] if gold_document is not None else empty
+        pred_spans = unique_spans(pred_document.spans, rule)[0] if pred_document is not None else empty
+        items += [item(doc_id, kind, aligned, credit, gold_spans[g] if g is not None else None,
+                       pred_spans[p] if p is not None else None, text) for kind, aligned, credit, g, p in records]
     return items
 
 
@@ -194,7 +282,7 @@ def item(doc_id, kind, aligned, credit, gold, pred, text) -> ErrorItem:
 
 def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact", labels: str = "strict",
           partial_credit=0.5, beta: float = 1.0, only=None, label_map=None, align_whitespace: bool = False,
-          options: dict | None = None) -> Score | list[Score]:
+          options: dict | None = None, jobs: int = 1) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -208,6 +296,8 @@ def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact",
         As in :func:`spanagree.agree`.
     beta : float
         F-beta's β (β > 1 favours recall).
+    jobs : int
+        Align documents in this many processes (the results, error items included, are identical).
 
     Examples
     --------
@@ -221,9 +311,12 @@ def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact",
     >>> result.error_counts()["wrong_label"], result.error_counts()["spurious"]
     (1, 1)
     """
+    if not beta >= 0:
+        raise UsageError(f"--beta must be >= 0, got {beta!r}")
     if isinstance(pred, list):
         return [score(gold, p, match=match, labels=labels, partial_credit=partial_credit, beta=beta, only=only,
-                      label_map=label_map, align_whitespace=align_whitespace, options=options) for p in pred]
+                      label_map=label_map, align_whitespace=align_whitespace, options=options, jobs=jobs)
+                for p in pred]
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     gold = select_labels(gold, label_map=label_map, only=only)
@@ -241,14 +334,13 @@ def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact",
     reconciled = reconcile([gold, pred], both, align_whitespace=align_whitespace)
     gold_r, pred_r = reconciled.spansets
     scored = [d for d in documents if d not in set(reconciled.left_out)]
-    pair = compare_pair(pred_r, gold_r, scored, rule, keep_alignments=True)
+    (pair,) = compare_all_pairs([pred_r, gold_r], scored, rule, jobs=jobs, each=error_tally)
     warn_duplicates(pred.name, pair.duplicates[0], rule)
     warn_duplicates(gold.name, pair.duplicates[1], rule)
-    items = []
-    for doc_id in scored:
-        document = gold_r.documents[doc_id]
-        items.extend(classify(doc_id, pair.alignments[doc_id], document.text))
-    pair.alignments = None  # the items keep what the listing needs
+    tally: Counter = Counter()
+    for document_tally in pair.each:
+        tally.update(document_tally)
+    pair.each = None
     notes = [f"{s.name}: {n}" for s in (gold, pred) for n in s.notes]
     if reconciled.whitespace_aligned:
         notes.append(f"{len(reconciled.whitespace_aligned)} document(s) compared through their "
@@ -256,7 +348,13 @@ def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact",
     if reconciled.left_out:
         notes.append(f"{len(reconciled.left_out)} document(s) left out: texts differ beyond whitespace: "
                      + ", ".join(reconciled.left_out))
-    opts = {"match": match, "labels": labels, "partial_credit": rule.partial_credit, "beta": beta,
-            "only": sorted(only) if only else None, "map": label_map or None,
-            "align_whitespace": align_whitespace, **(options or {})}
-    return Score(gold.name, pred.name, rule, beta, pair, items, opts, notes, missing)
+    undefined = undefined_rates(pair.counts, beta)
+    if undefined:
+        warnings.warn(f"{pred.name}: {', '.join(undefined)} undefined (0/0), reported as NaN",
+                      SpanagreeWarning, stacklevel=2)
+    # The caller's record of the run (the CLI's arguments) first; the values as understood win.
+    opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
+            "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,
+            "align_whitespace": align_whitespace}
+    return Score(gold.name, pred.name, rule, beta, pair, tally, opts, notes, missing,
+                 listing=partial(error_items, pred_r, gold_r, scored, rule, jobs))

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 
 from spanagree import Span, SpanSet, agree
-from spanagree.errors import FormatError, SpanagreeWarning, UsageError
+from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
 from spanagree.span import Document
 
 TEXT = "Ana Ruiz met Bo Li in Porto and Lisbon ."
@@ -47,9 +48,12 @@ def test_three_annotators_exact_strict_by_hand():
     data = result.to_dict()
     assert data["annotators"] == ["ann1", "ann2", "ann3"]
     assert data["documents"] == 1
-    assert data["pairs"][0] == {"annotators": ["ann1", "ann2"], "a": 2.0, "b": 2.0, "c": 2.0,
+    assert data["pairs"][0] == {"annotators": ["ann1", "ann2"], "a": 2, "b": 2, "c": 2,
                                 "precision": 0.5, "recall": 0.5, "f1": 0.5, "jaccard": pytest.approx(1 / 3)}
-    assert data["matrix"]["f1"][0][2] == pytest.approx(6 / 7)
+    assert data["pooled"]["a"] == 7 and data["pooled"]["b"] == 5 and data["pooled"]["c"] == 3
+    # the k×k matrix: symmetric, 1 on the diagonal
+    assert data["matrix"] == {"annotators": ["ann1", "ann2", "ann3"],
+                              "f1": [[1.0, 0.5, 6 / 7], [0.5, 1.0, 4 / 7], [6 / 7, 4 / 7, 1.0]]}
 
 
 def test_modes_on_the_same_data():
@@ -70,28 +74,147 @@ def test_by_label_and_by_document():
     assert data["by_document"]["d1"]["pairs"][0]["f1"] == 0.5
 
 
+def test_by_label_by_document_three_annotators_two_documents():
+    # d1 as above; d2: "Nothing here ." — ann1 marks "Nothing" PER, the others nothing.
+    extra = {"ann1": [Span("d2", (0, 7), "PER")], "ann2": [], "ann3": []}
+    sets = []
+    for spanset_ in (ANN1, ANN2, ANN3):
+        documents = dict(spanset_.documents)
+        documents["d2"] = Document("d2", "Nothing here .", extra[spanset_.name])
+        sets.append(SpanSet(spanset_.name, documents))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpanagreeWarning)  # every pair's overall F1 is defined: no warning
+        result = agree(sets)
+    data = result.to_dict(by_document=True)
+    d2 = data["by_document"]["d2"]
+    # ann1–ann2: a=0 b=1 c=0 → F1 0; ann1–ann3 likewise; ann2–ann3: nothing at all → undefined
+    assert [p["f1"] for p in d2["pairs"][:2]] == [0, 0] and math.isnan(d2["pairs"][2]["f1"])
+    assert d2["mean_f1"] == 0 and d2["pairs_with_undefined_f1"] == 1 and d2["pooled_f1"] == 0
+    d1 = data["by_document"]["d1"]
+    assert d1["mean_f1"] == pytest.approx((4 / 8 + 6 / 7 + 4 / 7) / 3) and d1["pairs_with_undefined_f1"] == 0
+    # per label (summed over documents): PER now has ann1's extra span
+    per = data["by_label"]["PER"]
+    # ann1: Ana Ruiz, Bo Li, Nothing; ann2: Ana Ruiz, Bo; ann3: Ana Ruiz, Bo Li
+    assert [(p["a"], p["b"], p["c"]) for p in per["pairs"]] == [(1, 2, 1), (2, 1, 0), (1, 1, 1)]
+    assert per["mean_f1"] == pytest.approx((2 / 5 + 4 / 5 + 2 / 4) / 3)
+    assert per["pooled_f1"] == pytest.approx(8 / (8 + 4 + 2))
+    # ORG: only ann2 marked one → pairs ann1–ann3 have nothing: undefined, skipped and counted
+    org = data["by_label"]["ORG"]
+    assert [p["f1"] for p in org["pairs"]][::2] == [0, 0] and math.isnan(org["pairs"][1]["f1"])
+    assert org["mean_f1"] == 0 and org["pairs_with_undefined_f1"] == 1
+    assert result.documents == ["d1", "d2"]
+
+
+def test_per_label_only_with_labels_strict():
+    assert agree([ANN1, ANN2], labels="ignore").to_dict()["by_label"] == {}
+    assert set(agree([ANN1, ANN2], labels="strict").to_dict()["by_label"]) == {"LOC", "ORG", "PER"}
+
+
+def test_swapping_annotators_swaps_b_and_c_only():
+    for match in ("exact", "overlap", "partial"):
+        for labels in ("strict", "ignore"):
+            forward = agree([ANN1, ANN2, ANN3], match=match, labels=labels)
+            backward = agree([ANN3, ANN2, ANN1], match=match, labels=labels)
+            by_names = {(p.first, p.second): p for p in forward.pairs}
+            for pair in backward.pairs:
+                twin = by_names[(pair.second, pair.first)]
+                assert pair.counts == twin.counts.swapped()
+                assert {k: c.swapped() for k, c in twin.by_label.items()} == pair.by_label
+            assert backward.mean.mean == pytest.approx(forward.mean.mean, abs=1e-15)
+            assert backward.pooled.f1 == pytest.approx(forward.pooled.f1, abs=1e-15)
+
+
+def test_dataframes():
+    result = agree([ANN1, ANN2, ANN3])
+    pairs = result.pairs_frame()
+    assert list(pairs.columns) == ["first", "second", "a", "b", "c", "precision", "recall", "f1", "jaccard"]
+    assert pairs[["a", "b", "c"]].values.tolist() == [[2, 2, 2], [3, 1, 0], [2, 2, 1]]
+    by_label = result.by_label_frame()
+    assert len(by_label) == 3 * 3  # 3 labels × 3 pairs
+    assert by_label.query("label == 'LOC' and first == 'ann1' and second == 'ann3'")["f1"].item() == 2 / 3
+    by_document = result.by_document_frame()
+    assert by_document["document"].tolist() == ["d1"] * 3
+    matrix = result.matrix_frame()
+    assert matrix.loc["ann3", "ann1"] == matrix.loc["ann1", "ann3"] == 6 / 7
+
+
 def test_label_map_and_only():
     mapped = agree([ANN1, ANN2], label_map=["ORG=LOC"])
     assert figures(mapped)[0][2:] == (3, 1, 1)
     only = agree([ANN1, ANN2], only="LOC")
     assert figures(only)[0][2:] == (1, 1, 0)
     assert only.to_dict()["options"]["only"] == ["LOC"]
+    # --map applies before --only: ORG→LOC, then only LOC
+    assert figures(agree([ANN1, ANN2], label_map={"ORG": "LOC"}, only=["LOC"]))[0][2:] == (2, 0, 0)
+    with pytest.raises(UsageError, match="--map takes OLD=NEW"):
+        agree([ANN1, ANN2], label_map=["ORG"])
+
+
+def test_options_record_the_values_as_understood():
+    # The CLI passes its raw arguments; the normalised values win in the record.
+    result = agree([ANN1, ANN2], match="partial", partial_credit="0.25", only="PER,LOC", label_map=["ORG=LOC"],
+                   options={"command": "agree", "partial_credit": "0.25", "only": "PER,LOC", "map": ["ORG=LOC"]})
+    options = result.to_dict()["options"]
+    assert options == {"command": "agree", "match": "partial", "labels": "strict", "partial_credit": 0.25,
+                       "only": ["LOC", "PER"], "map": {"ORG": "LOC"}, "align_whitespace": False}
+    assert result.to_dict()["partial_credit"] == 0.25
 
 
 def test_documents_not_annotated_by_everyone_are_left_out():
-    with pytest.warns(SpanagreeWarning, match="d2"):
-        result = agree([spanset("x", [(0, 8, "PER")], extra_docs=["d2"]), spanset("y", [(0, 8, "PER")])])
+    with pytest.warns(SpanagreeWarning, match=r"2 document\(s\) not annotated by every annotator are left out: d2, d3"):
+        result = agree([spanset("x", [(0, 8, "PER")], extra_docs=["d3", "d2"]), spanset("y", [(0, 8, "PER")])])
     assert result.documents == ["d1"]
-    assert result.to_dict()["left_out"] == {"not_annotated_by_everyone": ["d2"]}
+    assert result.to_dict()["left_out"] == {"not_annotated_by_everyone": ["d2", "d3"]}
+    with pytest.raises(SpanagreeError, match="no document is annotated by every annotator"):
+        agree([spanset("x", [], doc="d1"), spanset("y", [], doc="d9")])
 
 
-def test_undefined_f1_is_nan_and_skipped_in_the_mean():
+def test_undefined_f1_is_nan_with_a_warning_and_skipped_in_the_mean():
     empty = spanset("e1", [])
-    result = agree([empty, spanset("e2", []), ANN1])
+    with pytest.warns(SpanagreeWarning) as caught:
+        result = agree([empty, spanset("e2", []), ANN1])
+    messages = [str(w.message) for w in caught]
+    assert "e1 × e2: precision, recall, F1 undefined (0/0), reported as NaN" in messages
+    assert "e1 × ann1: precision undefined (0/0), reported as NaN" in messages  # P = 0/0, R = 0/4, F1 = 0
+    assert "the mean pairwise F1 skips 1 of 3 pair(s) whose F1 is undefined" in messages
     data = result.to_dict()
     assert math.isnan(data["pairs"][0]["f1"])
     assert data["pairs_with_undefined_f1"] == 1
     assert data["mean_f1"] == 0.0  # the two defined pairs (empty vs ANN1) have F1 0
+    assert result.mean.defined == 2
+    # nothing at all: the mean is undefined too, not 0
+    with pytest.warns(SpanagreeWarning, match="skips 1 of 1"):
+        nothing = agree([empty, spanset("e2", [])])
+    assert math.isnan(nothing.mean.mean) and math.isnan(nothing.to_dict()["pooled_f1"])
+
+
+def test_no_warning_when_everything_is_defined():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpanagreeWarning)
+        agree([ANN1, ANN2, ANN3]).to_dict(by_document=True)
+
+
+def test_duplicates_count_once_with_a_warning_giving_the_number():
+    twice = spanset("twice", [(0, 8, "PER"), (0, 8, "PER"), (0, 8, "PER"), (13, 18, "PER")])
+    with pytest.warns(SpanagreeWarning, match=r"^twice: 2 span\(s\) identical on the matching key "
+                                              r"\(fragments and label\) counted once$"):
+        result = agree([twice, ANN3])
+    assert figures(result)[0][2:] == (2, 0, 1)
+    # labels ignore: the key is the fragments, so a PER and an ORG on the same words are one span
+    relabelled = spanset("two", [(0, 8, "PER"), (0, 8, "ORG")])
+    with pytest.warns(SpanagreeWarning, match=r"two: 1 span\(s\) identical on the matching key \(fragments\)"):
+        assert figures(agree([relabelled, ANN3], labels="ignore"))[0][2:] == (1, 0, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpanagreeWarning)  # labels strict: two different spans
+        assert figures(agree([relabelled, ANN3], labels="strict"))[0][2:] == (1, 1, 2)
+    # --map makes duplicates: PERSON and PER on the same words become one PER span
+    mapped = spanset("mapped", [(0, 8, "PERSON"), (0, 8, "PER"), (13, 18, "PER"), (32, 38, "LOC")])
+    with pytest.warns(SpanagreeWarning, match=r"mapped: 1 span\(s\)"):
+        assert figures(agree([mapped, ANN3], label_map=["PERSON=PER"]))[0][2:] == (3, 0, 0)
+    # --only leaves them out before the key is taken: no duplicate left, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpanagreeWarning)
+        assert figures(agree([mapped, ANN3], only="LOC"))[0][2:] == (1, 0, 0)
 
 
 def test_different_texts_are_an_error_naming_the_document():
@@ -113,9 +236,13 @@ def test_align_whitespace_maps_offsets():
     assert any("whitespace" in note for note in result.notes)
     # texts that differ beyond whitespace are left out, with a warning naming them
     different = spanset("ann3", [(0, 8, "PER")], text=TEXT.replace("Porto", "Braga"), extra_docs=["d2"])
-    with pytest.warns(SpanagreeWarning, match="d1"):
+    with pytest.warns(SpanagreeWarning, match=r"1 document\(s\) left out because their texts differ beyond whitespace: d1"):
         result = agree([spanset("x", [], extra_docs=["d2"]), different], align_whitespace=True)
     assert result.documents == ["d2"]
+    assert result.to_dict()["left_out"] == {"texts_differ": ["d1"]}
+    # nothing left to compare is an error, not an empty report
+    with pytest.raises(SpanagreeError, match="no document left to compare"):
+        agree([spanset("x", []), different], align_whitespace=True)
 
 
 def test_needs_two_annotators():
@@ -131,12 +258,7 @@ def test_does_not_rename_the_callers_spansets():
 
 
 def test_jobs_give_identical_results():
-    documents = {}
-    spans1, spans2 = [], []
-    sets = []
-    for k in range(40):
-        doc = f"doc{k:02d}"
-        sets.append(doc)
+    sets = [f"doc{k:02d}" for k in range(40)]
     ann1 = SpanSet("a", {d: Document(d, TEXT, [Span(d, (0, 8), "PER"), Span(d, (22, 27), "LOC")]) for d in sets})
     ann2 = SpanSet("b", {d: Document(d, TEXT, [Span(d, (0, 8), "PER")] + ([Span(d, (22, 27), "ORG")] if int(d[3:]) % 3 else []))
                          for d in sets})
@@ -144,3 +266,27 @@ def test_jobs_give_identical_results():
     two = agree([ann1, ann2], jobs=2).to_dict(by_document=True)
     assert one == two
     assert one["pairs"][0]["a"] == 40
+
+
+def conll_spanset(name, text, spans):
+    return SpanSet(name, {"1": Document("1", text, [Span("1", (s, e), label) for s, e, label in spans])},
+                   format="conll")
+
+
+def test_conll_files_are_compared_by_token_position():
+    # The same tokens, one spelt differently: a warning with the count; the second file's spans
+    # are placed on the first file's tokens, so "German" matches although its offsets differ.
+    #   first   EU rejects German call\nPeter Blackburn      German [11, 17)
+    #   second  EU rejected German call\nPeter Blackburn     German [12, 18)
+    first = conll_spanset("gold", "EU rejects German call\nPeter Blackburn", [(0, 2, "ORG"), (11, 17, "MISC"), (23, 38, "PER")])
+    second = conll_spanset("sys", "EU rejected German call\nPeter Blackburn", [(0, 2, "ORG"), (12, 18, "MISC"), (24, 29, "PER")])
+    with pytest.warns(SpanagreeWarning, match=r"1 token\(s\) are spelt differently across the CoNLL files"):
+        result = agree([first, second])
+    assert figures(result)[0][2:] == (2, 1, 1)  # EU, German; Peter Blackburn vs Peter
+    # A different number of tokens in a sentence, or of sentences, is an error naming the document
+    fewer_tokens = conll_spanset("sys", "EU rejects German\nPeter Blackburn", [])
+    with pytest.raises(FormatError, match="document 1, sentence 1: 3 tokens in sys, 4 in gold"):
+        agree([first, fewer_tokens])
+    one_sentence = conll_spanset("sys", "EU rejects German call Peter Blackburn", [])
+    with pytest.raises(FormatError, match="document 1: 1 sentences in sys, 2 in gold"):
+        agree([first, one_sentence])

@@ -97,6 +97,16 @@ def test_instance_total(instance, expected):
     assert instance.mean.skipped == 0
 
 
+def test_instance_matrix(instance):
+    """bratiaa's compute_total_f1_matrix() on example-project, as bratiaa 0.1.4 printed it (7 decimals)."""
+    bratiaa = [[1.0, 0.9455446, 0.8740157, 0.9590062],
+               [0.9455446, 1.0, 0.816273, 0.9093168],
+               [0.8740157, 0.816273, 1.0, 0.8379447],
+               [0.9590062, 0.9093168, 0.8379447, 1.0]]
+    assert instance.annotators == ANNOTATORS
+    assert [[round(v, 7) for v in row] for row in instance.matrix()] == bratiaa
+
+
 def test_instance_per_label(instance, expected):
     case = expected[0]["test_instance_per_label"]
     assert instance.labels == case["labels"] == LABELS

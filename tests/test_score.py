@@ -87,3 +87,149 @@ def test_confusion_matrix():
     assert m[labels.index("PER")][labels.index("PER")] == 1  # Ana Ruiz, a boundary error
     assert m[labels.index("PER")][labels.index("(none)")] == 1  # Bo missed
     assert m[labels.index("(none)")][labels.index("DRUG")] == 1  # gave spurious
+
+
+def test_error_listing_has_document_offsets_text_labels_and_source():
+    listing = score(GOLD, PRED).errors_frame()
+    assert listing.columns.tolist()[:5] == ["document", "kind", "aligned", "credit", "gold_start"]
+    partial = listing[listing.kind == "partial"].iloc[0]
+    assert (partial.document, partial.gold_start, partial.gold_end, partial.gold_label, partial.gold_text) == (
+        "d1", 4, 12, "PER", "Ana Ruiz")
+    assert (partial.pred_start, partial.pred_end, partial.pred_label, partial.pred_text) == (0, 12, "PER", "Dr. Ana Ruiz")
+    assert not partial.aligned and partial.credit == 0  # exact/strict: the pair earns nothing
+    # under partial matching the same pair is aligned and earns the partial credit
+    listing = score(GOLD, PRED, match="partial").errors_frame()
+    partial = listing[listing.kind == "partial"].iloc[0]
+    assert partial.aligned and partial.credit == 0.5
+    assert set(listing.kind) == {"partial", "wrong_label", "missed", "spurious"}  # correct spans are not errors
+
+
+# -- the demo corpus: every error kind counted by hand (corpora/demo/README.md) --------------------
+
+#: ann1 as gold, ann2 as prediction: the README's "Deliberate disagreements" between the two.
+DEMO_ANN2 = {
+    ("partial", "Mr. Tomas Berg", "Tomas Berg"),
+    ("missed", "Metformin", None),
+    ("wrong_label", "Mercy Hospital", "Mercy Hospital"),
+    ("spurious", None, "BRCA1 mutation"),
+    ("partial", "breast cancer", "breast and ovarian cancer"),  # aligned with one of ann1's two spans
+    ("missed", "ovarian cancer", None),
+    ("wrong_label", "Hillcrest Medical Centre", "Hillcrest Medical Centre"),
+    ("missed", "neurological deficit", None),
+    ("partial", "Apixaban", "Apixaban 5 mg"),
+    ("partial", "chronic obstructive pulmonary disease", "exacerbation of chronic obstructive pulmonary disease"),
+    ("partial", "Helmark Group", "Helmark"),
+    ("partial", "Estádio Municipal", "the Estádio Municipal"),
+    ("wrong_label_and_boundary", "Valmora", "city council of Valmora"),
+    ("missed", "Lisbon", None),
+    ("partial", "Professor Inês Carvalho", "Inês Carvalho"),
+    ("wrong_label", "Hospital Santa Maria", "Hospital Santa Maria"),
+    ("missed", "formoterol", None),
+}
+
+
+def test_demo_error_analysis_by_hand(demo):
+    from spanagree import read
+
+    ann1, ann2, ann3 = (read(demo / "brat" / name, "brat") for name in ("ann1", "ann2", "ann3"))
+    result = score(ann1, ann2)
+    assert (result.counts.a, result.counts.b, result.counts.c) == (61, 12, 16)
+    assert result.error_counts() == {"correct": 61, "partial": 7, "wrong_label": 3, "wrong_label_and_boundary": 1,
+                                     "missed": 5, "spurious": 1}
+    assert {(e.kind, e.gold_text, e.pred_text) for e in result.errors()} == DEMO_ANN2
+    assert len(result.errors()) == len(DEMO_ANN2)
+    # ann3: Tomas Berg, diabetes, Okafor, Inês Carvalho (partial); St. Anne's, Northgate (label);
+    # neurological deficit, pneumonia, Castelo Alto, pancreatic tumours (missed); fever, regulators (spurious)
+    result = score(ann1, ann3)
+    assert result.error_counts() == {"correct": 67, "partial": 4, "wrong_label": 2, "wrong_label_and_boundary": 0,
+                                     "missed": 4, "spurious": 2}
+    # every span is classified once: pairs + missed = gold spans, pairs + spurious = predicted spans
+    for pred in (ann2, ann3):
+        kinds = score(ann1, pred).error_counts()
+        paired = sum(kinds[k] for k in ("correct", "partial", "wrong_label", "wrong_label_and_boundary"))
+        assert paired + kinds["missed"] == len(ann1) and paired + kinds["spurious"] == len(pred)
+
+
+def test_classification_keeps_spans_that_share_fragments_but_not_labels():
+    # Regression: the second alignment used to count spans with the same fragments once, so one of
+    # two gold spans on the same words (PER and ORG, both kept under labels strict) went unlisted.
+    gold = spanset("gold", [(4, 12, "PER"), (4, 12, "ORG")])
+    empty = spanset("sys", [])
+    with pytest.warns(SpanagreeWarning, match="precision undefined"):
+        result = score(gold, empty)
+    assert (result.counts.a, result.counts.b, result.counts.c) == (0, 0, 2)
+    assert result.error_counts()["missed"] == 2
+    pred = spanset("sys", [(4, 12, "LOC"), (4, 12, "DRUG"), (4, 12, "PER")])
+    result = score(gold, pred)
+    assert (result.counts.a, result.counts.b, result.counts.c) == (1, 2, 1)
+    assert result.error_counts() == {"correct": 1, "partial": 0, "wrong_label": 1, "wrong_label_and_boundary": 0,
+                                     "missed": 0, "spurious": 1}
+
+
+def test_f_beta_family_and_bad_beta():
+    pred = spanset("sys", [(4, 12, "PER"), (16, 30, "ORG")])  # a=2, b=0, c=3: P = 1, R = 0.4
+    for beta, key, value in [(0.5, "f0.5", 2.5 / 3.25), (0, "f0", 1.0), (float("inf"), "finf", 0.4), (3, "f3", 20 / 47)]:
+        assert score(GOLD, pred, beta=beta).to_dict()[key] == pytest.approx(value, abs=1e-15)
+    assert "f1" in score(GOLD, pred).to_dict() and not [k for k in score(GOLD, pred).to_dict() if k.startswith("f1.")]
+    assert score(GOLD, pred, beta=2).by_label_frame().query("label == 'PER'")["f2"].item() == pytest.approx(5 / 9)
+    from spanagree.errors import UsageError
+
+    for beta in (-1, float("nan")):
+        with pytest.raises(UsageError, match="--beta must be >= 0"):
+            score(GOLD, pred, beta=beta)
+
+
+def test_undefined_rates_warn_and_are_null_in_json():
+    from spanagree.report import json_safe
+
+    empty = spanset("sys", [])
+    with pytest.warns(SpanagreeWarning, match=r"^sys: precision undefined \(0/0\), reported as NaN$"):
+        result = score(GOLD, empty)
+    data = json_safe(result.to_dict())
+    assert data["precision"] is None and data["recall"] == 0 and data["f1"] == 0
+
+
+def test_greedy_peer_example_two_predictions_on_one_gold_span():
+    # docs/peers.md (a): nervaluate's figures depend on the order of the predictions; ours do not.
+    #   token   0 1 2 3 4 5 6 7 8 9
+    #   gold    [=======PER=========]     PER [0, 10)
+    #   pred 1  [===PER===]               PER [0, 5)
+    #   pred 2  [=======PER=========]     PER [0, 10), exact
+    text = "t0 t1 t2 t3 t4 t5 t6 t7 t8 t9"
+    gold = SpanSet.from_spans("gold", [Span("d", (0, 29), "PER")], {"d": text})
+    for order in ([(0, 14), (0, 29)], [(0, 29), (0, 14)]):
+        pred = SpanSet.from_spans("pred", [Span("d", o, "PER") for o in order], {"d": text})
+        for match, labels in (("exact", "strict"), ("exact", "ignore"), ("partial", "ignore"), ("overlap", "strict")):
+            result = score(gold, pred, match=match, labels=labels)
+            assert (result.counts.a, result.counts.b, result.counts.c) == (1, 1, 0)
+            assert result.error_counts()["correct"] == 1 and result.error_counts()["spurious"] == 1
+
+
+def test_greedy_peer_example_from_wnut17():
+    # WNUT-17 test sentence 1056 with mic-cis's prediction (docs/peers.md): nervaluate's ent_type
+    # pairs the gold span with the first overlapping prediction, "Auto" (person: INC), and counts
+    # "DJ Show" as spurious. The one-to-one optimum pairs the gold span with the same-type "DJ Show".
+    #   Auto DJ Show is starting now !
+    #   [==creative-work==]              gold
+    #   [P=]                             pred person
+    #        [creative-work]             pred creative-work
+    text = "Auto DJ Show is starting now !"
+    gold = SpanSet.from_spans("gold", [Span("d", (0, 12), "creative-work")], {"d": text})
+    pred = SpanSet.from_spans("mic-cis", [Span("d", (0, 4), "person"), Span("d", (5, 12), "creative-work")], {"d": text})
+    result = score(gold, pred, match="overlap", labels="strict")  # nervaluate ent_type
+    assert (result.counts.a, result.counts.b, result.counts.c) == (1, 1, 0)  # nervaluate: COR 0, INC 1, SPU 1
+    assert {(e.kind, e.pred_text) for e in result.items} == {("partial", "DJ Show"), ("spurious", "Auto")}
+    # partial/ignore: both predictions earn 0.5 with the gold span; the same-label one is chosen
+    result = score(gold, pred, match="partial", labels="ignore")
+    assert result.counts.a == 0.5
+    assert [(e.kind, e.pred_text, e.aligned) for e in result.items if e.gold] == [("partial", "DJ Show", True)]
+
+
+def test_dataframes():
+    result = score(GOLD, PRED)
+    by_label = result.by_label_frame()
+    assert by_label["label"].tolist() == ["DRUG", "LOC", "ORG", "PER"]
+    assert by_label[["a", "b", "c"]].values.tolist() == [[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 1, 2]]
+    by_document = result.by_document_frame()
+    assert by_document[["document", "a", "b", "c"]].values.tolist() == [["d1", 2, 3, 3]]
+    assert len(result.errors_frame()) == 4
