@@ -159,15 +159,33 @@ def pair_dict(first: str, second: str, counts: Counts) -> dict:
     return {"annotators": [first, second], **counts_dict(counts)}
 
 
-def common_documents(spansets: list[SpanSet]) -> tuple[list[str], list[str]]:
-    """Documents every span set has (in the first's order), and the others (sorted)."""
+def common_documents(spansets: list[SpanSet], *, left_out_of: str = "") -> tuple[list[str], dict[str, list[str]]]:
+    """The documents every span set has (in the first's order), and what was left out.
+
+    Documents some annotator lacks are left out with a warning that lists them (``left_out``'s
+    ``"not_annotated_by_everyone"``); when no document is shared at all, that is bad input.
+
+    Raises
+    ------
+    SpanagreeError
+        No document is annotated by every annotator (the message gives each one's count).
+    """
     shared = set(spansets[0].documents)
     every = set(spansets[0].documents)
     for spanset in spansets[1:]:
         shared &= spanset.documents.keys()
         every |= spanset.documents.keys()
+    if not shared:
+        raise SpanagreeError("no document is annotated by every annotator: "
+                             + "; ".join(f"{s.name} has {len(s.documents)}" for s in spansets))
     documents = [d for d in spansets[0].documents if d in shared]
-    return documents, sorted(every - shared)
+    partial = sorted(every - shared)
+    left_out: dict[str, list[str]] = {}
+    if partial:
+        warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out{left_out_of}: "
+                      + ", ".join(partial), SpanagreeWarning, stacklevel=3)
+        left_out["not_annotated_by_everyone"] = partial
+    return documents, left_out
 
 
 def unique_names(spansets: list[SpanSet]) -> list[str]:
@@ -219,15 +237,7 @@ def agree(spansets: list[SpanSet], *, match: str = "exact", labels: str = "stric
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     names = unique_names(spansets)
     spansets = [renamed(select_labels(s, label_map=label_map, only=only), name) for s, name in zip(spansets, names)]
-    documents, partial = common_documents(spansets)
-    if not documents:
-        raise SpanagreeError("no document is annotated by every annotator: "
-                             + "; ".join(f"{s.name} has {len(s.documents)}" for s in spansets))
-    left_out = {}
-    if partial:
-        warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out: "
-                      + ", ".join(partial), SpanagreeWarning, stacklevel=2)
-        left_out["not_annotated_by_everyone"] = partial
+    documents, left_out = common_documents(spansets)
     reconciled = reconcile(spansets, documents, align_whitespace=align_whitespace)
     if reconciled.left_out:
         left_out["texts_differ"] = reconciled.left_out

@@ -373,7 +373,9 @@ def vote(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = 
     Raises
     ------
     UsageError
-        Fewer than two annotators, K out of range, an unknown rule, no document every annotator has.
+        Fewer than two annotators, K out of range, an unknown rule.
+    SpanagreeError
+        No document every annotator has.
     FormatError
         A document whose texts differ between annotators (see ``align_whitespace``).
 
@@ -420,14 +422,7 @@ def vote(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = 
     names = unique_names(spansets)
     spansets = [select_labels(s, label_map=label_map, only=only) for s in spansets]
     spansets = [SpanSet(name, s.documents, list(s.notes), s.format) for s, name in zip(spansets, names)]
-    documents, partial = common_documents(spansets)
-    left_out: dict[str, list[str]] = {}
-    if partial:
-        warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out of the merge: "
-                      + ", ".join(partial), SpanagreeWarning, stacklevel=2)
-        left_out["not_annotated_by_everyone"] = partial
-    if not documents:
-        raise UsageError("no document is annotated by every annotator")
+    documents, left_out = common_documents(spansets, left_out_of=" of the merge")
     reconciled = reconcile(spansets, documents, align_whitespace=align_whitespace)
     if reconciled.left_out:
         left_out["texts_differ"] = reconciled.left_out

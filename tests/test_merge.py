@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import spanagree
 from spanagree.cli import main
-from spanagree.errors import FormatError, SpanagreeWarning, UsageError
+from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
 from spanagree.formats import read
 from spanagree.merge import KINDS, around, merge, vote
 from spanagree.span import Span, SpanSet
@@ -387,8 +387,11 @@ def test_documents_some_annotators_lack_are_left_out_with_a_warning():
         result = vote([a, b])
     assert result.documents == ["d1"] and result.left_out == {"not_annotated_by_everyone": ["d2"]}
     assert list(result.gold.documents) == ["d1"]
-    with pytest.raises(UsageError, match="no document"), pytest.warns(SpanagreeWarning, match="d1, d2"):
-        vote([ann("A", [], {"d1": "x"}), ann("B", [], {"d2": "x"})])
+    # nothing in common is bad input (exit 1, as in agree), one error and no warning before it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(SpanagreeError, match="no document is annotated by every annotator: A has 1; B has 1"):
+            vote([ann("A", [], {"d1": "x"}), ann("B", [], {"d2": "x"})])
 
 
 def test_texts_must_agree_or_differ_only_in_whitespace():
