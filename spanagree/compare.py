@@ -118,9 +118,12 @@ class PairCounts:
 
     @property
     def counts(self) -> Counts:
-        return sum(self.by_document.values(), Counts())
+        """The documents' counts summed (in document order: the same floats as adding Counts)."""
+        values = self.by_document.values()
+        return Counts(sum(map(_A, values)), sum(map(_B, values)), sum(map(_C, values)))
 
 
+_A, _B, _C = attrgetter("a"), attrgetter("b"), attrgetter("c")
 _LABEL = attrgetter("label")
 _PAIR_LABEL = attrgetter("first.label")
 

@@ -36,7 +36,8 @@ from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from math import fsum
-from typing import NamedTuple, Sequence
+from operator import itemgetter
+from typing import Callable, NamedTuple, Sequence
 
 from .assignment import SMALL, max_assignment
 from .counts import Counts
@@ -157,6 +158,7 @@ class Pair(NamedTuple):
         return self.first.label == self.second.label
 
 
+_FIRST, _SECOND, _CREDIT = itemgetter(0), itemgetter(1), itemgetter(2)
 _tuple_new = tuple.__new__  # _tuple_new(Pair, (first, second, credit)): a Pair at C speed
 
 
@@ -180,16 +182,16 @@ class Alignment:
         The credits are summed exactly rounded (``math.fsum``), so a does not depend on the order
         of the pairs (which side is first, the order of the input spans, the candidate index).
         """
-        a = fsum([p.credit for p in self.pairs])
+        a = fsum(map(_CREDIT, self.pairs))
         n1, n2 = len(self.first), len(self.second)
         return Counts(a, max(n1 - a, 0), max(n2 - a, 0))
 
     def unmatched_first(self) -> list[Span]:
-        taken = {id(p.first) for p in self.pairs}
+        taken = set(map(id, map(_FIRST, self.pairs)))
         return [s for s in self.first if id(s) not in taken]
 
     def unmatched_second(self) -> list[Span]:
-        taken = {id(p.second) for p in self.pairs}
+        taken = set(map(id, map(_SECOND, self.pairs)))
         return [s for s in self.second if id(s) not in taken]
 
     def counts_by_label(self) -> dict[str, Counts]:
@@ -289,7 +291,6 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
     return Alignment(unique1, unique2, pairs, duplicates)
 
 
-
 # -- candidate pairs ---------------------------------------------------------------------------
 
 
@@ -310,7 +311,8 @@ def sweep_candidates(first: Sequence[Span], second: Sequence[Span]) -> list[tupl
         pairs: list[tuple[int, int]] = []
         for i, span in enumerate(first):
             start, end = span.fragments[0][0], span.fragments[-1][1]
-            pairs += [(i, j) for j, (other_start, other_end) in enumerate(hulls) if other_start < end and start < other_end]
+            pairs += [(i, j) for j, (other_start, other_end) in enumerate(hulls)
+                      if other_start < end and start < other_end]
         return pairs
     # Positions 0 .. n1-1 are the first side's spans, n1 .. n1+n2-1 the second side's.
     starts = [s.fragments[0][0] for s in first]
@@ -350,7 +352,11 @@ def intervaltree_candidates(first: Sequence[Span], second: Sequence[Span]) -> li
     """
     if not first or not second:
         return []
-    from intervaltree import Interval, IntervalTree
+    try:
+        from intervaltree import Interval, IntervalTree
+    except ImportError:
+        raise UsageError("the intervaltree index needs the intervaltree package (pip install intervaltree); "
+                         "the default index, sweep, needs nothing") from None
 
     tree = IntervalTree([Interval(s.fragments[0][0], s.fragments[-1][1], j) for j, s in enumerate(second)
                          if s.fragments[-1][1] > s.fragments[0][0]])
@@ -379,11 +385,12 @@ def candidate_index(name: str):
 
 
 def candidate_edges(first: list[Span], second: list[Span], rule: MatchRule, *,
-                    index: str = "sweep") -> list[tuple[int, int, float]]:
+                    index: str | Callable = "sweep") -> list[tuple[int, int, float]]:
     """Every pair with positive credit: ``(i, j, credit)``, indices into ``first`` and ``second``.
 
-    The index finds the pairs whose hulls intersect; the rule's credit keeps those that earn
-    something (same label under labels strict; shared characters for discontinuous spans).
+    The index (a name in :data:`CANDIDATE_INDEXES`, or one of its finders) finds the pairs whose
+    hulls intersect; the rule's credit keeps those that earn something (same label under labels
+    strict; shared characters for discontinuous spans).
     """
     finder = index if callable(index) else candidate_index(index)
     credit = rule.credit
@@ -395,7 +402,8 @@ def candidate_edges(first: list[Span], second: list[Span], rule: MatchRule, *,
     return edges
 
 
-def optimal_pairs(first: list[Span], second: list[Span], rule: MatchRule, index="sweep") -> list[Pair]:
+def optimal_pairs(first: list[Span], second: list[Span], rule: MatchRule,
+                  index: str | Callable = "sweep") -> list[Pair]:
     """Maximum-weight one-to-one pairs, solved per connected component of the candidate graph."""
     edges = candidate_edges(first, second, rule, index=index)
     if not edges:

@@ -28,6 +28,10 @@ _SHARED: tuple | None = None
 #: counts sent back stay cheap.
 SHARDS_PER_JOB = 4
 
+#: Fewer spans than this per process and a process costs more than it saves (starting one, and
+#: the copy-on-write of the pages it touches, take a tenth of a second): fewer processes are used.
+MIN_SPANS_PER_JOB = 50_000
+
 
 def shards(items: list, parts: int) -> list[list]:
     """``items`` cut into at most ``parts`` contiguous, nearly equal pieces.
@@ -59,8 +63,9 @@ def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: Match
         The documents to align, in order.
     rule : MatchRule
     jobs : int
-        Processes to use; 1 (or a platform without ``fork``, or ``keep_alignments``) runs in this
-        process. The results are the same either way.
+        Processes to use at most (one per :data:`MIN_SPANS_PER_JOB` spans); 1 (or a platform
+        without ``fork``, or ``keep_alignments``) runs in this process. The results are the same
+        either way.
     pairs : list of (int, int), optional
         Which span sets to compare (indices); default every pair in order.
     keep_alignments, index, each
@@ -76,7 +81,9 @@ def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: Match
     """
     if pairs is None:
         pairs = list(itertools.combinations(range(len(spansets)), 2))
-    jobs = min(jobs, max(1, len(documents) // 2))
+    if jobs > 1:
+        spans = sum(len(document.spans) for spanset in spansets for document in spanset.documents.values())
+        jobs = min(jobs, max(1, len(documents) // 2), max(1, spans // MIN_SPANS_PER_JOB))
     if jobs <= 1 or keep_alignments or "fork" not in multiprocessing.get_all_start_methods():
         return [compare_pair(spansets[i], spansets[j], documents, rule, keep_alignments=keep_alignments,
                              index=index, each=each) for i, j in pairs]

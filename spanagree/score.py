@@ -31,6 +31,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Callable
 
 from ._version import __version__
 from .compare import (PairCounts, counts_dict, parse_label_list, parse_label_map, select_labels,
@@ -104,7 +105,8 @@ class Score:
     notes: list[str] = field(default_factory=list)
     missing_predictions: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
-    listing: object = field(default=None, repr=False, compare=False)  # () -> list[ErrorItem]
+    #: Builds :attr:`items` when first asked for (``score()`` aligns the documents again).
+    listing: Callable[[], list[ErrorItem]] | None = field(default=None, repr=False, compare=False)
     _items: list | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -134,7 +136,8 @@ class Score:
 
     def confusion(self) -> dict:
         """Gold label × predicted label over all pairs; ``(none)`` for missed / spurious."""
-        labels = sorted_labels([g for _, g, _ in self.tally if g is not None] + [p for _, _, p in self.tally if p is not None])
+        labels = sorted_labels([g for _, g, _ in self.tally if g is not None]
+                               + [p for _, _, p in self.tally if p is not None])
         axis = labels + [NONE]
         index = {label: k for k, label in enumerate(axis)}
         matrix = [[0] * len(axis) for _ in axis]

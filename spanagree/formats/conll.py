@@ -45,6 +45,16 @@ from ..span import Document, Source, Span, SpanSet
 
 DOCSTART = "-DOCSTART-"
 
+# The slots' own setters (as in Span.trusted): a span and its source cost a few stores each.
+_new = object.__new__
+_set_path = Source.path.__set__
+_set_line = Source.line.__set__
+_set_doc = Span.doc.__set__
+_set_fragments = Span.fragments.__set__
+_set_label = Span.label.__set__
+_set_source = Span.source.__set__
+_set_attributes = Span.attributes.__set__
+
 # Whitespace that str.split() would treat as a column separator but CoNLL does not (NBSP, ...).
 _OTHER_SPACE = re.compile(r"[^\S \t\r\n]")
 _COLUMNS = re.compile(r"[ \t\r]+")
@@ -240,7 +250,8 @@ def _documents(spanset: SpanSet, tokens: list[str], docstarts: list[int], chunks
     # length and one separator (a space, or the newline ending its sentence); blank lines, whose
     # token is "", add nothing. They are summed slice by slice between chunks, at C speed.
     per_doc: list[list[Span]] = [[] for _ in bounds]
-    trusted = Span.trusted
+    new, set_doc, set_fragments, set_label, set_source, set_attributes = (
+        _new, _set_doc, _set_fragments, _set_label, _set_source, _set_attributes)
     number, (begin, end) = -1, (0, 0)
     at = position = base = 0  # `position` is the offset of token `at`; `base` of the document's start
     doc_id, spans = "", per_doc[0]
@@ -260,10 +271,22 @@ def _documents(spanset: SpanSet, tokens: list[str], docstarts: list[int], chunks
         at = stop
         start = position - base
         position += sum(map(len, piece)) + len(piece)
-        spans.append(trusted(doc_id, ((start, position - 1 - base),), label, Source(path, first + 1)))
+        # Span.trusted(doc_id, fragments, label, Source(path, line)), inlined: offsets are valid.
+        source = new(Source)
+        _set_path(source, path)
+        _set_line(source, first + 1)
+        span = new(Span)
+        set_doc(span, doc_id)
+        set_fragments(span, ((start, position - 1 - base),))
+        set_label(span, label)
+        set_source(span, source)
+        set_attributes(span, ())
+        spans.append(span)
     for number, (begin, end) in enumerate(bounds):
-        # Tokens never hold a space, so two or more spaces in a row come from blank lines.
-        text = _SENTENCE_BREAKS.sub("\n", " ".join(tokens[begin:end]).strip(" "))
+        # Tokens never hold a space, so two or more spaces in a row come from blank lines (one
+        # blank line: exactly two, replaced without a regular expression).
+        text = " ".join(tokens[begin:end]).strip(" ")
+        text = text.replace("  ", "\n") if "   " not in text else _SENTENCE_BREAKS.sub("\n", text)
         doc_id = str(number + 1)
         spanset.documents[doc_id] = Document(doc_id, text, per_doc[number], path)
 

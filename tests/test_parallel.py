@@ -1,0 +1,189 @@
+"""--jobs: documents aligned in several processes give exactly the results of one process.
+
+Exactly: per-document counts, per-label counts (also with dice credits, whose float sums depend
+on their order unless kept exact), duplicates, the error-analysis items and their order, and the
+command line's JSON apart from ``options.jobs``.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import random
+
+import pytest
+
+from spanagree import parallel
+from spanagree.agreement import agree
+from spanagree.cli import main
+from spanagree.compare import LabelTally, compare_pair
+from spanagree.formats import write
+from spanagree.match import MatchRule
+from spanagree.parallel import compare_all_pairs, shards
+from spanagree.score import score
+from spanagree.span import Span, SpanSet
+
+pytestmark = pytest.mark.filterwarnings("ignore::spanagree.errors.SpanagreeWarning")  # duplicates, by design
+
+RULES = [("exact", "strict", 0.5), ("exact", "ignore", 0.5), ("overlap", "strict", 0.5),
+         ("overlap", "ignore", 0.5), ("partial", "strict", 0.5), ("partial", "ignore", 0.5),
+         ("partial", "strict", "dice"), ("partial", "ignore", "dice")]
+
+
+def noisy_copy(rnd, doc, spans):
+    """An annotator's version of ``spans``: misses, shifted ends, other labels, extras, a duplicate."""
+    out = []
+    for start, end, label in spans:
+        if rnd.random() < 0.1:
+            continue
+        if rnd.random() < 0.2:
+            end = max(start + 1, end + rnd.choice([-2, -1, 1, 3]))
+        if rnd.random() < 0.1:
+            label = rnd.choice("PLOM")
+        out.append(Span(doc, ((start, end),), label))
+    for _ in range(rnd.randint(0, 3)):
+        start = rnd.randrange(300)
+        out.append(Span(doc, ((start, start + rnd.randint(1, 9)),), rnd.choice("PLOM")))
+    if out and rnd.random() < 0.1:
+        out.append(out[0])  # a duplicate: counted once, and reported
+    if rnd.random() < 0.1:
+        start = rnd.randrange(280)
+        out.append(Span(doc, ((start, start + 4), (start + 8, start + 12)), rnd.choice("PLOM")))
+    return out
+
+
+def corpus(k=3, documents=60, seed=1):
+    """k annotators over the same documents (texts of 320 characters), spans nested and crossing."""
+    rnd = random.Random(seed)
+    texts = {f"doc{d:03d}": "".join(rnd.choice("abc d") for _ in range(320)) for d in range(documents)}
+    truth = {}
+    for doc in texts:
+        spans = []
+        for _ in range(rnd.randint(0, 25)):
+            start = rnd.randrange(300)
+            spans.append((start, start + rnd.randint(1, 15), rnd.choice("PLOM")))
+        truth[doc] = spans
+    return [SpanSet.from_spans(f"ann{a + 1}", [s for doc in texts for s in noisy_copy(rnd, doc, truth[doc])], texts)
+            for a in range(k)]
+
+
+@pytest.fixture(autouse=True)
+def small_shards(monkeypatch):
+    """Fork even for these small corpora (below the size where processes pay off)."""
+    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+
+
+def without_jobs(data):
+    data = json.loads(json.dumps(data, default=str))
+    data.get("options", {}).pop("jobs", None)
+    return data
+
+
+def test_shards_are_contiguous_and_cover_everything():
+    items = list(range(10))
+    for parts in (1, 3, 4, 10, 25):
+        pieces = shards(items, parts)
+        assert [x for piece in pieces for x in piece] == items
+        assert len(pieces) == min(parts, len(items))
+        assert max(map(len, pieces)) - min(map(len, pieces)) <= 1
+
+
+@pytest.mark.parametrize("mode", RULES, ids=lambda m: "-".join(map(str, m)))
+def test_agree_jobs_give_identical_results(mode):
+    spansets = corpus()
+    match, labels, credit = mode
+    one = agree(spansets, match=match, labels=labels, partial_credit=credit, jobs=1)
+    for jobs in (2, 3, 7):
+        many = agree(spansets, match=match, labels=labels, partial_credit=credit, jobs=jobs)
+        assert many.to_dict(by_document=True) == one.to_dict(by_document=True)
+        for a, b in zip(one.pairs, many.pairs):
+            assert (a.by_document, a.by_label, a.duplicates) == (b.by_document, b.by_label, b.duplicates)
+            assert list(a.by_document) == list(b.by_document)  # document order kept
+
+
+@pytest.mark.parametrize("mode", RULES, ids=lambda m: "-".join(map(str, m)))
+def test_score_jobs_give_identical_results_and_items(mode):
+    gold, pred, _ = corpus()
+    match, labels, credit = mode
+    one = score(gold, pred, match=match, labels=labels, partial_credit=credit)
+    many = score(gold, pred, match=match, labels=labels, partial_credit=credit, jobs=2)
+    assert many.to_dict(by_document=True) == one.to_dict(by_document=True)
+    assert [i.as_dict() for i in many.items] == [i.as_dict() for i in one.items]
+    assert many.items and all(a.gold is b.gold and a.pred is b.pred for a, b in zip(one.items, many.items))
+    assert many.error_counts() == one.error_counts() and many.confusion() == one.confusion()
+
+
+def test_the_listing_agrees_with_the_tally():
+    gold, pred, _ = corpus(seed=4)
+    result = score(gold, pred, match="overlap", labels="strict", jobs=2)
+    kinds = {}
+    for item in result.items:
+        kinds[item.kind] = kinds.get(item.kind, 0) + 1
+    assert {k: v for k, v in result.error_counts().items() if v} == kinds
+    # every span the rule counted appears in exactly one item
+    assert sum(1 for i in result.items if i.gold) == sum(len({(s.fragments, s.label) for s in d.spans})
+                                                          for d in gold.documents.values())
+
+
+def test_dice_credits_add_up_exactly_across_shards():
+    # Per-label credit is an exact sum: the same floats in any grouping give the same total.
+    credits = [2 * a / (a + b) for a, b in zip(range(1, 200), range(3, 400, 2))]
+    whole = LabelTally()
+    whole.first["L"] = whole.second["L"] = len(credits)
+    whole.fractions["L"] = list(credits)
+    for cut in (1, 7, 50, 198):
+        left, right = LabelTally(), LabelTally()
+        left.first["L"] = left.second["L"] = cut
+        right.first["L"] = right.second["L"] = len(credits) - cut
+        left.fractions["L"], right.fractions["L"] = credits[:cut], credits[cut:][::-1]
+        left.add(right)
+        assert left.counts() == whole.counts()
+
+
+def test_small_corpora_stay_in_this_process(monkeypatch):
+    spansets = corpus(k=2, documents=20)
+    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 10**9)
+    monkeypatch.setattr(parallel.multiprocessing, "get_context",
+                        lambda *a: pytest.fail("no process pool for a small corpus"))
+    assert compare_all_pairs(spansets, list(spansets[0].documents), MatchRule(), jobs=4)
+
+
+def test_without_fork_the_work_stays_in_this_process(monkeypatch):
+    spansets = corpus(k=2, documents=20)
+    documents = list(spansets[0].documents)
+    expected = compare_all_pairs(spansets, documents, MatchRule("overlap"), jobs=1)
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr(parallel.multiprocessing, "get_context",
+                        lambda *a: pytest.fail("no process pool without fork"))
+    got = compare_all_pairs(spansets, documents, MatchRule("overlap"), jobs=2)
+    assert [(p.by_document, p.by_label) for p in got] == [(p.by_document, p.by_label) for p in expected]
+
+
+def test_each_results_are_concatenated_in_document_order():
+    a, b, _ = corpus(documents=30)
+    documents = list(a.documents)
+    (pair,) = compare_all_pairs([a, b], documents, MatchRule(), jobs=3, each=lambda doc, alignment: doc)
+    assert pair.each == documents
+    assert compare_pair(a, b, documents, MatchRule(), each=lambda doc, alignment: doc).each == documents
+
+
+@pytest.mark.parametrize("command", ["agree", "score"])
+def test_cli_jobs_output_is_identical(tmp_path, capsys, command):
+    spansets = corpus(k=2, documents=40, seed=9)
+    paths = []
+    for spanset in spansets:
+        path = tmp_path / f"{spanset.name}.jsonl"
+        write(spanset, path, "jsonl")
+        paths.append(str(path))
+    outputs = []
+    for jobs in ("1", "2"):
+        assert main([command, *paths, "--match", "partial", "--partial-credit", "dice", "--by", "document",
+                     "--output", "json", "--jobs", jobs]) == 0
+        outputs.append(without_jobs(json.loads(capsys.readouterr().out)))
+    assert outputs[0] == outputs[1]
+    errors = [tmp_path / f"errors{jobs}.csv" for jobs in ("1", "2")]
+    if command == "score":
+        for jobs, path in zip(("1", "2"), errors):
+            assert main(["score", *paths, "--errors", str(path), "--jobs", jobs, "--output", "json"]) == 0
+            capsys.readouterr()
+        assert errors[0].read_text() == errors[1].read_text()
