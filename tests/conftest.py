@@ -10,6 +10,12 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check results, never speed (speed lives in benchmarks/): no per-example deadline
+# and no too-slow health check, so a loaded CI machine cannot turn a correct run red.
+settings.register_profile("spanagree", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("spanagree")
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo"
