@@ -353,6 +353,49 @@ def test_other_whitespace_stays_in_tokens(tmp_path):
     assert [(s.start, s.end) for s in spans] == [(0, 11)]
 
 
+
+def _read_outcome(path, **options):
+    """Everything a read gives: documents, spans with their sources, notes and warnings, or the error."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            spans = read_conll(path, **options)
+        except (FormatError, UsageError) as error:
+            return ("error", type(error).__name__, str(error))
+    return ([(d.id, d.text, d.source, [(s.doc, s.fragments, s.label, s.source.path, s.source.line, s.attributes)
+                                        for s in d.spans]) for d in spans.documents.values()],
+            spans.notes, [str(w.message) for w in caught])
+
+
+# Lines of every shape the reader meets: regular two- and three-column lines (tab or space), empty
+# and whitespace-only lines, -DOCSTART- with one to three columns, too few or too many columns,
+# doubled separators, bad tags, stray \r, other whitespace.
+_CONLL_LINES = st.sampled_from([
+    "a\tO", "bb\tB-X", "c\tI-X", "d\tI-Y", "e\tB-Y", "f\tE-X", "g\tS-Y", "a O", "b B-X", "c I-X", "d I-Y",
+    "a\tNN\tO", "b\tNN\tB-X", "c\tVB\tI-X", "a NN O", "b VB B-Y", "", "", "", " ", "\t", "\r",
+    "-DOCSTART-\tO", "-DOCSTART- O", "-DOCSTART-", "-DOCSTART-\tX\tO", "a", "a\tO\tO\tO", "a\t\tO",
+    " a\tO", "a\tO ", "a  O", "a\tbad", "a\tB-", "\u00e9\tB-X", "a\u00a0b\tO", "a\x0bb\tO", "a\tO\r", "\u2028\tO",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(_CONLL_LINES, max_size=14), ending=st.sampled_from(["\n", "\r\n"]),
+       final=st.sampled_from(["", "\n", "\n\n", "\r\n"]),
+       options=st.sampled_from([{}, {"scheme": "iob2"}, {"scheme": "bioes"}, {"conll_column": 2},
+                                {"conll_column": 3}]))
+def test_fast_column_split_is_the_general_one(tmp_path_factory, lines, ending, final, options):
+    # Regular files are split by whole-file string operations (_columns_fast); every file must
+    # read exactly as the per-line general path reads it, errors and warnings included.
+    import spanagree.formats.conll as conll
+
+    path = tmp_path_factory.mktemp("fast") / "f.conll"
+    path.write_bytes((ending.join(lines) + final).encode("utf-8"))
+    fast = _read_outcome(path, **options)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(conll, "_columns_fast", lambda text, conll_column: None)
+        general = _read_outcome(path, **options)
+    assert fast == general
+
 def test_byte_order_mark_is_part_of_the_first_token(tmp_path):
     spans = read_conll(write(tmp_path, "\ufeffEU B-ORG\n"))
     assert spans.texts() == {"1": "\ufeffEU"} and [(s.start, s.end) for s in spans] == [(0, 3)]

@@ -36,6 +36,7 @@ import re
 import warnings
 from collections import deque
 from contextlib import contextmanager
+from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
 
@@ -145,6 +146,7 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
             raise FormatError(path_str, error.message, None if error.index is None else error.index + 1) from None
         del tags
         _documents(spanset, tokens, docstarts, chunks, path_str)
+        del tokens, chunks  # before the collector resumes: it would scan them once more
     if invalid:
         message = (f"{path_str}: {invalid} invalid chunk{'s' if invalid != 1 else ''} "
                    f"dropped by strict {scheme_.name} decoding")
@@ -180,13 +182,19 @@ def _columns(text: str, path: str, conll_column: int | None) -> tuple[list[str],
 
     Blank lines and ``-DOCSTART-`` lines get the token ``""`` and the tag ``"O"``, which ends any
     chunk: the decoder can run over the whole file at once. Returns the tokens, the tags and the
-    indices of the ``-DOCSTART-`` lines. The work is done by list comprehensions over blocks of
-    lines (no per-line regex or branch, bounded memory for the split columns).
+    indices of the ``-DOCSTART-`` lines. A regular file (the same number of columns on every
+    line, one separator) is split by whole-file string operations (:func:`_columns_fast`); any
+    other by list comprehensions over blocks of lines (no per-line regex or branch, bounded
+    memory for the split columns), which also report the errors.
     """
     if text.isascii():
         other_space = any(c in text for c in "\x0b\x0c\x1c\x1d\x1e\x1f")
     else:
         other_space = _OTHER_SPACE.search(text) is not None
+    fast = None if other_space else _columns_fast(text, conll_column)
+    if fast is not None:
+        tokens, tags = fast
+        return tokens, tags, _docstarts(tokens, tags, path)
     split = _split_columns if other_space else str.split
     lines = text.split("\n")
     if lines[-1] == "":
@@ -214,7 +222,11 @@ def _columns(text: str, path: str, conll_column: int | None) -> tuple[list[str],
             if len(tags) < len(tokens):
                 tags += [row[column] if len(row) >= need else "O" for row in rows]
     del rows, lines
+    return tokens, tags, _docstarts(tokens, tags, path)
 
+
+def _docstarts(tokens: list[str], tags: list[str], path: str) -> list[int]:
+    """The indices of the ``-DOCSTART-`` lines, made blank (token ``""``, tag ``"O"``) in place."""
     docstarts = []
     if DOCSTART in tokens:
         index = tokens.index(DOCSTART)
@@ -227,7 +239,59 @@ def _columns(text: str, path: str, conll_column: int | None) -> tuple[list[str],
                 break
     if not docstarts and not any(tokens):
         raise FormatError(path, "empty file: no token lines")
-    return tokens, tags, docstarts
+    return docstarts
+
+
+def _columns_fast(text: str, conll_column: int | None) -> tuple[list[str], list[str]] | None:
+    """The tokens and tags of :func:`_columns` for a regular file, or ``None`` when it is not one.
+
+    Regular: one separator throughout (a tab, or else a space, never both), every line either
+    empty or the same number ``k`` of columns separated by exactly one separator (``\\r\\n`` line
+    ends allowed), and the tag column among them. Such a file is split with a handful of C-level
+    string operations instead of one ``split`` per line: each empty line is first filled with
+    ``k`` columns (token ``""``, tag ``"O"``), then all newlines become separators, so that one
+    ``split`` gives the columns of every line in a row and slices pick the token and tag columns.
+    One regular-expression search checks the shape first (a line with more or fewer columns,
+    or a stray separator, sends the file down the general path, which also reports errors).
+    """
+    if "\r" in text:
+        if text.count("\r") != text.count("\r\n"):
+            return None
+        text = text.replace("\r\n", "\n")
+    if text.endswith("\n"):
+        text = text[:-1]  # as the general path, which drops the empty string after the last newline
+    if "\t" in text:
+        if " " in text:
+            return None
+        sep = "\t"
+    else:
+        sep = " "
+    body = text.lstrip("\n")
+    if not body:
+        return None
+    k = body[:body.find("\n") if "\n" in body else len(body)].count(sep) + 1
+    column = k - 1 if conll_column is None else conll_column - 1
+    if k < 2 or column >= k:
+        return None
+    if _irregular(sep, k).search("\n" + text) is not None:
+        return None
+    filler = sep.join(["O" if i == column else "" for i in range(k)])
+    while "\n\n" in text:
+        text = text.replace("\n\n", f"\n{filler}\n")
+    if text.startswith("\n"):
+        text = filler + text
+    if text.endswith("\n"):
+        text = text + filler
+    columns = text.replace("\n", sep).split(sep)
+    del text
+    return columns[0::k], columns[column::k]
+
+
+@lru_cache(maxsize=16)
+def _irregular(sep: str, k: int) -> re.Pattern:
+    """A newline not followed by an empty line nor by a line of ``k`` columns split by one ``sep``."""
+    line = r"[^\s]+" + (re.escape(sep) + r"[^\s]+") * (k - 1)
+    return re.compile(rf"\n(?!{line}(?:\n|\Z)|\n|\Z)")
 
 
 def _split_columns(line: str) -> list[str]:
