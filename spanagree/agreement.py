@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import types
 import warnings
 from dataclasses import dataclass, field
 
 from ._version import __version__
+from .collector import collector_paused
 from .compare import (MeanF1, PairCounts, counts_dict, parse_label_list, parse_label_map,
                       select_labels, sorted_labels, undefined_rates, warn_duplicates)
 from .counts import Counts
-from .errors import SpanagreeError, SpanagreeWarning, UsageError
+from .errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .parallel import compare_all_pairs
 from .span import SpanSet
-from .texts import reconcile
+from .texts import reconcile, warn_texts_differ
 
 
 @dataclass
@@ -245,19 +248,29 @@ def agree(spansets: list[SpanSet], *, match: str = "exact", labels: str = "stric
         raise SpanagreeError(f"no document left to compare: the texts of all {len(documents)} differ "
                              "beyond whitespace")
     pairs = compare_all_pairs(reconciled.spansets, reconciled.documents, rule, jobs=jobs)
-    duplicates = duplicates_per_annotator(pairs, len(spansets))
+    return finished(names, reconciled.documents, rule, pairs, [s.notes for s in spansets],
+                    len(reconciled.whitespace_aligned), left_out,
+                    options=options, match=match, labels=labels, only=only, label_map=label_map,
+                    align_whitespace=align_whitespace)
+
+
+def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],
+             notes: list[list[str]], whitespace_aligned: int, left_out: dict[str, list[str]], *,
+             options, match, labels, only, label_map, align_whitespace) -> Agreement:
+    """The :class:`Agreement` of compared pairs, with the warnings about them (duplicates, 0/0)."""
+    duplicates = duplicates_per_annotator(pairs, len(names))
     for name, count in zip(names, duplicates):
         warn_duplicates(name, count, rule)
-    notes = collect_notes(spansets)
-    if reconciled.whitespace_aligned:
-        notes.append(f"{len(reconciled.whitespace_aligned)} document(s) compared through their "
-                     "non-whitespace characters (texts differ only in whitespace)")
+    all_notes = [f"{name}: {note}" for name, own in zip(names, notes) for note in own]
+    if whitespace_aligned:
+        all_notes.append(f"{whitespace_aligned} document(s) compared through their "
+                         "non-whitespace characters (texts differ only in whitespace)")
     warn_undefined(pairs)
     # The caller's record of the run (the CLI's arguments) first; the values as understood win.
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "only": sorted(only) if only else None, "map": label_map or None,
             "align_whitespace": align_whitespace}
-    return Agreement(names, reconciled.documents, rule, pairs, opts, left_out, notes)
+    return Agreement(names, documents, rule, pairs, opts, left_out, all_notes)
 
 
 def warn_undefined(pairs: list[PairCounts]) -> None:
@@ -293,3 +306,156 @@ def renamed(spanset: SpanSet, name: str) -> SpanSet:
 
 def collect_notes(spansets: list[SpanSet]) -> list[str]:
     return [f"{s.name}: {note}" for s in spansets for note in s.notes]
+
+
+@dataclass
+class _Shard:
+    """What a process that read and compared one shard of documents sends back (counts, not spans)."""
+
+    read_warnings: list = field(default_factory=list)   # ((annotator, document index), message, category)
+    error: tuple | None = None                           # ((annotator, document index), class, args)
+    counts: list = field(default_factory=list)           # per annotator: lines read and not compared
+    reconcile_error: tuple | None = None                 # (class, args)
+    reconcile_warnings: list = field(default_factory=list)
+    documents: list = field(default_factory=list)
+    texts_differ: list = field(default_factory=list)
+    whitespace_aligned: int = 0
+    pairs: list = field(default_factory=list)
+
+
+def agree_folders(paths: list, *, format: str | None = None, match: str = "exact", labels: str = "strict",
+                  partial_credit=0.5, only=None, label_map=None, align_whitespace: bool = False,
+                  options: dict | None = None, jobs: int = 2) -> Agreement | None:
+    """:func:`agree` on BRAT folders, each of ``jobs`` processes reading its own documents.
+
+    Reading is most of a run; read before forking, it stays in one process, and the forked
+    processes then touch (and copy) the shared spans. Here this process only lists each folder's
+    files; every process reads one contiguous shard of the documents of every annotator, checks
+    their texts, aligns them and sends back counts, warnings and notes. The result, the warnings
+    (in the order one process gives them) and the errors are those of ``agree(read(...), ...)``.
+
+    Returns
+    -------
+    Agreement or None
+        ``None`` when this does not apply — not every path a BRAT folder, too few documents for
+        two processes (:data:`~spanagree.parallel.MIN_DOCUMENTS_PER_JOB`), no ``fork``, or bad
+        input found while listing: the caller then reads in this process (and reports the error
+        as it would).
+    """
+    from .compare import compare_pair
+    from .formats import detect_format
+    from .formats.brat import BratFolder, scan_brat
+    from .parallel import MIN_DOCUMENTS_PER_JOB, SHARDS_PER_JOB, map_forked, merge_pair_counts, shards
+
+    if len(paths) < 2 or jobs < 2:
+        return None
+    try:
+        rule = MatchRule(match, labels, partial_credit)
+        label_map, only = parse_label_map(label_map), parse_label_list(only)
+        if any((format or detect_format(path)) != "brat" or not os.path.isdir(path) for path in paths):
+            return None
+        folders = [scan_brat(path) for path in paths]
+    except SpanagreeError:
+        return None
+    names = unique_names(folders)
+    with warnings.catch_warnings(record=True) as left_out_warnings:
+        warnings.simplefilter("always")
+        try:
+            common, left_out = common_documents([types.SimpleNamespace(name=name, documents=folder.entries)
+                                                 for name, folder in zip(names, folders)])
+        except SpanagreeError:
+            return None
+    every = sorted(set().union(*(folder.entries for folder in folders)))
+    jobs = min(jobs, len(every) // MIN_DOCUMENTS_PER_JOB)
+    if jobs < 2:
+        return None
+    common = set(common)
+    pairs = list(itertools.combinations(range(len(folders)), 2))
+    tasks, start = [], 0
+    for shard in shards(every, jobs * SHARDS_PER_JOB):
+        tasks.append((start, shard))
+        start += len(shard)
+
+    def read_and_compare(task) -> _Shard:
+        start, ids = task
+        out = _Shard(counts=[BratFolder.new_counts() for _ in folders])
+        read: list[dict] = [{} for _ in folders]
+        with collector_paused(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for k, folder in enumerate(folders):
+                entries, documents, counts = folder.entries, read[k], out.counts[k]
+                for i, doc_id in enumerate(ids, start):
+                    if doc_id not in entries:
+                        continue
+                    try:
+                        document = folder.read_document(doc_id, counts)
+                    except SpanagreeError as error:
+                        out.error = ((k, i), *_portable(error))
+                    out.read_warnings += [((k, i), str(w.message), w.category) for w in caught]
+                    del caught[:]
+                    if out.error:
+                        return out
+                    if doc_id in common:
+                        documents[doc_id] = document
+            spansets = [select_labels(SpanSet(name, documents, [], "brat"), label_map=label_map, only=only)
+                        for name, documents in zip(names, read)]
+            try:
+                reconciled = reconcile(spansets, [d for d in ids if d in common], align_whitespace=align_whitespace,
+                                       announce_left_out=False)  # said once for all shards below
+            except SpanagreeError as error:
+                out.reconcile_error = _portable(error)
+                return out
+            out.reconcile_warnings = [(str(w.message), w.category) for w in caught]
+            out.documents, out.texts_differ = reconciled.documents, reconciled.left_out
+            out.whitespace_aligned = len(reconciled.whitespace_aligned)
+            out.pairs = [compare_pair(reconciled.spansets[i], reconciled.spansets[j], reconciled.documents, rule)
+                         for i, j in pairs]
+        return out
+
+    results = map_forked(read_and_compare, tasks, jobs)
+    if results is None:
+        return None
+    read_warnings = sorted((w for r in results for w in r.read_warnings), key=lambda w: w[0])
+    errors = [r.error for r in results if r.error]
+    if errors:
+        key, cls, args = min(errors, key=lambda e: e[0])
+        _warn_again((message, category) for k, message, category in read_warnings if k <= key)
+        raise cls(*args)
+    _warn_again((message, category) for _, message, category in read_warnings)
+    _warn_again((str(w.message), w.category) for w in left_out_warnings)
+    for r in results:
+        if r.reconcile_error:
+            cls, args = r.reconcile_error
+            raise cls(*args)
+    _warn_again(w for r in results for w in r.reconcile_warnings)
+    texts_differ = [d for r in results for d in r.texts_differ]
+    if texts_differ:
+        warn_texts_differ(texts_differ)
+        left_out["texts_differ"] = texts_differ
+    documents = [d for r in results for d in r.documents]
+    if not documents:
+        raise SpanagreeError(f"no document left to compare: the texts of all {len(common)} differ "
+                             "beyond whitespace")
+    merged = [merge_pair_counts([r.pairs[p] for r in results]) for p in range(len(pairs))]
+    notes = []
+    for k, folder in enumerate(folders):
+        counts = BratFolder.new_counts()
+        for r in results:
+            for kind, n in r.counts[k].items():
+                counts[kind] += n
+        notes.append(folder.notes(counts))
+    return finished(names, documents, rule, merged, notes, sum(r.whitespace_aligned for r in results), left_out,
+                    options=options, match=match, labels=labels, only=only, label_map=label_map,
+                    align_whitespace=align_whitespace)
+
+
+def _portable(error: SpanagreeError) -> tuple:
+    """An error as (class, arguments), to be raised again in another process."""
+    if isinstance(error, FormatError):
+        return type(error), (error.path, error.message, error.line)
+    return type(error), (str(error),)
+
+
+def _warn_again(recorded) -> None:
+    for message, category in recorded:
+        warnings.warn(message, category, stacklevel=3)

@@ -7,16 +7,15 @@ and keep the counts per document and per label (and, when asked, the alignments 
 
 from __future__ import annotations
 
-import gc
 import math
 import statistics
 import warnings
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, Iterable, Mapping
 
+from .collector import collector_paused
 from .counts import Counts, quiet_ratio
 from .errors import SpanagreeWarning, UsageError
 from .match import Alignment, MatchRule, align
@@ -172,22 +171,6 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
                 results.append(each(doc_id, alignment))
     tally = LabelTally(Counter(first_labels), Counter(second_labels), Counter(pair_labels), fractions)
     return PairCounts(first.name, second.name, by_document, tally.counts(), (dup1, dup2), alignments, tally, results)
-
-
-@contextmanager
-def collector_paused():
-    """Pause the cyclic garbage collector (restoring its state after).
-
-    Aligning a corpus allocates an object or more per span, all alive until the end and free of
-    cycles; with the collector on, its generations are rescanned again and again over them.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def warn_duplicates(name: str, count: int, rule: MatchRule) -> None:

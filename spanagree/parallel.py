@@ -7,6 +7,10 @@ are computed whole in one process, per-label counts are exact sums (see
 the result is identical to a single process, whatever the number of jobs. Processes are forked,
 so the span sets already in memory are shared rather than copied through pickles; only counts
 travel back. Where ``fork`` is unavailable the work runs in one process.
+
+Where each document is a file of its own (BRAT), the processes also read their shard
+(:func:`map_forked`, used by :func:`~spanagree.agreement.agree_folders`): reading is most of a
+run, and spans read before forking would be shared and copied page by page as they are touched.
 """
 
 from __future__ import annotations
@@ -31,6 +35,10 @@ SHARDS_PER_JOB = 4
 #: Fewer spans than this per process and a process costs more than it saves (starting one, and
 #: the copy-on-write of the pages it touches, take a tenth of a second): fewer processes are used.
 MIN_SPANS_PER_JOB = 50_000
+
+#: The same for processes that read their own documents (:func:`~spanagree.agreement.agree_folders`),
+#: where spans are not known before reading: fewer documents than this per process, fewer processes.
+MIN_DOCUMENTS_PER_JOB = 1_000
 
 
 def shards(items: list, parts: int) -> list[list]:
@@ -102,6 +110,28 @@ def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: Match
         if frozen:
             gc.unfreeze()
     return [merge_pair_counts([part[k] for part in parts]) for k in range(len(pairs))]
+
+
+def map_forked(function: Callable[[Any], Any], items: list, jobs: int) -> list | None:
+    """``[function(item) for item in items]`` over ``jobs`` forked processes, in order.
+
+    ``function`` (a closure may do) and what it sees are inherited by the children, not pickled;
+    its results are pickled back. ``None`` where ``fork`` is unavailable (the caller then works
+    in this process).
+    """
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    global _SHARED
+    _SHARED = (function,)
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            return pool.map(_call_shared_item, items, chunksize=1)
+    finally:
+        _SHARED = None
+
+
+def _call_shared_item(item):
+    return _SHARED[0](item)
 
 
 def _compare_shard(documents: list[str]) -> list[PairCounts]:

@@ -40,7 +40,7 @@ from .counts import Counts
 from .errors import SpanagreeWarning, UsageError
 from .match import Alignment, MatchRule, Pair, optimal_pairs, unique_spans
 from .parallel import compare_all_pairs
-from .span import Document, Span, SpanSet
+from .span import Span, SpanSet
 from .texts import reconcile
 
 KINDS = ("correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious")

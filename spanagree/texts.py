@@ -32,7 +32,8 @@ class Reconciled:
     token_spelling_differences: int = 0
 
 
-def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace: bool = False) -> Reconciled:
+def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace: bool = False,
+              announce_left_out: bool = True) -> Reconciled:
     """Check that every annotator has the same text for each document; map where allowed.
 
     Parameters
@@ -43,6 +44,9 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
         The document ids to compare (present in every span set).
     align_whitespace : bool
         Compare copies that differ only in whitespace through their non-whitespace characters.
+    announce_left_out : bool
+        Warn about the documents left out (:func:`warn_texts_differ`); a caller reconciling a
+        corpus shard by shard says it once for all shards instead.
 
     Raises
     ------
@@ -83,11 +87,8 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
                 mapped[k][doc_id] = onto_reference(document, reference, positions)
         result.whitespace_aligned.append(doc_id)
         result.documents.append(doc_id)
-    if result.left_out:
-        warnings.warn(
-            f"{len(result.left_out)} document(s) left out because their texts differ beyond whitespace: "
-            + ", ".join(result.left_out), SpanagreeWarning, stacklevel=2,
-        )
+    if result.left_out and announce_left_out:
+        warn_texts_differ(result.left_out)
     if result.token_spelling_differences:
         warnings.warn(
             f"{result.token_spelling_differences} token(s) are spelt differently across the CoNLL files "
@@ -99,6 +100,12 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
             documents_k = {i: replaced.get(i, d) for i, d in original.documents.items()}
             result.spansets[k] = SpanSet(original.name, documents_k, list(original.notes), original.format)
     return result
+
+
+def warn_texts_differ(left_out: list[str]) -> None:
+    """The warning naming the documents left out because their texts differ beyond whitespace."""
+    warnings.warn(f"{len(left_out)} document(s) left out because their texts differ beyond whitespace: "
+                  + ", ".join(left_out), SpanagreeWarning, stacklevel=3)
 
 
 def source_of(copies: list[Document]) -> str:

@@ -42,15 +42,14 @@ is an error naming it, as is a label with whitespace (BRAT cannot hold it).
 
 from __future__ import annotations
 
-import gc
 import os
 import warnings
-from contextlib import contextmanager
 
+from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 
-__all__ = ["read_brat", "write_brat"]
+__all__ = ["read_brat", "write_brat", "BratFolder", "scan_brat"]
 
 T_LINE = "T<id>\\t<label> <start> <end>"
 
@@ -125,10 +124,14 @@ def read_brat(path, *, name: str | None = None) -> SpanSet:
 
     counts = dict.fromkeys(_NOTE_ORDER, 0)
     documents: dict[str, Document] = {}
-    with _collector_paused():
+    with collector_paused():
         for doc_id, txt_path, ann_path in entries:
             documents[doc_id] = _read_document(doc_id, txt_path, ann_path, counts)
+    return SpanSet(name, documents, _notes(counts, skipped), "brat")
 
+
+def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
+    """The span set's notes: the other lines read (``counts``) and the .txt files passed over."""
     notes = []
     read = [_plural(counts[kind], kind, kind + "s") for kind in _NOTE_ORDER if counts[kind]]
     if read:
@@ -137,7 +140,58 @@ def read_brat(path, *, name: str | None = None) -> SpanSet:
         notes.append(f"{_plural(len(skipped), '.txt file', '.txt files')} without .ann in a folder with no "
                      f"annotations passed over (not documents): {', '.join(skipped[:5])}"
                      + (", ..." if len(skipped) > 5 else ""))
-    return SpanSet(name, documents, notes, "brat")
+    return notes
+
+
+class BratFolder:
+    """A BRAT folder scanned but not read: its documents' files, read one document at a time.
+
+    :func:`read_brat` is ``scan_brat`` then :meth:`read_document` for every document in order,
+    then :meth:`notes` of the summed counts: reading documents one by one (in other processes,
+    say: ``--jobs``) gives the same documents, warnings, errors and notes.
+
+    Attributes
+    ----------
+    name : str
+        The span set's name (the folder name).
+    entries : dict of str to (str, str, str or None)
+        Document id → (id, .txt path, .ann path or None), sorted by id.
+    skipped : list of str
+        The .txt files passed over (not documents).
+    """
+
+    def __init__(self, name: str, entries: list[tuple[str, str, str | None]], skipped: list[str]):
+        self.name = name
+        self.entries = {entry[0]: entry for entry in entries}
+        self.skipped = skipped
+
+    @staticmethod
+    def new_counts() -> dict[str, int]:
+        """Counts of the lines read and not compared, for :meth:`read_document` to add to."""
+        return dict.fromkeys(_NOTE_ORDER, 0)
+
+    def read_document(self, doc_id: str, counts: dict[str, int]) -> Document:
+        """One document, exactly as :func:`read_brat` reads it (warnings and errors included)."""
+        return _read_document(*self.entries[doc_id], counts)
+
+    def notes(self, counts: dict[str, int]) -> list[str]:
+        """The notes :func:`read_brat` gives when ``counts`` are the counts of all documents."""
+        return _notes(counts, self.skipped)
+
+
+def scan_brat(path, *, name: str | None = None) -> BratFolder:
+    """A BRAT folder's documents (files only, nothing read), as :func:`read_brat` would read them.
+
+    Raises
+    ------
+    FormatError
+        As :func:`read_brat` for a folder: a .ann without its .txt, no .ann at all, not a folder.
+    """
+    top = os.fspath(path)
+    if not os.path.isdir(top):
+        raise FormatError(top, "not a folder")
+    entries, skipped = _scan(top)
+    return BratFolder(_default_name(top) if name is None else name, entries, skipped)
 
 
 def _default_name(top: str) -> str:
@@ -361,18 +415,6 @@ def _attach(spans: list[Span], ids: list[str], extras: list[tuple[str, str, str]
     for i, pairs in attached.items():
         # The spans are this reader's own and not yet shared: setting the slot is safe.
         _set_attributes(spans[i], tuple(pairs))
-
-
-@contextmanager
-def _collector_paused():
-    """Pause the cyclic garbage collector while reading: millions of objects, no cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def write_brat(spanset: SpanSet, dest) -> None:

@@ -31,15 +31,14 @@ ids are ``"1"`` .. ``"n"`` in order (the reader numbers documents; it cannot kee
 
 from __future__ import annotations
 
-import gc
 import re
 import warnings
 from collections import deque
-from contextlib import contextmanager
 from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
 
+from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..schemes import TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
@@ -137,7 +136,7 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
     del data
 
     spanset = SpanSet(name if name is not None else Path(path).stem, format="conll")
-    with _collector_paused():
+    with collector_paused():
         tokens, tags, docstarts = _columns(text, path_str, conll_column)
         del text
         try:
@@ -153,23 +152,6 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
         spanset.notes.append(message)
         warnings.warn(message, SpanagreeWarning, stacklevel=2)
     return spanset
-
-
-@contextmanager
-def _collector_paused():
-    """Pause the cyclic garbage collector while a file is read.
-
-    Reading allocates millions of objects that all stay alive (and no cycles), so the collector
-    would only rescan them again and again: on a 240k-span file it more than doubles the time.
-    The previous state is restored on exit.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _BLOCK = 1 << 16

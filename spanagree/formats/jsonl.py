@@ -32,11 +32,10 @@ an unknown text as ``null``.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-from contextlib import contextmanager
 
+from ..collector import collector_paused
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 
@@ -115,7 +114,7 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
     documents: dict[str, Document] = {}
     first_line: dict[str, int] = {}
     loads = json.loads
-    with _collector_paused():
+    with collector_paused():
         lineno = 0
         for line in content.split("\n"):
             lineno += 1
@@ -269,18 +268,6 @@ def _label(label, path: str, lineno: int, number: int) -> str:
 def _shown(value, limit: int = 60) -> str:
     shown = json.dumps(value, ensure_ascii=False) if value is not None else "nothing"
     return shown if len(shown) <= limit else shown[:limit] + "..."
-
-
-@contextmanager
-def _collector_paused():
-    """Pause the cyclic garbage collector while reading: many objects, no cycles."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def write_jsonl(spanset: SpanSet, dest) -> None:

@@ -95,14 +95,13 @@ spans are the same. ``xml_doc_tag`` names the document element instead of ``doc`
 
 from __future__ import annotations
 
-import gc
 import os
 import re
 import warnings
-from contextlib import contextmanager
 
 from lxml import etree
 
+from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
 
@@ -196,7 +195,7 @@ def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None
     documents: dict[str, Document] = {}
     skipped = 0
     first_skipped = None
-    with _collector_paused():
+    with collector_paused():
         for rel, file, in_folder in files:
             reader = _FileReader(file, options)
             for key, document in reader.documents():
@@ -224,18 +223,6 @@ def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None
         warnings.warn(f"{file}:{line}: <{tag}> has no text and cannot be a span: skipped{more}",
                       SpanagreeWarning, stacklevel=2)
     return SpanSet(name, documents, notes, "xml")
-
-
-@contextmanager
-def _collector_paused():
-    """Pause the cyclic garbage collector while reading: many objects, no cycles (as the other readers)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class _Options:

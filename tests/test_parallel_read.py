@@ -1,0 +1,194 @@
+"""--jobs on BRAT folders: every process reads its own documents, and the run is that of one process.
+
+The same stdout (JSON apart from ``options.jobs``, table, CSV), the same warnings in the same
+order, the same notes and left-out documents, and the same one-line error and exit code, whichever
+process meets the bad file.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from spanagree import parallel
+from spanagree.agreement import agree_folders
+from spanagree.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "corpora" / "demo" / "brat"
+
+
+@pytest.fixture(autouse=True)
+def small_shards(monkeypatch):
+    """Shard even these small corpora, and count the runs that did."""
+    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
+    calls = []
+    forked = parallel.map_forked
+
+    def counted(function, items, jobs):
+        calls.append(len(items))
+        return forked(function, items, jobs)
+
+    monkeypatch.setattr(parallel, "map_forked", counted)
+    return calls
+
+
+def run(capsys, argv):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def without_jobs(out: str):
+    data = json.loads(out)
+    data.get("options", {}).pop("jobs", None)
+    return data
+
+
+def assert_same_runs(capsys, calls, argv, *, sharded=True):
+    """``argv`` with --jobs 1 and --jobs 2: same exit code, stdout and stderr (JSON: but for options.jobs)."""
+    before = len(calls)
+    one = run(capsys, argv + ["--jobs", "1"])
+    assert len(calls) == before
+    two = run(capsys, argv + ["--jobs", "2"])
+    assert (len(calls) > before) == sharded
+    assert one[0] == two[0]
+    assert one[2] == two[2]
+    if one[0] == 0 and "json" in argv:
+        assert without_jobs(one[1]) == without_jobs(two[1])
+    else:
+        assert one[1] == two[1]
+    return one
+
+
+def write_doc(folder: Path, doc_id: str, text: str, ann: str) -> None:
+    base = folder.joinpath(*doc_id.split("/"))
+    base.parent.mkdir(parents=True, exist_ok=True)
+    base.with_suffix(".txt").write_text(text, encoding="utf-8")
+    base.with_suffix(".ann").write_text(ann, encoding="utf-8")
+
+
+TEXT = "Ana met Bo in Porto and Lisbon."
+
+
+def small_corpus(tmp_path: Path, documents: int = 12) -> list[Path]:
+    """Two annotators, with: a document only one has, a text column that differs, relations,
+    attributes and notes, a sub-folder, and a README.txt passed over."""
+    folders = [tmp_path / "ann1", tmp_path / "ann2"]
+    for k, folder in enumerate(folders):
+        for d in range(documents):
+            doc_id = f"sub/d{d:02d}" if d % 5 == 0 else f"d{d:02d}"
+            lines = ["T1\tPER 0 3\tAna", f"T2\tPER 8 10\t{'Bo' if d != 7 or k == 0 else 'Bob'}"]
+            if (d + k) % 3:
+                lines.append("T3\tLOC 14 19\tPorto")
+            if d % 4 == k:
+                lines.append("T4\tLOC 24 30\tLisbon")
+                lines.append("R1\tIn Arg1:T2 Arg2:T4")
+                lines.append("A1\tNegation T1")
+                lines.append("#1\tAnnotatorNotes T2\tsure")
+            write_doc(folder, doc_id, TEXT, "\n".join(lines) + "\n")
+        (folder / "docs").mkdir()
+        (folder / "docs" / "README.txt").write_text("not a document\n")
+    write_doc(folders[1], "only2", TEXT, "T1\tPER 0 3\tAna\n")
+    return folders
+
+
+@pytest.mark.parametrize("output", ["json", "table", "csv"])
+@pytest.mark.parametrize("by", [None, "label", "document"])
+def test_demo_corpus(capsys, small_shards, output, by):
+    argv = ["agree", *(str(DEMO / a) for a in ("ann1", "ann2", "ann3")), "--output", output]
+    if by:
+        argv += ["--by", by]
+    assert assert_same_runs(capsys, small_shards, argv)[0] == 0
+
+
+@pytest.mark.parametrize("options", [[], ["--match", "partial", "--partial-credit", "dice", "--labels", "ignore"],
+                                     ["--match", "overlap", "--map", "LOC=PLACE", "--only", "PLACE,PER"],
+                                     ["--bootstrap", "20", "--seed", "3"]])
+def test_generated_corpus(tmp_path, capsys, small_shards, options):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    generate.generate(tmp_path, docs=40, annotators=3, formats=("brat",), quiet=True)
+    argv = ["agree", *(str(tmp_path / "brat" / f"ann{k}") for k in (1, 2, 3)), "--format", "brat",
+            "--output", "json", "--by", "document", *options]
+    assert assert_same_runs(capsys, small_shards, argv)[0] == 0
+
+
+def test_warnings_notes_and_left_out(tmp_path, capsys, small_shards):
+    folders = small_corpus(tmp_path)
+    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders), "--output", "json"])
+    assert code == 0
+    data = json.loads(out)
+    assert data["left_out"] == {"not_annotated_by_everyone": ["only2"]}
+    assert any("relation" in note for note in data["notes"]) and any("README.txt" in n for n in data["notes"])
+    assert "d07.ann:2: T2's text column 'Bob'" in err and "left out" in err
+    for output in ("table", "csv"):
+        assert assert_same_runs(capsys, small_shards, ["agree", *map(str, folders), "--output", output])[0] == 0
+
+
+def test_texts_that_differ_are_the_same_error(tmp_path, capsys, small_shards):
+    folders = small_corpus(tmp_path)
+    (folders[1] / "d09.txt").write_text(TEXT.replace("met", "saw"))
+    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders)])
+    assert code == 1 and "d09" in err and "different text" in err
+
+
+def test_texts_that_differ_with_align_whitespace(tmp_path, capsys, small_shards):
+    folders = small_corpus(tmp_path)
+    (folders[1] / "d09.txt").write_text(TEXT.replace("met", "saw"))
+    (folders[1] / "d03.txt").write_text(TEXT.replace(" met ", "  met\n"))
+    (folders[1] / "d03.ann").write_text("T1\tPER 0 3\tAna\nT2\tPER 9 11\tBo\nT3\tLOC 3 5\t  \n")
+    code, out, err = assert_same_runs(capsys, small_shards,
+                                      ["agree", *map(str, folders), "--align-whitespace", "--output", "json"])
+    assert code == 0
+    data = json.loads(out)
+    assert data["left_out"]["texts_differ"] == ["d09"]
+    assert any("through their non-whitespace" in note for note in data["notes"])
+
+
+def test_nothing_left_to_compare(tmp_path, capsys, small_shards):
+    folders = small_corpus(tmp_path, documents=4)
+    for path in folders[1].rglob("*.txt"):
+        if path.name != "README.txt":
+            path.write_text("Something else entirely, not the same text at all.")
+    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders), "--align-whitespace"])
+    assert code == 1 and "no document left to compare" in err
+
+
+@pytest.mark.parametrize("bad", [["ann1/d08"], ["ann2/d02"], ["ann1/d08", "ann2/d02"], ["ann2/d11", "ann2/d01"]])
+def test_a_malformed_file_is_the_same_error(tmp_path, capsys, small_shards, bad):
+    folders = small_corpus(tmp_path)
+    for where in bad:
+        (tmp_path / f"{where}.ann").write_text("T1\tPER 0 3\tAna\nT2\tPER x 5\tbad\n")
+    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders)])
+    assert code == 1 and out == ""
+    first = min(bad)  # the first in reading order: annotators in turn, documents by id
+    assert err.strip().splitlines()[-1] == f"spanagree: error: {tmp_path / first}.ann:2: expected " \
+        "'T<id>\\t<label> <start> <end>', got 'T2\\tPER x 5\\tbad'"
+
+
+def test_bad_listing_and_single_files_read_in_this_process(tmp_path, capsys, small_shards):
+    folders = small_corpus(tmp_path)
+    (folders[1] / "d04.txt").unlink()  # a .ann without its .txt: found while listing
+    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders)], sharded=False)
+    assert code == 1 and "d04.txt is missing" in err
+    shutil.copy(folders[0] / "d01.ann", tmp_path / "one.ann")
+    shutil.copy(folders[0] / "d01.txt", tmp_path / "one.txt")
+    assert agree_folders([str(tmp_path / "one.ann"), str(folders[0])], jobs=2) is None
+
+
+def test_chance_reads_in_this_process(capsys, small_shards):
+    argv = ["agree", str(DEMO / "ann1"), str(DEMO / "ann2"), "--chance", "--output", "json"]
+    assert assert_same_runs(capsys, small_shards, argv, sharded=False)[0] == 0
+
+
+def test_too_few_documents_stay_in_one_process(monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
+    assert agree_folders([str(DEMO / "ann1"), str(DEMO / "ann2")], jobs=2) is None
