@@ -42,6 +42,7 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..schemes import TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
+from . import read_utf8_file
 
 DOCSTART = "-DOCSTART-"
 
@@ -120,20 +121,7 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
         raise UsageError("--conll-column counts from 1 and column 1 is the token: "
                          f"give 2 or more, not {conll_column!r}")
     path_str = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise FormatError(path_str, "no such file or folder") from None
-    except IsADirectoryError:
-        raise FormatError(path_str, "is a folder; CoNLL is read from one file") from None
-    except OSError as error:
-        raise FormatError(path_str, f"cannot read: {error.strerror or error}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise FormatError(path_str, f"not UTF-8 (byte 0x{data[error.start]:02x})", line) from None
-    del data
+    text = read_utf8_file(path_str, "CoNLL")
 
     spanset = SpanSet(name if name is not None else Path(path).stem, format="conll")
     with collector_paused():

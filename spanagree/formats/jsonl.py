@@ -38,6 +38,7 @@ import os
 from ..collector import collector_paused
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
+from . import read_utf8_file
 
 __all__ = ["read_jsonl", "write_jsonl"]
 
@@ -93,21 +94,7 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
         from . import default_name
 
         name = default_name(path_str)
-    try:
-        with open(path_str, "rb") as file:
-            data = file.read()
-    except FileNotFoundError:
-        raise FormatError(path_str, "no such file or folder") from None
-    except IsADirectoryError:
-        raise FormatError(path_str, "is a folder; JSONL is read from one file") from None
-    except OSError as error:
-        raise FormatError(path_str, f"cannot read: {error.strerror or error}") from None
-    try:
-        content = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise FormatError(path_str, f"not UTF-8 (byte 0x{data[error.start]:02x})", line) from None
-    del data
+    content = read_utf8_file(path_str, "JSONL")
     if content[:1] == "\ufeff":
         content = content[1:]
 
