@@ -114,13 +114,17 @@ class Span:
         return (self.fragments[0][0], self.fragments[-1][1], self.fragments, self.label)
 
 
-# The slots' own setters: twice as fast as object.__setattr__ for the readers' fast path.
+# The slots' own setters: twice as fast as object.__setattr__. Span.trusted uses them, and the
+# readers import them to build a span (and its Source) with a few stores each in their hot loops;
+# the readers check the offsets first, so nothing here validates.
 _new = object.__new__
 _set_doc = Span.doc.__set__
 _set_fragments = Span.fragments.__set__
 _set_label = Span.label.__set__
 _set_source = Span.source.__set__
 _set_attributes = Span.attributes.__set__
+_set_path = Source.path.__set__
+_set_line = Source.line.__set__
 
 
 def check_fragments(fragments: Fragments) -> None:

@@ -48,6 +48,8 @@ import warnings
 from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
+from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
+                    _set_path, _set_source)
 
 __all__ = ["read_brat", "write_brat", "BratFolder", "scan_brat"]
 
@@ -58,15 +60,6 @@ _OTHER_KINDS = {"R": "relation", "E": "event", "A": "attribute", "M": "attribute
                 "*": "equivalence", "#": "note"}
 _NOTE_ORDER = ("relation", "event", "attribute", "normalization", "equivalence", "note")
 
-# The slots' own setters (as in Span.trusted): a span and its source cost a few stores each.
-_new = object.__new__
-_set_path = Source.path.__set__
-_set_line = Source.line.__set__
-_set_doc = Span.doc.__set__
-_set_fragments = Span.fragments.__set__
-_set_label = Span.label.__set__
-_set_source = Span.source.__set__
-_set_attributes = Span.attributes.__set__
 
 # Text-column characters the writer turns into spaces (they would break the line format).
 _FLATTEN = str.maketrans({"\t": " ", "\n": " ", "\r": " "})

@@ -42,19 +42,12 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..schemes import TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
+from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
+                    _set_path, _set_source)
 from . import read_utf8_file
 
 DOCSTART = "-DOCSTART-"
 
-# The slots' own setters (as in Span.trusted): a span and its source cost a few stores each.
-_new = object.__new__
-_set_path = Source.path.__set__
-_set_line = Source.line.__set__
-_set_doc = Span.doc.__set__
-_set_fragments = Span.fragments.__set__
-_set_label = Span.label.__set__
-_set_source = Span.source.__set__
-_set_attributes = Span.attributes.__set__
 
 # Whitespace that str.split() would treat as a column separator but CoNLL does not (NBSP, ...).
 _OTHER_SPACE = re.compile(r"[^\S \t\r\n]")

@@ -38,21 +38,16 @@ import os
 from ..collector import collector_paused
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
+from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
+                    _set_path, _set_source)
 from . import read_utf8_file
 
 __all__ = ["read_jsonl", "write_jsonl"]
 
+_trusted = Span.trusted
+
 _MISSING = object()
 
-_new = object.__new__
-_set_path = Source.path.__set__
-_set_line = Source.line.__set__
-_trusted = Span.trusted
-_set_doc = Span.doc.__set__
-_set_fragments = Span.fragments.__set__
-_set_label = Span.label.__set__
-_set_source = Span.source.__set__
-_set_attributes = Span.attributes.__set__
 
 
 def read_jsonl(path, *, name: str | None = None) -> SpanSet:

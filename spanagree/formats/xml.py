@@ -104,6 +104,8 @@ from lxml import etree
 from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
+from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
+                    _set_path, _set_source)
 
 __all__ = ["read_xml", "write_xml"]
 
@@ -124,14 +126,6 @@ _NAME = re.compile(f"[{_NAME_START}][{_NAME_START}\\-.0-9\u00b7\u0300-\u036f\u20
 # Characters XML 1.0 cannot hold, even as a character reference.
 _ILLEGAL = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
-_new = object.__new__
-_set_path = Source.path.__set__
-_set_line = Source.line.__set__
-_set_doc = Span.doc.__set__
-_set_fragments = Span.fragments.__set__
-_set_label = Span.label.__set__
-_set_source = Span.source.__set__
-_set_attributes = Span.attributes.__set__
 
 
 def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None,
