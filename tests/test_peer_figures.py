@@ -15,23 +15,11 @@ import pytest
 from spanagree import agree, read, score
 from spanagree.errors import SpanagreeError, SpanagreeWarning
 
+from test_peer_nervaluate import categories as nervaluate_categories  # one mapping, kinds → COR/INC/PAR/MIS/SPU
+
 #: nervaluate scheme → spanagree (match, labels) (DESIGN.md, "Matching").
 SCHEMES = {"strict": ("exact", "strict"), "exact": ("exact", "ignore"), "partial": ("partial", "ignore"),
            "ent_type": ("overlap", "strict")}
-
-
-def nervaluate_categories(kinds: dict, scheme: str) -> tuple[int, int, int, int, int]:
-    """(COR, INC, PAR, MIS, SPU) from spanagree's error kinds (table in docs/peers.md)."""
-    wlb = kinds["wrong_label_and_boundary"]
-    if scheme == "strict":
-        cor, inc, par = kinds["correct"], kinds["partial"] + kinds["wrong_label"] + wlb, 0
-    elif scheme == "exact":
-        cor, inc, par = kinds["correct"] + kinds["wrong_label"], kinds["partial"] + wlb, 0
-    elif scheme == "partial":
-        cor, inc, par = kinds["correct"] + kinds["wrong_label"], 0, kinds["partial"] + wlb
-    else:
-        cor, inc, par = kinds["correct"] + kinds["partial"], kinds["wrong_label"] + wlb, 0
-    return cor, inc, par, kinds["missed"], kinds["spurious"]
 
 
 @pytest.fixture(scope="module")
