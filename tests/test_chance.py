@@ -160,6 +160,16 @@ def test_token_labels_equal_brute_force(case, labels):
 # -- the demo corpus -------------------------------------------------------------------------------
 
 
+def assert_equals_references(data: dict, reference: dict) -> None:
+    """Per pair Cohen's kappa and MCC (scikit-learn), Fleiss' kappa (statsmodels) and
+    Krippendorff's alpha (krippendorff) equal spanagree's to 1e-12."""
+    for pair, expected in zip(data["pairs"], reference["pairs"], strict=True):
+        assert pair["cohen_kappa"] == pytest.approx(expected["cohen_kappa"], abs=1e-12)
+        assert pair["mcc"] == pytest.approx(expected["mcc"], abs=1e-12)
+    assert data["fleiss_kappa"] == pytest.approx(reference["fleiss_kappa"], abs=1e-12)
+    assert data["krippendorff_alpha"] == pytest.approx(reference["krippendorff_alpha"], abs=1e-12)
+
+
 def test_demo_conll_equals_references(demo):
     spansets = [read(demo / path, "conll") for path in CONLL]
     result = token_agreement(spansets, tokens="conll")
@@ -169,11 +179,7 @@ def test_demo_conll_equals_references(demo):
     assert [frame[name].tolist() for name in ("ann1", "ann2", "ann3")] == truth
     reference = reference_figures(truth)
     data = result.to_dict()
-    for pair, expected in zip(data["pairs"], reference["pairs"]):
-        assert pair["cohen_kappa"] == pytest.approx(expected["cohen_kappa"], abs=1e-12)
-        assert pair["mcc"] == pytest.approx(expected["mcc"], abs=1e-12)
-    assert data["fleiss_kappa"] == pytest.approx(reference["fleiss_kappa"], abs=1e-12)
-    assert data["krippendorff_alpha"] == pytest.approx(reference["krippendorff_alpha"], abs=1e-12)
+    assert_equals_references(data, reference)
     # the figures themselves
     assert [round(p["cohen_kappa"], 4) for p in data["pairs"]] == [0.8797, 0.9054, 0.8185]
     assert [round(p["mcc"], 4) for p in data["pairs"]] == [0.8802, 0.9066, 0.8205]
@@ -199,11 +205,7 @@ def test_demo_brat_with_spacy_equals_references(demo):
     assert result.tokens == len(truth[0]) == 581
     reference = reference_figures(truth)
     data = result.to_dict()
-    for pair, expected in zip(data["pairs"], reference["pairs"]):
-        assert pair["cohen_kappa"] == pytest.approx(expected["cohen_kappa"], abs=1e-12)
-        assert pair["mcc"] == pytest.approx(expected["mcc"], abs=1e-12)
-    assert data["fleiss_kappa"] == pytest.approx(reference["fleiss_kappa"], abs=1e-12)
-    assert data["krippendorff_alpha"] == pytest.approx(reference["krippendorff_alpha"], abs=1e-12)
+    assert_equals_references(data, reference)
     assert [round(p["cohen_kappa"], 4) for p in data["pairs"]] == [0.8821, 0.9077, 0.8221]
     assert round(data["fleiss_kappa"], 4) == 0.8705
     assert round(data["krippendorff_alpha"], 4) == 0.8706

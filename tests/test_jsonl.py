@@ -16,6 +16,8 @@ from spanagree.formats import read
 from spanagree.formats.jsonl import read_jsonl, write_jsonl
 from spanagree.span import Span, SpanSet
 
+from test_brat import fragments_in  # the same fragment strategy for every format's round trip
+
 TEXT = "Ana Ruiz met Bo Li in Porto ."
 
 
@@ -226,16 +228,6 @@ text_strategy = st.lists(
               st.sampled_from(["\r\n", "\n", "\r", "\u2028", "\x85", "\ufeff", "😀", "🇵🇹", "𝄞"])),
     max_size=8,
 ).map("".join)
-
-
-@st.composite
-def fragments_in(draw, n):
-    cuts = sorted(draw(st.lists(st.integers(0, n), min_size=2, max_size=6)))
-    pairs = [(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2) if cuts[i] < cuts[i + 1]]
-    if not pairs:
-        start = draw(st.integers(0, n - 1))
-        pairs = [(start, draw(st.integers(start + 1, n)))]
-    return tuple(pairs)
 
 
 @st.composite
