@@ -401,7 +401,7 @@ def agree_folders(paths: list, *, format: str | None = None, match: str = "exact
                         for name, documents in zip(names, read)]
             try:
                 reconciled = reconcile(spansets, [d for d in ids if d in common], align_whitespace=align_whitespace,
-                                       announce_left_out=False)  # said once for all shards below
+                                       announce=False)  # said once for all shards below
             except SpanagreeError as error:
                 out.reconcile_error = _portable(error)
                 return out

@@ -326,38 +326,53 @@ def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact",
     pred = select_labels(pred, label_map=label_map, only=only)
     documents = list(gold.documents)
     missing = [d for d in documents if d not in pred.documents]
-    extra = [d for d in pred.documents if d not in gold.documents]
-    if missing:
-        warnings.warn(f"{pred.name}: {len(missing)} gold document(s) have no prediction and count as empty: "
-                      + ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else ""), SpanagreeWarning, stacklevel=2)
-    if extra:
-        warnings.warn(f"{pred.name}: {len(extra)} predicted document(s) are not in the gold and are ignored: "
-                      + ", ".join(extra[:20]) + (" ..." if len(extra) > 20 else ""), SpanagreeWarning, stacklevel=2)
+    warn_unmatched(pred.name, missing, [d for d in pred.documents if d not in gold.documents])
     both = [d for d in documents if d in pred.documents]
     reconciled = reconcile([gold, pred], both, align_whitespace=align_whitespace)
     gold_r, pred_r = reconciled.spansets
     scored = [d for d in documents if d not in set(reconciled.left_out)]
     (pair,) = compare_all_pairs([pred_r, gold_r], scored, rule, jobs=jobs, each=error_tally)
-    warn_duplicates(pred.name, pair.duplicates[0], rule)
-    warn_duplicates(gold.name, pair.duplicates[1], rule)
     tally: Counter = Counter()
     for document_tally in pair.each:
         tally.update(document_tally)
     pair.each = None
-    notes = [f"{s.name}: {n}" for s in (gold, pred) for n in s.notes]
-    if reconciled.whitespace_aligned:
-        notes.append(f"{len(reconciled.whitespace_aligned)} document(s) compared through their "
-                     "non-whitespace characters (texts differ only in whitespace)")
-    if reconciled.left_out:
-        notes.append(f"{len(reconciled.left_out)} document(s) left out: texts differ beyond whitespace: "
-                     + ", ".join(reconciled.left_out))
+    return finished(gold.name, pred.name, [gold.notes, pred.notes], rule, beta, pair, tally, missing,
+                    len(reconciled.whitespace_aligned), reconciled.left_out,
+                    partial(error_items, pred_r, gold_r, scored, rule, jobs),
+                    options=options, match=match, labels=labels, only=only, label_map=label_map,
+                    align_whitespace=align_whitespace)
+
+
+def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None:
+    """The warnings about gold documents without a prediction, and predicted documents not in the gold."""
+    if missing:
+        warnings.warn(f"{pred_name}: {len(missing)} gold document(s) have no prediction and count as empty: "
+                      + ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else ""), SpanagreeWarning,
+                      stacklevel=3)
+    if extra:
+        warnings.warn(f"{pred_name}: {len(extra)} predicted document(s) are not in the gold and are ignored: "
+                      + ", ".join(extra[:20]) + (" ..." if len(extra) > 20 else ""), SpanagreeWarning, stacklevel=3)
+
+
+def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: MatchRule, beta: float, pair: PairCounts,
+             tally: Counter, missing: list[str], whitespace_aligned: int, left_out: list[str], listing, *,
+             options, match, labels, only, label_map, align_whitespace) -> Score:
+    """The :class:`Score` of a compared prediction, with the warnings about it (duplicates, 0/0)."""
+    warn_duplicates(pred_name, pair.duplicates[0], rule)
+    warn_duplicates(gold_name, pair.duplicates[1], rule)
+    all_notes = [f"{name}: {n}" for name, own in zip((gold_name, pred_name), notes) for n in own]
+    if whitespace_aligned:
+        all_notes.append(f"{whitespace_aligned} document(s) compared through their "
+                         "non-whitespace characters (texts differ only in whitespace)")
+    if left_out:
+        all_notes.append(f"{len(left_out)} document(s) left out: texts differ beyond whitespace: "
+                         + ", ".join(left_out))
     undefined = undefined_rates(pair.counts, beta)
     if undefined:
-        warnings.warn(f"{pred.name}: {', '.join(undefined)} undefined (0/0), reported as NaN",
-                      SpanagreeWarning, stacklevel=2)
+        warnings.warn(f"{pred_name}: {', '.join(undefined)} undefined (0/0), reported as NaN",
+                      SpanagreeWarning, stacklevel=3)
     # The caller's record of the run (the CLI's arguments) first; the values as understood win.
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,
             "align_whitespace": align_whitespace}
-    return Score(gold.name, pred.name, rule, beta, pair, tally, opts, notes, missing,
-                 listing=partial(error_items, pred_r, gold_r, scored, rule, jobs))
+    return Score(gold_name, pred_name, rule, beta, pair, tally, opts, all_notes, missing, listing=listing)

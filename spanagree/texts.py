@@ -33,7 +33,7 @@ class Reconciled:
 
 
 def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace: bool = False,
-              announce_left_out: bool = True) -> Reconciled:
+              announce: bool = True) -> Reconciled:
     """Check that every annotator has the same text for each document; map where allowed.
 
     Parameters
@@ -44,9 +44,10 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
         The document ids to compare (present in every span set).
     align_whitespace : bool
         Compare copies that differ only in whitespace through their non-whitespace characters.
-    announce_left_out : bool
-        Warn about the documents left out (:func:`warn_texts_differ`); a caller reconciling a
-        corpus shard by shard says it once for all shards instead.
+    announce : bool
+        Warn about the documents left out (:func:`warn_texts_differ`) and the tokens spelt
+        differently (:func:`warn_token_spellings`); a caller reconciling a corpus shard by shard
+        says it once for all shards instead.
 
     Raises
     ------
@@ -87,13 +88,11 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
                 mapped[k][doc_id] = onto_reference(document, reference, positions)
         result.whitespace_aligned.append(doc_id)
         result.documents.append(doc_id)
-    if result.left_out and announce_left_out:
-        warn_texts_differ(result.left_out)
-    if result.token_spelling_differences:
-        warnings.warn(
-            f"{result.token_spelling_differences} token(s) are spelt differently across the CoNLL files "
-            "(compared by token position; spans shown on the first file's tokens)", SpanagreeWarning, stacklevel=2,
-        )
+    if announce:
+        if result.left_out:
+            warn_texts_differ(result.left_out)
+        if result.token_spelling_differences:
+            warn_token_spellings(result.token_spelling_differences)
     for k, replaced in mapped.items():
         if replaced:
             original = spansets[k]
@@ -106,6 +105,13 @@ def warn_texts_differ(left_out: list[str]) -> None:
     """The warning naming the documents left out because their texts differ beyond whitespace."""
     warnings.warn(f"{len(left_out)} document(s) left out because their texts differ beyond whitespace: "
                   + ", ".join(left_out), SpanagreeWarning, stacklevel=3)
+
+
+def warn_token_spellings(count: int) -> None:
+    """The warning counting the CoNLL tokens spelt differently (compared by position all the same)."""
+    warnings.warn(f"{count} token(s) are spelt differently across the CoNLL files "
+                  "(compared by token position; spans shown on the first file's tokens)", SpanagreeWarning,
+                  stacklevel=3)
 
 
 def source_of(copies: list[Document]) -> str:

@@ -1,5 +1,5 @@
 """JSON lines: the spaCy/Prodigy shape, doccano's two shapes, ids, unknown texts, bad input naming
-file:line, the writer's exact output, and write -> read round trips."""
+file:line, the stream (lazy, line by line), the writer's exact output, and write -> read round trips."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spanagree.errors import FormatError, UsageError
-from spanagree.formats import read
-from spanagree.formats.jsonl import read_jsonl, write_jsonl
+from spanagree.formats import DocumentStream, open_stream, read
+from spanagree.formats.jsonl import read_jsonl, stream_jsonl, write_jsonl
 from spanagree.span import Span, SpanSet
 
+from conftest import DEMO
 from test_brat import fragments_in  # the same fragment strategy for every format's round trip
 
 TEXT = "Ana Ruiz met Bo Li in Porto ."
@@ -188,6 +189,159 @@ def test_bad_input_from_the_command_line_exits_1(tmp_path, capsys, content, wher
     assert err.startswith(f"spanagree: error: {tmp_path / where}: ") and message in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and stdout == ""
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# The stream: documents one line at a time, errors when their line is read
+
+
+def documents_of(documents):
+    """Everything a reader gives of its documents, sources included (spans compare without them)."""
+    return [(d.id, d.text, d.source, [(s.doc, s.fragments, s.label, str(s.source), s.attributes) for s in d.spans])
+            for d in documents]
+
+
+@pytest.mark.parametrize("annotator, spans_per_document", [
+    ("ann1", [8, 6, 6, 9, 7, 9, 9, 5, 6, 10]),
+    ("ann2", [7, 7, 5, 9, 7, 9, 9, 5, 6, 9]),
+    ("ann3", [8, 6, 6, 9, 6, 9, 9, 4, 5, 11]),
+])
+def test_stream_of_the_demo_files_is_each_line_as_json_reads_it(annotator, spans_per_document):
+    path = DEMO / "jsonl" / f"{annotator}.jsonl"
+    stream = stream_jsonl(path)
+    assert isinstance(stream, DocumentStream)
+    assert (stream.name, stream.format, stream.notes) == (annotator, "jsonl", [])
+    streamed = documents_of(stream.documents)
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert streamed == [
+        (r["id"], r["text"], str(path),
+         [(r["id"], ((e["start"], e["end"]),), e["label"], f"{path}:{n}", ()) for e in r["spans"]])
+        for n, r in enumerate(records, 1)
+    ]
+    assert [len(spans) for *_, spans in streamed] == spans_per_document
+    assert streamed == documents_of(read_jsonl(path).documents.values())
+    assert stream.notes == []
+
+
+def test_stream_is_lazy_an_error_comes_with_its_line(tmp_path):
+    path = write_lines(tmp_path / "bad.jsonl", {"id": "a", "text": "Ana", "spans": [{"start": 0, "end": 3,
+                                                                                    "label": "PER"}]},
+                       {"id": "b", "text": "Bo"}, '{"id": "c", "text": \n', {"id": "d", "text": "never"})
+    documents = stream_jsonl(path).documents
+    first = next(documents)  # line 3 not read yet
+    assert first.id == "a" and [str(s.source) for s in first.spans] == [f"{path}:1"]
+    assert next(documents).id == "b"
+    with pytest.raises(FormatError) as error:
+        next(documents)
+    # the line's own column (21), as without the line's "\n" (which JSON would count as column 1 of line 2)
+    assert str(error.value) == f"{path}:3: invalid JSON: Expecting value (column 21)"
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"id": "c", "text": \n', "Expecting value (column 21)"),
+    ('{"id": "c", "text": \r\n', "Expecting value (column 22)"),
+    ('{"id": "c", "text": "abc\n', "Unterminated string starting at (column 21)"),  # not: "\n" inside it
+    ('{"id": "c", "text": "abc', "Unterminated string starting at (column 21)"),  # last line, no "\n"
+    ('{"id": "c"} {}\n', "Extra data (column 13)"),
+])
+def test_invalid_json_is_reported_as_on_the_line_without_its_newline(tmp_path, line, message):
+    path = write_lines(tmp_path / "bad.jsonl", {"id": "a", "text": "x"}, line)
+    with pytest.raises(FormatError) as error:
+        list(stream_jsonl(path).documents)
+    assert str(error.value) == f"{path}:2: invalid JSON: {message}"
+
+
+def test_bad_utf8_on_a_later_line_names_that_line_after_the_documents_before_it(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"id": "a", "text": "x"}\n\n{"id": "b", "text": "Jos\xc3\xa9"}\n'
+                     b'{"id": "c", "text": "Jos\xe9"}\n{"id": "d", "text": "x"}\n')
+    documents = stream_jsonl(path).documents
+    assert [next(documents).text, next(documents).text] == ["x", "José"]
+    with pytest.raises(FormatError) as error:
+        next(documents)
+    assert str(error.value) == f"{path}:4: not UTF-8 (byte 0xe9)"
+
+
+def test_of_two_errors_the_first_in_the_file_is_reported(tmp_path):
+    # invalid JSON on line 2, a bad byte on line 3: line 2 (the whole file is no longer decoded first)
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"id": "a", "text": "x"}\n{"id": \n{"id": "c", "text": "Jos\xe9"}\n')
+    with pytest.raises(FormatError, match=r"bad\.jsonl:2: invalid JSON"):
+        read_jsonl(path)
+
+
+def test_stream_crlf_lines_keep_their_numbers_and_texts(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(b'{"text": "Ana\\r\\nBo", "spans": [{"start": 5, "end": 7, "label": "PER"}]}\r\n'
+                     b'\r\n'
+                     b'{"id": "x", "text": "Bo"}\r\n'
+                     b'{"text": "Li", "label": [[0, 2, "PER"]]}')
+    assert documents_of(stream_jsonl(path).documents) == [
+        ("1", "Ana\r\nBo", str(path), [("1", ((5, 7),), "PER", f"{path}:1", ())]),
+        ("x", "Bo", str(path), []),
+        ("4", "Li", str(path), [("4", ((0, 2),), "PER", f"{path}:4", ())]),
+    ]
+
+
+def test_stream_skips_one_bom_at_the_start_only(tmp_path):
+    path = tmp_path / "a.jsonl"
+    path.write_bytes("\ufeff\n".encode("utf-8") + b'{"text": "Ana"}\n')
+    assert [d.id for d in stream_jsonl(path).documents] == ["2"]  # the BOM's line is blank and counted
+    path.write_bytes(b'{"text": "Ana"}\n' + '\ufeff{"text": "Bo"}\n'.encode("utf-8"))
+    with pytest.raises(FormatError, match=r"a\.jsonl:2: invalid JSON: Unexpected UTF-8 BOM"):
+        list(stream_jsonl(path).documents)
+    path.write_bytes("\ufeff".encode("utf-8"))
+    with pytest.raises(FormatError, match=r"a\.jsonl: empty file"):
+        list(stream_jsonl(path).documents)
+
+
+def test_stream_skips_blank_lines_of_any_white_space_and_counts_them(tmp_path):
+    path = write_lines(tmp_path / "a.jsonl", "\n", " \t\r\n", {"text": "Ana"}, "\u2028\n", "\x85\x1c\u3000\n",
+                       {"text": "Bo"}, "   ")
+    assert [d.id for d in stream_jsonl(path).documents] == ["3", "6"]
+
+
+def test_stream_finds_an_id_seen_twice_lines_apart(tmp_path):
+    records = [{"id": f"d{i}", "text": "x"} for i in range(1, 3001)] + [{"id": "d2", "text": "again"}]
+    path = write_lines(tmp_path / "a.jsonl", *records)
+    documents = stream_jsonl(path).documents
+    read_before = 0
+    with pytest.raises(FormatError) as error:
+        for _ in documents:
+            read_before += 1
+    assert read_before == 3000
+    assert str(error.value) == f"{path}:3001: document id 'd2' appears twice (first at line 2)"
+
+
+@pytest.mark.parametrize("content", [b"", b"\n", b"  \r\n\n\t"])
+def test_stream_of_an_empty_file_is_made_and_fails_when_read(tmp_path, content):
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(content)
+    stream = stream_jsonl(path)
+    with pytest.raises(FormatError) as error:
+        next(stream.documents)
+    assert str(error.value) == f"{path}: empty file: no JSON record in it"
+
+
+def test_stream_checks_the_path_when_made(tmp_path):
+    with pytest.raises(FormatError) as error:
+        stream_jsonl(tmp_path / "nowhere.jsonl")
+    assert str(error.value) == f"{tmp_path / 'nowhere.jsonl'}: no such file or folder"
+    with pytest.raises(FormatError) as error:
+        stream_jsonl(tmp_path)
+    assert str(error.value) == f"{tmp_path}: is a folder; JSONL is read from one file"
+    file = write_lines(tmp_path / "a.jsonl", {"text": "x"})
+    with pytest.raises(FormatError) as error:
+        stream_jsonl(file / "b.jsonl")  # under a file: the system's own reason
+    assert str(error.value) == f"{file / 'b.jsonl'}: cannot read: Not a directory"
+
+
+def test_stream_through_the_registry(tmp_path):
+    path = write_lines(tmp_path / "ann7.jsonl", {"id": "d", "text": "Ana", "spans": [{"start": 0, "end": 3,
+                                                                                     "label": "PER"}]})
+    stream = open_stream(path, name="seven")
+    assert (stream.name, stream.format) == ("seven", "jsonl")
+    assert documents_of(stream.documents) == [("d", "Ana", str(path), [("d", ((0, 3),), "PER", f"{path}:1", ())])]
 
 
 def test_writer_output_is_exact(tmp_path):

@@ -4,19 +4,23 @@ The registry :data:`FORMATS` is the single source of truth for format names: it 
 command line's choices, the error for an unknown name, and auto-detection.
 
 Every format module ``spanagree.formats.<name>`` provides
-``read_<name>(path, *, name=None, **options) -> SpanSet`` and
-``write_<name>(spanset, dest, **options) -> None``; modules are imported only when used.
+``stream_<name>(path, *, name=None, **options) -> DocumentStream`` (the reader: documents one at
+a time), ``read_<name>(path, *, name=None, **options) -> SpanSet`` (the same stream collected,
+:func:`collect`) and ``write_<name>(spanset, dest, **options) -> None``; modules are imported
+only when used.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
+from ..collector import collector_paused
 from ..errors import FormatError, UsageError
-from ..span import SpanSet
+from ..span import Document, SpanSet
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,9 @@ class Format:
 
     def reader(self):
         return getattr(self.module(), f"read_{self.name}")
+
+    def streamer(self):
+        return getattr(self.module(), f"stream_{self.name}")
 
     def writer(self):
         return getattr(self.module(), f"write_{self.name}")
@@ -57,6 +64,45 @@ FORMATS: dict[str, Format] = {
         (".jsonl", ".json", ".ndjson"), (), False,
     ),
 }
+
+
+@dataclass
+class DocumentStream:
+    """One annotator's documents, read one at a time as ``documents`` is iterated.
+
+    What every reader gives (``stream_<name>``). The path and the options are checked when the
+    stream is made (a missing file, a bad option); the rest of the reading happens as documents
+    are asked for, each with its warnings and errors (:class:`~spanagree.errors.FormatError`
+    naming the file and line) at that point, so a stream holds one document at a time (plus
+    what the format needs to check across documents, such as the ids seen). ``notes`` is
+    complete once ``documents`` is exhausted. :func:`collect` makes a :class:`SpanSet` of it;
+    :mod:`spanagree.stream` compares streams document by document without keeping them.
+
+    Attributes
+    ----------
+    name : str
+        The annotator's name (the span set's).
+    format : str
+        The format's name.
+    documents : iterator of Document
+        In file order; every id once.
+    notes : list of str
+        What was read and not compared (the span set's notes).
+    """
+
+    name: str
+    format: str
+    documents: Iterator[Document]
+    notes: list[str] = field(default_factory=list)
+
+
+def collect(stream: DocumentStream) -> SpanSet:
+    """A stream read to the end, as a :class:`SpanSet` (the readers' ``read_<name>``)."""
+    documents: dict[str, Document] = {}
+    with collector_paused():
+        for document in stream.documents:
+            documents[document.id] = document
+    return SpanSet(stream.name, documents, stream.notes, stream.format)
 
 
 def get_format(name: str) -> Format:
@@ -117,6 +163,19 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
         raise FormatError(path, "no such file or folder")
     own = {k: v for k, v in options.items() if k in fmt.options and v is not None}
     return fmt.reader()(path, name=name, **own)
+
+
+def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str | None = None,
+                **options) -> DocumentStream:
+    """One annotator's documents as a :class:`DocumentStream`: :func:`read` one document at a time.
+
+    Parameters and errors as :func:`read`; reading errors come as the documents are read.
+    """
+    fmt = get_format(format) if format else get_format(detect_format(path))
+    if not Path(path).exists():
+        raise FormatError(path, "no such file or folder")
+    own = {k: v for k, v in options.items() if k in fmt.options and v is not None}
+    return fmt.streamer()(path, name=name, **own)
 
 
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> None:

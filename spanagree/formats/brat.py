@@ -45,13 +45,13 @@ from __future__ import annotations
 import os
 import warnings
 
-from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
                     _set_path, _set_source)
+from . import DocumentStream, collect
 
-__all__ = ["read_brat", "write_brat", "BratFolder", "scan_brat"]
+__all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "scan_brat"]
 
 T_LINE = "T<id>\\t<label> <start> <end>"
 
@@ -67,7 +67,7 @@ _FLATTEN_NOTE = str.maketrans({"\n": " ", "\r": " "})
 
 
 def read_brat(path, *, name: str | None = None) -> SpanSet:
-    """Read a BRAT folder (recursively) as one annotator's :class:`SpanSet`.
+    """Read a BRAT folder (recursively) as one annotator's :class:`SpanSet` (:func:`stream_brat`, collected).
 
     Parameters
     ----------
@@ -99,6 +99,15 @@ def read_brat(path, *, name: str | None = None) -> SpanSet:
     >>> [(s.fragments, s.label) for s in spans]
     [(((0, 3),), 'PER'), (((8, 10), (14, 19)), 'PER')]
     """
+    return collect(stream_brat(path, name=name))
+
+
+def stream_brat(path, *, name: str | None = None) -> DocumentStream:
+    """A BRAT folder's documents, each read (its .txt and .ann) when the stream gets to it.
+
+    The folder is listed when the stream is made (errors of the listing then: a .ann without its
+    .txt, no .ann at all); documents come sorted by id; the notes are complete at the end.
+    """
     top = os.fspath(path)
     if name is None:
         name = _default_name(top)
@@ -114,13 +123,17 @@ def read_brat(path, *, name: str | None = None) -> SpanSet:
         entries, skipped = _scan(top)
     else:
         raise FormatError(top, "no such file or folder")
+    stream = DocumentStream(name, "brat", iter(()))
+    stream.documents = _documents(entries, skipped, stream.notes)
+    return stream
 
+
+def _documents(entries: list[tuple[str, str, str | None]], skipped: list[str], notes: list[str]):
+    """Each entry's document in turn; ``notes`` filled in at the end."""
     counts = dict.fromkeys(_NOTE_ORDER, 0)
-    documents: dict[str, Document] = {}
-    with collector_paused():
-        for doc_id, txt_path, ann_path in entries:
-            documents[doc_id] = _read_document(doc_id, txt_path, ann_path, counts)
-    return SpanSet(name, documents, _notes(counts, skipped), "brat")
+    for doc_id, txt_path, ann_path in entries:
+        yield _read_document(doc_id, txt_path, ann_path, counts)
+    notes += _notes(counts, skipped)
 
 
 def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:

@@ -21,6 +21,8 @@ Reading
   line that is not an object, no ``text``, an id seen twice, a span without a label or with offsets
   that are not integers, empty, reversed or outside the text, bytes that are not UTF-8, an empty
   file.
+* :func:`stream_jsonl` reads the file one line at a time and raises each error when its line is
+  read (so, of two errors, the first in the file); :func:`read_jsonl` collects the stream.
 
 Writing
 -------
@@ -34,24 +36,26 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from typing import BinaryIO, Iterator
 
-from ..collector import collector_paused
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
                     _set_path, _set_source)
-from . import read_utf8_file
+from . import DocumentStream, collect, default_name
 
-__all__ = ["read_jsonl", "write_jsonl"]
+__all__ = ["read_jsonl", "stream_jsonl", "write_jsonl"]
 
 _trusted = Span.trusted
 
 _MISSING = object()
 
+_BOM = "\ufeff"
 
 
 def read_jsonl(path, *, name: str | None = None) -> SpanSet:
-    """Read a JSON-lines file as one annotator's :class:`SpanSet`.
+    """Read a JSON-lines file as one annotator's :class:`SpanSet` (:func:`stream_jsonl`, collected).
 
     Parameters
     ----------
@@ -84,43 +88,116 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
     >>> [(s.doc, s.fragments, s.label) for s in spans]
     [('d1', ((0, 3),), 'PER'), ('d1', ((8, 10), (14, 19)), 'PER'), ('2', ((0, 2),), 'PER')]
     """
+    return collect(stream_jsonl(path, name=name))
+
+
+def stream_jsonl(path, *, name: str | None = None) -> DocumentStream:
+    """A JSON-lines file's documents, each record read and checked when the stream gets to it.
+
+    The reader proper (:func:`read_jsonl` collects it). The file is tried (opened and closed)
+    when the stream is made, so a missing file, a folder or an unreadable file is an error at
+    once, and no file is left open by a stream never read; everything else (invalid JSON or
+    UTF-8, a bad record, an id seen twice, an empty file) is raised as the documents are read,
+    naming the line. The file is read one line at a time: the stream holds one record, plus the
+    ids seen (to find one seen twice). No notes.
+
+    Parameters
+    ----------
+    path : str or path
+        A ``.jsonl`` file.
+    name : str, optional
+        The span set's name; default the file name without extension.
+
+    Raises
+    ------
+    FormatError
+        When made: no such file, a folder, unreadable. When read: see the module documentation.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "ann1.jsonl"
+    >>> _ = f.write_text('{"id": "d1", "text": "Ana", "spans": [{"start": 0, "end": 3, "label": "PER"}]}\\n'
+    ...                  '{"id": "d1", "text": "Bo"}\\n')
+    >>> stream = stream_jsonl(f)
+    >>> first = next(stream.documents)
+    >>> first.id, [(s.fragments, s.label, str(s.source)) for s in first.spans] == [(((0, 3),), "PER", f"{f}:1")]
+    ('d1', True)
+    >>> next(stream.documents)
+    Traceback (most recent call last):
+    ...
+    spanagree.errors.FormatError: ...ann1.jsonl:2: document id 'd1' appears twice (first at line 1)
+    """
     path_str = os.fspath(path)
     if name is None:
-        from . import default_name
-
         name = default_name(path_str)
-    content = read_utf8_file(path_str, "JSONL")
-    if content[:1] == "\ufeff":
-        content = content[1:]
+    _open(path_str).close()
+    return DocumentStream(name, "jsonl", _documents(path_str))
 
-    documents: dict[str, Document] = {}
-    first_line: dict[str, int] = {}
-    loads = json.loads
-    with collector_paused():
+
+def _open(path: str) -> BinaryIO:
+    """The file opened for reading bytes; its errors as the one-file formats give them."""
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise FormatError(path, "no such file or folder") from None
+    except IsADirectoryError:
+        raise FormatError(path, "is a folder; JSONL is read from one file") from None
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+
+
+def _documents(path: str) -> Iterator[Document]:
+    """Each record's document in file order, read one line at a time: the reader's loop.
+
+    Lines are split on ``\\n`` only and decoded one by one (a bad byte names its line); a line
+    keeps its ``\\r`` and its ``\\n``, which JSON reads as white space, so only an error's
+    message is worked out again on the line without its ``\\n`` (the column of an error at its
+    end, and ``"\\n"`` inside an unterminated string, would otherwise differ from the line's own).
+    """
+    loads, decode_error = json.loads, json.JSONDecodeError
+    first_line: dict[str, int] = {}  # every id read -> its line: an id seen twice is an error
+    with _open(path) as file:
         lineno = 0
-        for line in content.split("\n"):
+        for raw in file:
             lineno += 1
-            if not line or line.isspace():
+            try:
+                line = raw.decode()
+            except UnicodeDecodeError as error:
+                raise FormatError(path, f"not UTF-8 (byte 0x{raw[error.start]:02x})", lineno) from None
+            if lineno == 1 and line[:1] == _BOM:
+                line = line[1:]
+            if line.isspace() or not line:
                 continue
             try:
                 record = loads(line)
-            except json.JSONDecodeError as error:
-                raise FormatError(path_str, f"invalid JSON: {error.msg} (column {error.colno})", lineno) from None
+            except decode_error as error:
+                raise _invalid_json(path, line, lineno, error) from None
             if type(record) is not dict:
-                raise FormatError(path_str, f"expected a JSON object {{\"id\", \"text\", \"spans\"}}, "
+                raise FormatError(path, f"expected a JSON object {{\"id\", \"text\", \"spans\"}}, "
                                   f"got {type(record).__name__}", lineno)
-            document = _document(record, path_str, lineno)
-            if document.id in first_line:
-                raise FormatError(path_str, f"document id {document.id!r} appears twice (first at line "
-                                  f"{first_line[document.id]})", lineno)
-            first_line[document.id] = lineno
-            documents[document.id] = document
-    if not documents:
-        raise FormatError(path_str, "empty file: no JSON record in it")
-    return SpanSet(name, documents, [], "jsonl")
+            document = _document(record, path, lineno)
+            doc_id = document.id
+            if doc_id in first_line:
+                raise FormatError(path, f"document id {doc_id!r} appears twice (first at line "
+                                  f"{first_line[doc_id]})", lineno)
+            first_line[doc_id] = lineno
+            yield document
+    if not first_line:
+        raise FormatError(path, "empty file: no JSON record in it")
+
+
+def _invalid_json(path: str, line: str, lineno: int, error: json.JSONDecodeError) -> FormatError:
+    """The error for a line that is not JSON, as the line without its ``\\n`` gives it."""
+    try:
+        json.loads(line.removesuffix("\n"))
+    except json.JSONDecodeError as own:
+        error = own
+    return FormatError(path, f"invalid JSON: {error.msg} (column {error.colno})", lineno)
 
 
 def _document(record: dict, path: str, lineno: int) -> Document:
+    """One record's document, every span checked; its spans share one :class:`Source`."""
     text = record.get("text", _MISSING)
     if text is _MISSING:
         raise FormatError(path, 'the record has no "text" (give null when the text is unknown)', lineno)
@@ -138,65 +215,95 @@ def _document(record: dict, path: str, lineno: int) -> Document:
     _set_path(source, path)
     _set_line(source, lineno)
     n = None if text is None else len(text)
+    entries = record.get("spans")
+    if entries is not None:
+        spans = _spans(entries, doc_id, n, source, path, lineno)
+    elif "entities" in record:
+        spans = _doccano_entities(record["entities"], doc_id, n, source, path, lineno)
+    elif "label" in record:
+        spans = _doccano_labels(record["label"], doc_id, n, source, path, lineno)
+    else:
+        spans = []
+    return Document(doc_id, text, spans, path)
+
+
+def _spans(entries, doc_id: str, n: int | None, source: Source, path: str, lineno: int) -> list[Span]:
+    """The spans of a record's ``"spans"``: ``[{"start", "end", "label"(, "fragments")}, ...]``.
+
+    The loop every span of a large corpus goes through, so the common span (one fragment,
+    inside the text) is checked and built inline with the slots' own setters, as
+    :meth:`Span.trusted` would build it; anything else (discontinuous, or an error to report)
+    goes through the full checks.
+    """
+    if type(entries) is not list:
+        raise FormatError(path, f'"spans" must be a list, got {type(entries).__name__}', lineno)
+    limit = sys.maxsize if n is None else n
     spans: list[Span] = []
     append = spans.append
     new, set_doc, set_fragments, set_label, set_source, set_attributes = (
         _new, _set_doc, _set_fragments, _set_label, _set_source, _set_attributes)
+    for entry in entries:
+        try:  # a list, a string or a number as entry: TypeError; a key missing: KeyError
+            start = entry["start"]
+            end = entry["end"]
+            label = entry["label"]
+        except (KeyError, TypeError):
+            pass
+        else:
+            if (type(start) is int and type(end) is int and 0 <= start < end <= limit
+                    and type(label) is str and label and "fragments" not in entry):
+                span = new(Span)
+                set_doc(span, doc_id)
+                set_fragments(span, ((start, end),))
+                set_label(span, label)
+                set_source(span, source)
+                set_attributes(span, ())
+                append(span)
+                continue
+        append(_span(entry, len(spans) + 1, doc_id, n, source, path, lineno))
+    return spans
 
-    entries = record.get("spans")
-    if entries is not None:
-        if type(entries) is not list:
-            raise FormatError(path, f'"spans" must be a list, got {type(entries).__name__}', lineno)
-        number = 0
-        for entry in entries:
-            number += 1
-            # The common case, checked and built inline (Span.trusted's stores): one fragment.
-            if type(entry) is dict and "fragments" not in entry:
-                start = entry.get("start")
-                end = entry.get("end")
-                label = entry.get("label")
-                if (type(start) is int and type(end) is int and 0 <= start < end and (n is None or end <= n)
-                        and type(label) is str and label):
-                    span = new(Span)
-                    set_doc(span, doc_id)
-                    set_fragments(span, ((start, end),))
-                    set_label(span, label)
-                    set_source(span, source)
-                    set_attributes(span, ())
-                    append(span)
-                    continue
-            # Anything else: discontinuous, or an error to report.
-            if type(entry) is not dict:
-                raise FormatError(path, f'span {number}: expected {{"start", "end", "label"}}, '
-                                  f"got {_shown(entry)}", lineno)
-            fragments = entry.get("fragments")
-            start, end = entry.get("start"), entry.get("end")
-            if fragments is None:
-                fragments = _fragment(start, end, n, path, lineno, number)
-            else:
-                fragments = _fragments(fragments, start, end, n, path, lineno, number)
-            append(_trusted(doc_id, fragments, _label(entry.get("label"), path, lineno, number), source))
-    elif "entities" in record:
-        entries = record["entities"]
-        if type(entries) is not list:
-            raise FormatError(path, f'"entities" must be a list, got {type(entries).__name__}', lineno)
-        for number, entry in enumerate(entries, 1):
-            if type(entry) is not dict:
-                raise FormatError(path, f'entity {number}: expected {{"start_offset", "end_offset", "label"}}, '
-                                  f"got {_shown(entry)}", lineno)
-            fragments = _fragment(entry.get("start_offset"), entry.get("end_offset"), n, path, lineno, number,
-                                  keys=("start_offset", "end_offset"))
-            append(_trusted(doc_id, fragments, _label(entry.get("label"), path, lineno, number), source))
-    elif "label" in record:
-        entries = record["label"]
-        if type(entries) is not list:
-            raise FormatError(path, f'"label" must be a list of [start, end, label], got {_shown(entries)}', lineno)
-        for number, entry in enumerate(entries, 1):
-            if type(entry) is not list or len(entry) != 3:
-                raise FormatError(path, f"label {number}: expected [start, end, label], got {_shown(entry)}", lineno)
-            fragments = _fragment(entry[0], entry[1], n, path, lineno, number)
-            append(_trusted(doc_id, fragments, _label(entry[2], path, lineno, number), source))
-    return Document(doc_id, text, spans, path)
+
+def _span(entry, number: int, doc_id: str, n: int | None, source: Source, path: str, lineno: int) -> Span:
+    """One entry of ``"spans"`` with every check: a discontinuous span, or the error to report."""
+    if type(entry) is not dict:
+        raise FormatError(path, f'span {number}: expected {{"start", "end", "label"}}, '
+                          f"got {_shown(entry)}", lineno)
+    fragments = entry.get("fragments")
+    start, end = entry.get("start"), entry.get("end")
+    if fragments is None:
+        fragments = _fragment(start, end, n, path, lineno, number)
+    else:
+        fragments = _fragments(fragments, start, end, n, path, lineno, number)
+    return _trusted(doc_id, fragments, _label(entry.get("label"), path, lineno, number), source)
+
+
+def _doccano_entities(entries, doc_id: str, n: int | None, source: Source, path: str, lineno: int) -> list[Span]:
+    """The spans of doccano's ``"entities": [{"start_offset", "end_offset", "label"}, ...]``."""
+    if type(entries) is not list:
+        raise FormatError(path, f'"entities" must be a list, got {type(entries).__name__}', lineno)
+    spans = []
+    for number, entry in enumerate(entries, 1):
+        if type(entry) is not dict:
+            raise FormatError(path, f'entity {number}: expected {{"start_offset", "end_offset", "label"}}, '
+                              f"got {_shown(entry)}", lineno)
+        fragments = _fragment(entry.get("start_offset"), entry.get("end_offset"), n, path, lineno, number,
+                              keys=("start_offset", "end_offset"))
+        spans.append(_trusted(doc_id, fragments, _label(entry.get("label"), path, lineno, number), source))
+    return spans
+
+
+def _doccano_labels(entries, doc_id: str, n: int | None, source: Source, path: str, lineno: int) -> list[Span]:
+    """The spans of doccano's ``"label": [[start, end, label], ...]``."""
+    if type(entries) is not list:
+        raise FormatError(path, f'"label" must be a list of [start, end, label], got {_shown(entries)}', lineno)
+    spans = []
+    for number, entry in enumerate(entries, 1):
+        if type(entry) is not list or len(entry) != 3:
+            raise FormatError(path, f"label {number}: expected [start, end, label], got {_shown(entry)}", lineno)
+        fragments = _fragment(entry[0], entry[1], n, path, lineno, number)
+        spans.append(_trusted(doc_id, fragments, _label(entry[2], path, lineno, number), source))
+    return spans
 
 
 def _fragment(start, end, n, path, lineno, number, keys=("start", "end")) -> tuple[tuple[int, int]]:

@@ -101,13 +101,13 @@ import warnings
 
 from lxml import etree
 
-from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
 from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
                     _set_path, _set_source)
+from . import DocumentStream, collect
 
-__all__ = ["read_xml", "write_xml"]
+__all__ = ["read_xml", "stream_xml", "write_xml"]
 
 _XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 _ENTITY = etree.Entity
@@ -172,6 +172,14 @@ def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None
     >>> [(s.doc, s.start, s.end, s.label) for s in spans]
     [('d1', 0, 3, 'PER'), ('d1', 8, 10, 'PER'), ('d1', 14, 33, 'ORG'), ('d1', 28, 33, 'LOC'), ('2', 5, 8, 'PER')]
     """
+    return collect(stream_xml(path, name=name, xml_label_attr=xml_label_attr, xml_span_tags=xml_span_tags,
+                              xml_doc_tag=xml_doc_tag))
+
+
+def stream_xml(path, *, name: str | None = None, xml_label_attr: str | None = None,
+               xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None) -> DocumentStream:
+    """:func:`read_xml`'s documents one at a time: file by file, and with ``xml_doc_tag`` element by
+    element (each freed once read). Options and the path are checked when the stream is made."""
     options = _Options(xml_label_attr, xml_span_tags, xml_doc_tag)
     top = os.fspath(path)
     if name is None:
@@ -185,30 +193,34 @@ def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None
         files = [(rel, file, True) for rel, file in _scan(top)]
     else:
         raise FormatError(top, "no such file or folder")
+    stream = DocumentStream(name, "xml", iter(()))
+    stream.documents = _documents(files, options, stream.notes)
+    return stream
 
-    documents: dict[str, Document] = {}
+
+def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: list[str]):
+    """The documents of every file in turn (ids made unique across files); ``notes`` at the end."""
+    sources: dict[str, str] = {}  # id -> the file it was read from
     skipped = 0
     first_skipped = None
-    with collector_paused():
-        for rel, file, in_folder in files:
-            reader = _FileReader(file, options)
-            for key, document in reader.documents():
-                if options.doc_tag is None:
-                    doc_id = rel
-                else:
-                    doc_id = f"{rel}#{key}" if in_folder else key
-                if doc_id in documents:
-                    raise FormatError(file, f"document id {doc_id!r} appears twice (also in "
-                                      f"{documents[doc_id].source})")
-                document.id = doc_id
-                for span in document.spans:
-                    _set_doc(span, doc_id)
-                documents[doc_id] = document
-            if reader.empty:
-                skipped += reader.empty
-                if first_skipped is None:
-                    first_skipped = (file,) + reader.first_empty
-    notes = []
+    for rel, file, in_folder in files:
+        reader = _FileReader(file, options)
+        for key, document in reader.documents():
+            if options.doc_tag is None:
+                doc_id = rel
+            else:
+                doc_id = f"{rel}#{key}" if in_folder else key
+            if doc_id in sources:
+                raise FormatError(file, f"document id {doc_id!r} appears twice (also in {sources[doc_id]})")
+            sources[doc_id] = document.source
+            document.id = doc_id
+            for span in document.spans:
+                _set_doc(span, doc_id)
+            yield document
+        if reader.empty:
+            skipped += reader.empty
+            if first_skipped is None:
+                first_skipped = (file,) + reader.first_empty
     if skipped:
         notes.append(f"{skipped} empty element{'s' if skipped != 1 else ''} (no text) skipped: a span covers "
                      "at least one character")
@@ -216,7 +228,6 @@ def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None
         more = f" ({skipped - 1} more like it)" if skipped > 1 else ""
         warnings.warn(f"{file}:{line}: <{tag}> has no text and cannot be a span: skipped{more}",
                       SpanagreeWarning, stacklevel=2)
-    return SpanSet(name, documents, notes, "xml")
 
 
 class _Options:
