@@ -3,9 +3,12 @@
 Runs ``spanagree.cli.main`` on the given arguments in this process with light wrappers (no
 profiler: each phase is a wall-clock interval) around
 
-* ``read``      — reading the inputs (``spanagree.cli.read_all``: the format readers);
+* ``read``      — reading the inputs: the format readers, whether the files are read whole first
+  (``spanagree.cli.read_all``) or document by document while comparing (``spanagree.stream``:
+  the time spent getting each next document);
 * ``texts``     — checking that every copy of a document has the same text (``reconcile``);
-* ``align``     — aligning every document and adding up counts (``compare_all_pairs``), less
+* ``align``     — aligning every document and adding up counts (``compare_all_pairs``, or
+  ``compare_pair`` per batch when streaming), less
 * ``errors``    — for ``score``, the error analysis of each document (``error_tally``);
 * ``render``    — the JSON output (``report.to_json``);
 
@@ -53,7 +56,12 @@ def main(argv: list[str]) -> int:
         module.reconcile = timed("texts", module.reconcile)
         if hasattr(module, "compare_all_pairs"):
             module.compare_all_pairs = timed("align", module.compare_all_pairs)
+    stream = importlib.import_module("spanagree.stream")  # imported before score is patched: its own names
     score.error_tally = timed("errors", score.error_tally)
+    stream._Reading.next = timed("read", stream._Reading.next)
+    stream._Texts.reconciled = timed("texts", stream._Texts.reconciled)
+    stream.compare_pair = timed("align", stream.compare_pair)
+    stream.error_tally = timed("errors", stream.error_tally)
     report.to_json = timed("render", report.to_json)
 
     startup = time.perf_counter() - T0

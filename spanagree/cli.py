@@ -124,6 +124,36 @@ def read_all(paths, args) -> list:
         return [read(path, fmt, **format_options(args)) for path in paths]
 
 
+def open_all(paths, args) -> list:
+    """Every path's :class:`~spanagree.formats.DocumentStream`, for comparing as they are read.
+
+    A path that cannot be opened gives a stream that raises its error when first read, so that,
+    as with :func:`read_all`, an error in an earlier file is the one reported.
+    """
+    from .formats import DocumentStream, open_stream
+
+    fmt = getattr(args, "format", None)
+    streams = []
+    for path in paths:
+        try:
+            streams.append(open_stream(path, fmt, **format_options(args)))
+        except SpanagreeError as error:
+            streams.append(DocumentStream(str(path), fmt or "", raising(error)))
+    return streams
+
+
+def raising(error: SpanagreeError):
+    """A stream of documents whose reading fails at once with ``error``."""
+    raise error
+    yield  # a generator: the error comes when it is first read
+
+
+def streamed(args) -> bool:
+    """Compare while reading (:mod:`spanagree.stream`): always, but where every span must be at
+    hand (``--chance``) or the work is split across processes (``--jobs``)."""
+    return not args.chance and args.jobs == 1
+
+
 def recorded_options(args) -> dict:
     """Every option of the run, for the JSON header (a figure can be reproduced from it)."""
     skip = {"paths", "gold", "preds", "path", "output"}
@@ -157,7 +187,12 @@ def command_agree(args) -> str:
     # BRAT folders with --jobs: each process reads its own documents (--chance needs every span here).
     result = None if args.chance else agree_folders(args.paths, format=args.format, **matching)
     spansets = None
-    if result is None:
+    if result is None and streamed(args):
+        from .stream import agree_streams
+
+        del matching["jobs"]
+        result = agree_streams(open_all(args.paths, args), **matching)
+    elif result is None:
         spansets = read_all(args.paths, args)
         result = agree(spansets, **matching)
     add_agreement_extras(result, spansets, args)
@@ -217,10 +252,17 @@ def command_score(args) -> str:
     check_common(args)
     if args.errors:
         check_destination(args.errors, force=args.force, what="errors file")
-    gold, *preds = read_all([args.gold] + args.preds, args)
-    results = score(gold, preds, match=args.match, labels=args.labels, partial_credit=args.partial_credit,
-                    beta=args.beta, only=args.only, label_map=args.map, align_whitespace=args.align_whitespace,
-                    options=recorded_options(args), jobs=args.jobs)
+    matching = dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, beta=args.beta,
+                    only=args.only, label_map=args.map, align_whitespace=args.align_whitespace,
+                    options=recorded_options(args))
+    if streamed(args):
+        from .stream import score_streams
+
+        gold, *preds = open_all([args.gold] + args.preds, args)
+        results = score_streams(gold, preds, listing=bool(args.errors), **matching)
+    else:
+        gold, *preds = read_all([args.gold] + args.preds, args)
+        results = score(gold, preds, jobs=args.jobs, **matching)
     for result, pred in zip(results, preds):
         add_score_extras(result, gold, pred, args)
     if args.errors:
@@ -229,7 +271,7 @@ def command_score(args) -> str:
         if len(results) == 1:
             return to_json(results[0].to_dict(by_document=args.by == "document"))
         header = {k: v for k, v in results[0].to_dict().items() if k in ("spanagree", "options")}
-        return to_json({**header, "gold": gold.name,
+        return to_json({**header, "gold": results[0].gold,
                         "predictions": [r.to_dict(by_document=args.by == "document", with_header=False) for r in results]})
     if args.output == "csv":
         return score_csv(results, by=args.by)

@@ -3,8 +3,10 @@ chunk rules, bad input, and write -> read round trips."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import sys
 import warnings
 from pathlib import Path
 
@@ -13,7 +15,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from spanagree.errors import FormatError, SpanagreeWarning, UsageError
-from spanagree.formats.conll import read_conll, token_offsets, write_conll
+from spanagree.formats import collect, open_stream
+from spanagree.formats.conll import (_BLOCK_BYTES, _OTHER_WHITESPACE, _blocks, _columns_fast, read_conll,
+                                      stream_conll, token_offsets, write_conll)
 from spanagree.schemes import TagError, get_scheme, spans_to_tags, tags_to_spans
 from spanagree.span import Document, Span, SpanSet
 
@@ -354,12 +358,18 @@ def test_other_whitespace_stays_in_tokens(tmp_path):
 
 
 
-def _read_outcome(path, **options):
-    """Everything a read gives: documents, spans with their sources, notes and warnings, or the error."""
+def _read_outcome(path, block_bytes=None, **options):
+    """Everything a read gives: documents, spans with their sources, notes and warnings, or the error.
+
+    ``block_bytes``: read by the stream with blocks of that many bytes (default: ``read_conll``).
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            spans = read_conll(path, **options)
+            if block_bytes is None:
+                spans = read_conll(path, **options)
+            else:
+                spans = collect(stream_conll(path, _block_bytes=block_bytes, **options))
         except (FormatError, UsageError) as error:
             return ("error", type(error).__name__, str(error))
     return ([(d.id, d.text, d.source, [(s.doc, s.fragments, s.label, s.source.path, s.source.line, s.attributes)
@@ -376,25 +386,28 @@ _CONLL_LINES = st.sampled_from([
     "-DOCSTART-\tO", "-DOCSTART- O", "-DOCSTART-", "-DOCSTART-\tX\tO", "a", "a\tO\tO\tO", "a\t\tO",
     " a\tO", "a\tO ", "a  O", "a\tbad", "a\tB-", "\u00e9\tB-X", "a\u00a0b\tO", "a\x0bb\tO", "a\tO\r", "\u2028\tO",
 ])
+# Options: lenient and strict decoding, the tag column given.
+_OPTIONS = st.sampled_from([{}, {"scheme": "iob2"}, {"scheme": "bioes"}, {"conll_column": 2}, {"conll_column": 3}])
 
 
 @settings(max_examples=400, deadline=None)
 @given(lines=st.lists(_CONLL_LINES, max_size=14), ending=st.sampled_from(["\n", "\r\n"]),
-       final=st.sampled_from(["", "\n", "\n\n", "\r\n"]),
-       options=st.sampled_from([{}, {"scheme": "iob2"}, {"scheme": "bioes"}, {"conll_column": 2},
-                                {"conll_column": 3}]))
-def test_fast_column_split_is_the_general_one(tmp_path_factory, lines, ending, final, options):
-    # Regular files are split by whole-file string operations (_columns_fast); every file must
-    # read exactly as the per-line general path reads it, errors and warnings included.
+       final=st.sampled_from(["", "\n", "\n\n", "\r\n"]), options=_OPTIONS,
+       block_bytes=st.one_of(st.none(), st.integers(1, 64)))
+def test_fast_column_split_is_the_general_one(tmp_path_factory, lines, ending, final, options, block_bytes):
+    # Regular blocks are split by whole-text string operations (_columns_fast); every file must
+    # read exactly as the per-line general path reads it, errors and warnings included, in one
+    # block or in many (each block takes its own path).
     import spanagree.formats.conll as conll
 
     path = tmp_path_factory.mktemp("fast") / "f.conll"
     path.write_bytes((ending.join(lines) + final).encode("utf-8"))
-    fast = _read_outcome(path, **options)
+    fast = _read_outcome(path, block_bytes, **options)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(conll, "_columns_fast", lambda text, conll_column: None)
-        general = _read_outcome(path, **options)
+        patch.setattr(conll, "_columns_fast", lambda text, raw, conll_column: None)
+        general = _read_outcome(path, block_bytes, **options)
     assert fast == general
+
 
 def test_byte_order_mark_is_part_of_the_first_token(tmp_path):
     spans = read_conll(write(tmp_path, "\ufeffEU B-ORG\n"))
@@ -420,7 +433,7 @@ def test_strict_reading_warns_with_a_count(tmp_path):
     ("a B-X\nb S-X\n", {"scheme": "iob2"}, r"f.conll:2: tag 'S-X' is not allowed by scheme iob2"),
     ("a O\r\nb\r\n", {}, r"f.conll:2: expected a token and a tag, got one column 'b'"),
     ("a x O\nb O\n", {"conll_column": 3}, r"f.conll:2: expected at least 3 columns \(--conll-column 3\), got 2"),
-    ("a O\n" * 70000 + "b\n", {}, r"f.conll:70001: expected a token and a tag"),  # beyond the first block
+    ("a O\n" * 70000 + "b\n", {}, r"f.conll:70001: expected a token and a tag"),  # beyond the first run of rows
     (b"a O\nb\xe9 O\n", {}, r"f.conll:2: not UTF-8"),
     ("", {}, r"f.conll: empty file"),
     ("\n \n\r\n", {}, r"f.conll: empty file"),
@@ -486,6 +499,214 @@ def test_docstart_lines_alone_are_empty_documents(tmp_path):
 def test_docstart_line_may_have_one_column(tmp_path):
     spans = read_conll(write(tmp_path, "-DOCSTART-\n\na B-X\n"), conll_column=2)
     assert spans.texts() == {"1": "a"} and len(spans) == 1
+
+
+# ---------------------------------------------------------------- streaming, block by block
+
+# The whole-file reader's results on the corpora (before the reader streamed), frozen: root,
+# file, options, documents, spans, and a digest of every document's id and text, every span's
+# offsets, label and source line, the notes and the warnings (the path written "<path>").
+TODAYS_RESULTS = [
+    ("demo", "conll/ann1.conll", {}, 10, 75, "5a26c3a472e43ce3"),
+    ("demo", "conll/ann2.conll", {}, 10, 73, "924dbdc504dd71f9"),
+    ("demo", "conll/ann3.conll", {"scheme": "iob2"}, 10, 73, "5e2c8d73950be82f"),
+    ("shared", "conll2003-test-reannotations/conll2003_test.txt", {}, 231, 5648, "8aa930a603aaac1f"),
+    ("shared", "conll2003-test-reannotations/conll2003_test.txt", {"conll_column": 3}, 231, 22020, "59cae77cb55e251e"),
+    ("shared", "conll2003-test-reannotations/conllpp_test.txt", {}, 231, 5702, "b6ff49b5959daa0a"),
+    ("shared", "conll2003-test-reannotations/reconll_test.txt", {"scheme": "iob2"}, 231, 5650, "98204f9f7e411cfa"),
+    ("shared", "conll2003-test-reannotations/cleanconll_annotations.test", {}, 1, 5725, "d6af5e409f241d0e"),
+    ("shared", "wnut17/emerging.dev.conll", {}, 1, 836, "0cf76ed6acbd75b3"),
+    ("shared", "wnut17/emerging.test.conll", {"scheme": "iob2"}, 1, 978, "e882b62a9766a0ec"),
+    ("shared", "wnut17/emerging.test.annotated", {}, 1, 1079, "27c18868714641ea"),
+    ("shared", "wnut17/submissions/mic-cis.txt", {"scheme": "iob2"}, 1, 878, "fac81e95e4aa15d9"),
+    ("shared", "wnut17/submissions/spinningbytes.txt", {}, 1, 824, "446492fed5747b38"),
+    ("shared", "wnut17/submissions/arcada", {}, 1, 787, "b60323755c905bfe"),
+    ("shared", "peer-tests/seqeval/ground_truth.txt", {"scheme": "iob2"}, 1, 455, "063c13fce1cce43b"),
+]
+
+
+def _digest(spans: SpanSet, caught, path) -> str:
+    shape = [[d.id, d.text, [[s.start, s.end, s.label, s.source.line] for s in d.spans]]
+             for d in spans.documents.values()]
+    notes = [note.replace(str(path), "<path>") for note in spans.notes]
+    messages = [str(w.message).replace(str(path), "<path>") for w in caught]
+    return hashlib.sha256(json.dumps([shape, notes, messages], ensure_ascii=False).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("root, relative, options, documents, spans, digest", TODAYS_RESULTS)
+def test_stream_and_read_conll_give_todays_results_on_the_corpora(request, root, relative, options, documents,
+                                                                  spans, digest):
+    path = request.getfixturevalue("demo" if root == "demo" else "shared_corpora") / relative
+    readers = {"read_conll": lambda: read_conll(path, **options),
+               "stream": lambda: collect(stream_conll(path, **options)),  # 32 KiB blocks: many on conll2003
+               "4 KiB blocks": lambda: collect(stream_conll(path, _block_bytes=4096, **options))}
+    for reader, read in readers.items():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = read()
+        assert (len(got.documents), len(got), _digest(got, caught, path)) == (documents, spans, digest), reader
+        assert {s.source.path for s in got} == {str(path)} and got.name == path.stem and got.format == "conll"
+
+
+def _error_line(outcome) -> int:
+    return int(re.search(r"f\.conll:(\d+): ", outcome[2]).group(1))
+
+
+# Lines for blocks: those above, and more -DOCSTART- lines (the cut points), lines that only look
+# like one (never cut at), and bytes that are not UTF-8.
+_BLOCK_LINES = st.one_of(_CONLL_LINES.map(str.encode), st.sampled_from([
+    b"-DOCSTART-\tO", b"-DOCSTART- O", b"-DOCSTART-", b"-DOCSTART-\t-X-\tO", b"-DOCSTART-x\tO", b" -DOCSTART-\tO",
+    b"x-DOCSTART-\tO", b"\xe9\tO", b"a\tB-\xff",
+]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(lines=st.lists(_BLOCK_LINES, max_size=20), ending=st.sampled_from([b"\n", b"\r\n"]),
+       final=st.sampled_from([b"", b"\n", b"\n\n", b"\r\n"]), options=_OPTIONS, block_bytes=st.integers(1, 64))
+def test_reading_in_small_blocks_is_reading_in_one(tmp_path_factory, lines, ending, final, options, block_bytes):
+    # Blocks of 1 to 64 bytes: every document boundary is a block boundary, and documents larger
+    # than a block are read whole. Documents, spans, sources, notes, warnings and errors are the
+    # one-block read's; but in a file with two errors, the first block holding one reports it
+    # (reading the file whole, bad UTF-8 anywhere comes first, then a line with too few columns).
+    path = tmp_path_factory.mktemp("blocks") / "f.conll"
+    path.write_bytes(ending.join(lines) + final)
+    whole = _read_outcome(path, **options)
+    blocks = _read_outcome(path, block_bytes, **options)
+    if whole != blocks and whole[0] == blocks[0] == "error":
+        assert _error_line(blocks) < _error_line(whole)
+    else:
+        assert blocks == whole
+
+
+@pytest.mark.parametrize("block_bytes", [1, 5, 16, 1 << 16])
+@pytest.mark.parametrize("content, texts", [
+    ("a B-X\n\n-DOCSTART- O\nb B-Y\n-DOCSTART- O\n\n", {"1": "a", "2": "b", "3": ""}),
+    ("\n\n-DOCSTART- O\nb B-Y\n", {"1": "b"}),  # the first block, "\n\n", has no document
+    ("-DOCSTART- O\n-DOCSTART- O\n\n-DOCSTART- O", {"1": "", "2": "", "3": ""}),
+    ("\n\n\n", None),
+    ("\n\r\n \n", None),
+])
+def test_documents_and_the_empty_file_in_blocks(tmp_path, block_bytes, content, texts):
+    path = write(tmp_path, content)
+    if texts is None:
+        with pytest.raises(FormatError, match=r"f.conll: empty file: no token lines"):
+            collect(stream_conll(path, _block_bytes=block_bytes))
+    else:
+        assert collect(stream_conll(path, _block_bytes=block_bytes)).texts() == texts
+
+
+@pytest.mark.parametrize("bad, options, message", [
+    (b"b\xe9 x O", {}, "not UTF-8 (byte 0xe9)"),
+    (b"b x X-PER", {}, "bad tag 'X-PER': unknown prefix; expected O or B-, I-, E-, S-, L-, U- and a type"),
+    (b"b", {}, "expected a token and a tag, got one column 'b'"),
+    (b"b x", {"conll_column": 3}, "expected at least 3 columns (--conll-column 3), got 2"),
+])
+@pytest.mark.parametrize("block_bytes", [16, 1 << 16])
+def test_an_error_in_a_later_block_names_its_line_in_the_file(tmp_path, bad, options, message, block_bytes):
+    document = [b"-DOCSTART- -X- O", b""] + [b"EU NNP B-ORG", b"rejects VBZ O", b"German JJ B-MISC", b""] * 2
+    lines = document * 2000
+    lines[1950 * len(document) + 4] = bad  # in document 1951, its line 5 (beyond 200 KB)
+    content = b"\n".join(lines) + b"\n"
+    assert len(content) > 2 * _BLOCK_BYTES
+    path = write(tmp_path, content)
+    stream = stream_conll(path, _block_bytes=block_bytes, **options)
+    read = []
+    with pytest.raises(FormatError) as error:
+        for document in stream.documents:
+            read.append(document.id)
+    assert str(error.value) == f"{path}:{1950 * 10 + 5}: {message}"
+    assert 0 < len(read) <= 1950  # the documents of earlier blocks were read
+
+
+def test_crlf_file_read_in_blocks_of_every_size(tmp_path):
+    lf = "-DOCSTART- O\n\nNew B-LOC\nYork I-LOC\n\nis O\n-DOCSTART- O\n\nBo B-PER\n\n-DOCSTART- O\nA B-X\n"
+    crlf = lf.replace("\n", "\r\n").encode()
+    expected = read_conll(write(tmp_path, lf, "lf.conll"))
+    assert expected.texts() == {"1": "New York\nis", "2": "Bo", "3": "A"}
+    path = write(tmp_path, crlf, "crlf.conll")
+    for size in range(1, len(crlf) + 2):
+        got = collect(stream_conll(path, _block_bytes=size))
+        assert got == expected, size
+        assert [s.source.line for s in got] == [s.source.line for s in expected] == [3, 9, 12]
+        with open(path, "rb") as file:
+            blocks = list(_blocks(file, size))
+        assert b"".join(blocks) == crlf and all(block.endswith(b"\r\n") for block in blocks[:-1]), size
+        assert all(block.startswith(b"-DOCSTART-") for block in blocks)  # whole documents
+    assert len(blocks) == 2  # one read holds the file: cut at its last -DOCSTART- line all the same
+    with open(path, "rb") as file:
+        assert len(list(_blocks(file, 1))) == 3  # a document a block
+
+
+def test_strict_decoding_warns_once_at_the_end_with_the_count_of_every_block(tmp_path):
+    document = "-DOCSTART- O\n\na O\nb I-X\nc I-X\n\nd B-Y\ne I-Z\n"  # 2 invalid IOB2 chunks
+    path = write(tmp_path, document * 3)
+    message = f"{path}: 6 invalid chunks dropped by strict iob2 decoding"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        stream = stream_conll(path, scheme="iob2", _block_bytes=8)
+        documents = [next(stream.documents) for _ in range(3)]
+        assert caught == [] and stream.notes == []  # not before the end of the file
+        assert next(stream.documents, None) is None
+    assert [(str(w.message), w.category) for w in caught] == [(message, SpanagreeWarning)]
+    assert stream.notes == [message]
+    assert [[(s.label, s.source.line) for s in d.spans] for d in documents] == [[("Y", 7)], [("Y", 15)], [("Y", 23)]]
+
+
+def test_the_stream_reads_no_further_than_asked(tmp_path):
+    first = "-DOCSTART- O\n\n" + "a B-X\nb I-X\n\n" * 6000
+    second = "-DOCSTART- O\n\nc X-PER\n"
+    assert len(first) > _BLOCK_BYTES  # so the two documents are in two blocks
+    path = write(tmp_path, first + second)
+    for block_bytes in (_BLOCK_BYTES, 64):
+        stream = stream_conll(path, _block_bytes=block_bytes)
+        document = next(stream.documents)  # the second document's bad tag is not read yet
+        assert document.id == "1" and len(document.spans) == 6000
+        with pytest.raises(FormatError, match=rf"f.conll:{first.count(chr(10)) + 3}: bad tag 'X-PER'"):
+            next(stream.documents)
+
+
+def test_stream_checks_options_and_path_when_made(tmp_path):
+    path = write(tmp_path, "a O\n")
+    for column in (0, 1, "3", True):
+        with pytest.raises(UsageError, match="conll-column"):
+            stream_conll(path, conll_column=column)
+    with pytest.raises(UsageError, match="unknown tag scheme"):
+        stream_conll(path, scheme="bieos")
+    with pytest.raises(FormatError, match="missing.conll: no such file or folder"):
+        stream_conll(tmp_path / "missing.conll")
+    with pytest.raises(FormatError, match="is a folder; CoNLL is read from one file"):
+        stream_conll(tmp_path)
+    stream = open_stream(write(tmp_path, "a X-PER\n", "bad.conll"), "conll", scheme="iob2")
+    assert (stream.name, stream.format, stream.notes) == ("bad", "conll", [])  # nothing read yet
+    with pytest.raises(FormatError, match=r"bad.conll:1: tag 'X-PER'|bad.conll:1: bad tag 'X-PER'"):
+        next(stream.documents)
+
+
+def test_other_whitespace_is_every_space_but_the_four_columns_use():
+    expected = "".join(c for c in map(chr, range(sys.maxunicode + 1)) if c.isspace() and c not in " \t\r\n")
+    assert _OTHER_WHITESPACE == expected
+
+
+@pytest.mark.parametrize("content, message", [
+    # A line of one column and one of three: as many separators as lines of two columns.
+    ("a\tB-X\nb\nc\tI-X\tO\n", "f.conll:2: expected a token and a tag, got one column 'b'"),
+    ("a B-X\nb\nc I-X O\n", "f.conll:2: expected a token and a tag, got one column 'b'"),
+    # Leading, trailing and doubled separators: the right number per line, an empty column.
+    ("a\tB-X\n\tI-X\n", "f.conll:2: expected a token and a tag, got one column 'I-X'"),
+    ("a\tB-X\nb\t\n", "f.conll:2: expected a token and a tag, got one column 'b'"),
+    ("a\tx\tB-X\nb\t\tI-X\n", None),
+    # k = 3 with lines of 2 and 4 columns.
+    ("a x B-X\nb I-X\nc x y O\n", None),
+])
+def test_lines_that_could_fool_a_count_take_the_general_path(tmp_path, content, message):
+    raw = content.encode()
+    assert _columns_fast(content, raw, None) is None
+    if message is None:  # read by the general path, without error
+        tokens = [line.split()[0] for line in content.splitlines()]
+        assert read_conll(write(tmp_path, content)).texts() == {"1": " ".join(tokens)}
+    else:
+        with pytest.raises(FormatError, match=re.escape(message)):
+            read_conll(write(tmp_path, content))
 
 
 # ---------------------------------------------------------------- writing

@@ -196,26 +196,19 @@ def default_name(path: str | os.PathLike) -> str:
     return path.name if path.is_dir() else path.stem
 
 
-def read_utf8_file(path: str, what: str) -> str:
-    """The text of a one-file format's file (``what``: ``"CoNLL"``, ``"JSONL"``), decoded as UTF-8.
+def open_file(path: str, what: str):
+    """A one-file format's file (``what``: ``"CoNLL"``, ``"JSONL"``) opened for reading bytes.
 
     Raises
     ------
     FormatError
-        No such file, a folder, unreadable, or bytes that are not UTF-8 (with the line of the
-        first bad byte).
+        No such file, a folder, or unreadable.
     """
     try:
-        with open(path, "rb") as file:
-            data = file.read()
+        return open(path, "rb")
     except FileNotFoundError:
         raise FormatError(path, "no such file or folder") from None
     except IsADirectoryError:
         raise FormatError(path, f"is a folder; {what} is read from one file") from None
     except OSError as error:
         raise FormatError(path, f"cannot read: {error.strerror or error}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        raise FormatError(path, f"not UTF-8 (byte 0x{data[error.start]:02x})", line) from None

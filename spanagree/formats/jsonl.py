@@ -37,13 +37,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import BinaryIO, Iterator
+from typing import Iterator
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
                     _set_path, _set_source)
-from . import DocumentStream, collect, default_name
+from . import DocumentStream, collect, default_name, open_file
 
 __all__ = ["read_jsonl", "stream_jsonl", "write_jsonl"]
 
@@ -131,20 +131,8 @@ def stream_jsonl(path, *, name: str | None = None) -> DocumentStream:
     path_str = os.fspath(path)
     if name is None:
         name = default_name(path_str)
-    _open(path_str).close()
+    open_file(path_str, "JSONL").close()
     return DocumentStream(name, "jsonl", _documents(path_str))
-
-
-def _open(path: str) -> BinaryIO:
-    """The file opened for reading bytes; its errors as the one-file formats give them."""
-    try:
-        return open(path, "rb")
-    except FileNotFoundError:
-        raise FormatError(path, "no such file or folder") from None
-    except IsADirectoryError:
-        raise FormatError(path, "is a folder; JSONL is read from one file") from None
-    except OSError as error:
-        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
 
 
 def _documents(path: str) -> Iterator[Document]:
@@ -157,7 +145,7 @@ def _documents(path: str) -> Iterator[Document]:
     """
     loads, decode_error = json.loads, json.JSONDecodeError
     first_line: dict[str, int] = {}  # every id read -> its line: an id seen twice is an error
-    with _open(path) as file:
+    with open_file(path, "JSONL") as file:
         lineno = 0
         for raw in file:
             lineno += 1

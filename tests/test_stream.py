@@ -1,0 +1,228 @@
+"""Comparing while reading (spanagree.stream) gives what reading everything first gives.
+
+The property tests build annotators' document streams in memory — documents in any order, some
+missing, texts that differ (in whitespace or beyond), warnings given while reading and at the
+end, reading errors anywhere — and check that agree_streams / score_streams return the same
+result (every figure, to the last bit), give the same warnings in the same order and raise the
+same error as agree / score on the collected span sets. Batches of 1-3 documents make every
+batch boundary occur.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spanagree import stream as streaming
+from spanagree.agreement import agree
+from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning
+from spanagree.formats import DocumentStream, collect, open_stream
+from spanagree.score import score
+from spanagree.span import Document, Span
+
+TEXTS = ["Ana met Bo in Porto", "Ana  met Bo in Porto", "Ana met Bo in Porto.", "Bo met Ana"]
+LABELS = ["PER", "LOC"]
+
+
+@st.composite
+def documents(draw, pool: list[str]):
+    """Most of the pool's documents, in any order; each document's text mostly its own, sometimes
+    a copy differing in whitespace or beyond."""
+    ids = [d for d in draw(st.permutations(pool)) if draw(st.integers(0, 6))]
+    result = []
+    for doc_id in ids:
+        base = 0 if int(doc_id[1:]) % 2 == 0 else 3
+        variant = draw(st.integers(0, 9))
+        text = TEXTS[1] if variant == 0 and base == 0 else TEXTS[2] if variant == 1 else TEXTS[base]
+        spans = []
+        for _ in range(draw(st.integers(0, 5))):
+            start = draw(st.integers(0, len(text) - 1))
+            end = draw(st.integers(start + 1, min(len(text), start + 8)))
+            spans.append(Span(doc_id, ((start, end),), draw(st.sampled_from(LABELS))))
+        result.append(Document(doc_id, text, spans, f"{doc_id}.src"))
+    return result
+
+
+@st.composite
+def annotator(draw, pool: list[str], index: int):
+    """(name, documents, warn at positions, error at position or None, warn at end)."""
+    docs = draw(documents(pool))
+    warn_at = draw(st.sets(st.integers(0, max(len(docs) - 1, 0)), max_size=2)) if docs else set()
+    error_at = draw(st.one_of(st.none(), st.integers(0, len(docs)))) if draw(st.integers(0, 5)) == 0 else None
+    return (f"ann{index}" if draw(st.integers(0, 4)) else "same", docs, warn_at, error_at, draw(st.booleans()))
+
+
+def stream_of(spec) -> DocumentStream:
+    name, docs, warn_at, error_at, warn_at_end = spec
+    stream = DocumentStream(name, "jsonl", iter(()))
+
+    def generate():
+        for position, document in enumerate(docs):
+            if position in warn_at:
+                warnings.warn(f"{name}: note at {position}", SpanagreeWarning)
+            if position == error_at:
+                raise FormatError(f"{name}.jsonl", "bad record", position + 1)
+            yield Document(document.id, document.text, list(document.spans), document.source)
+        if error_at == len(docs):
+            raise FormatError(f"{name}.jsonl", "bad end", len(docs) + 1)
+        if warn_at_end:
+            warnings.warn(f"{name}: ended", SpanagreeWarning)
+        stream.notes.append(f"{len(docs)} read")
+    stream.documents = generate()
+    return stream
+
+
+def outcome(function):
+    """(result as comparable data or None, the warnings' messages in order, the error or None)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result, error = function(), None
+        except SpanagreeError as exc:
+            result, error = None, (type(exc).__name__, str(exc))
+    return result, [str(w.message) for w in caught], error
+
+
+def comparable(value) -> str:
+    """JSON with NaN spelt out, so that two results compare equal to the last bit."""
+    return json.dumps(value, sort_keys=True, default=str, allow_nan=True)
+
+
+def collected(specs):
+    return [collect(stream_of(spec)) for spec in specs]
+
+
+MATCHING = st.fixed_dictionaries({
+    "match": st.sampled_from(["exact", "overlap", "partial"]),
+    "labels": st.sampled_from(["strict", "ignore"]),
+    "partial_credit": st.sampled_from([0.5, "dice"]),
+    "align_whitespace": st.booleans(),
+})
+
+
+@st.composite
+def corpora(draw, least: int, most: int):
+    pool = [f"d{i}" for i in range(draw(st.integers(1, 7)))]
+    k = draw(st.integers(least, most))
+    return [draw(annotator(pool, i)) for i in range(k)]
+
+
+@settings(max_examples=300)
+@given(corpora(2, 3), MATCHING, st.integers(1, 3))
+def test_agree_streams_is_agree_on_what_was_read(specs, matching, batch):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streaming, "BATCH_DOCUMENTS", batch)
+        expected = outcome(lambda: comparable(agree(collected(specs), **matching).to_dict(by_document=True)))
+        got = outcome(lambda: comparable(streaming.agree_streams([stream_of(s) for s in specs], **matching)
+                                         .to_dict(by_document=True)))
+    assert got == expected
+
+
+@settings(max_examples=300)
+@given(corpora(2, 4), MATCHING, st.integers(1, 3), st.sampled_from([1.0, 2.0]))
+def test_score_streams_is_score_on_what_was_read(specs, matching, batch, beta):
+    def read_first():
+        gold, *preds = collected(specs)
+        results = score(gold, preds, beta=beta, **matching)
+        return comparable([[r.to_dict(by_document=True), [i.as_dict() for i in r.errors()]] for r in results])
+
+    def streamed():
+        gold, *preds = [stream_of(s) for s in specs]
+        results = streaming.score_streams(gold, preds, beta=beta, listing=True, **matching)
+        return comparable([[r.to_dict(by_document=True), [i.as_dict() for i in r.errors()]] for r in results])
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streaming, "BATCH_DOCUMENTS", batch)
+        assert outcome(streamed) == outcome(read_first)
+
+
+def test_one_document_at_a_time_when_the_orders_agree(tmp_path):
+    """Same order in both files: no more than a batch is ever held (documents are dropped once compared)."""
+    lines = [json.dumps({"id": f"d{i}", "text": "Ana met Bo", "spans": [{"start": 0, "end": 3, "label": "PER"}]})
+             for i in range(500)]
+    (tmp_path / "a.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "b.jsonl").write_text("\n".join(lines[:250] + lines[251:]) + "\n")  # d250 missing
+    held = []
+    original = streaming._Reading.next
+
+    def watched(self, k):
+        held.append(sum(map(len, self.pending)))
+        return original(self, k)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streaming._Reading, "next", watched)
+        with pytest.warns(SpanagreeWarning, match="1 document.s. not annotated by every annotator.*d250"):
+            result = streaming.agree_streams([open_stream(tmp_path / "a.jsonl"), open_stream(tmp_path / "b.jsonl")])
+    assert result.pooled.a == 499 and len(result.documents) == 499
+    assert max(held) <= streaming.BATCH_DOCUMENTS * 2 + 4
+
+
+def test_a_prediction_lacking_a_document_does_not_hold_the_rest(tmp_path):
+    """The gold's d3 waits for the prediction to end; the documents after it are compared meanwhile."""
+    gold = [json.dumps({"id": f"d{i}", "text": "Ana met Bo", "spans": [{"start": 0, "end": 3, "label": "PER"}]})
+            for i in range(300)]
+    (tmp_path / "gold.jsonl").write_text("\n".join(gold) + "\n")
+    (tmp_path / "sys.jsonl").write_text("\n".join(gold[:3] + gold[4:]) + "\n")
+    held = []
+    original = streaming._Reading.next
+
+    def watched(self, k):
+        held.append(sum(map(len, self.pending)))
+        return original(self, k)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(streaming._Reading, "next", watched)
+        with pytest.warns(SpanagreeWarning, match="sys: 1 gold document.s. have no prediction.*d3"):
+            (result,) = streaming.score_streams(open_stream(tmp_path / "gold.jsonl"), [open_stream(tmp_path / "sys.jsonl")])
+    assert (result.counts.a, result.counts.b, result.counts.c) == (299, 0, 1)
+    assert list(result.pair.by_document)[:5] == ["d0", "d1", "d2", "d3", "d4"]
+    assert result.pair.by_document["d3"].c == 1
+    assert max(held) <= streaming.BATCH_DOCUMENTS * 2 + 4
+
+
+def test_the_first_file_error_is_reported_as_reading_everything_first_would(tmp_path):
+    """ann2 fails on its first record, ann1 on its last: reading ann1 whole first meets ann1's error."""
+    good = json.dumps({"id": "d1", "text": "Ana", "spans": []})
+    (tmp_path / "ann1.jsonl").write_text("\n".join([good] + [json.dumps({"id": f"x{i}", "text": "Ana", "spans": []})
+                                                             for i in range(50)] + ["{broken"]) + "\n")
+    (tmp_path / "ann2.jsonl").write_text("{broken\n")
+    with pytest.raises(FormatError, match=r"ann1.jsonl:52: invalid JSON"):
+        streaming.agree_streams([open_stream(tmp_path / "ann1.jsonl"), open_stream(tmp_path / "ann2.jsonl")])
+
+
+def run_cli(args, capsys):
+    from spanagree.cli import main
+
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("fmt, ext", [("brat", ""), ("conll", ".conll"), ("jsonl", ".jsonl"), ("xml", ".xml")])
+@pytest.mark.parametrize("command", ["agree", "score"])
+def test_the_command_line_streams_and_reports_what_reading_whole_reports(fmt, ext, command, tmp_path, capsys):
+    """One process compares while reading; --jobs 2 reads every file whole first. Same report (JSON
+    and table), same warnings, same --errors listing."""
+    from conftest import DEMO
+
+    paths = [str(DEMO / fmt / f"ann{k}{ext}") for k in (1, 2, 3)]
+    extra = ["--match", "overlap", "--by", "document"] + (["--xml-doc-tag", "doc"] if fmt == "xml" else [])
+    outputs = []
+    for jobs in ("1", "2"):
+        args = [command, *paths, *extra, "--jobs", jobs, "--output", "json"]
+        if command == "score":
+            args += ["--errors", str(tmp_path / f"errors{jobs}.csv")]
+        code, out, err = run_cli(args, capsys)
+        assert code == 0, err
+        report = json.loads(out)
+        assert report["options"].pop("jobs") == int(jobs)
+        report["options"].pop("errors", None)
+        outputs.append((report, err))
+    assert outputs[0] == outputs[1]
+    if command == "score":
+        assert (tmp_path / "errors1.csv").read_text() == (tmp_path / "errors2.csv").read_text()
+        assert len((tmp_path / "errors1.csv").read_text().splitlines()) > 10
