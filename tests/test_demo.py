@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from spanagree.agreement import agree
-from spanagree.span import Span, SpanSet
+from spanagree.span import SpanSet
 
 DEMO = Path(__file__).resolve().parent.parent / "corpora" / "demo"
 ANNOTATORS = ("ann1", "ann2", "ann3")
