@@ -24,17 +24,18 @@ first would meet is raised (a reading error before any comparison error).
 from __future__ import annotations
 
 import itertools
+import types
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Callable
 
-from .agreement import Agreement, renamed, unique_names
+from .agreement import Agreement, common_documents, renamed, unique_names
 from .agreement import finished as finished_agreement
 from .collector import collector_paused
 from .compare import LabelTally, PairCounts, compare_pair, parse_label_list, parse_label_map, select_labels
-from .errors import SpanagreeError, SpanagreeWarning, UsageError
+from .errors import SpanagreeError, UsageError
 from .formats import DocumentStream
 from .match import MatchRule
 from .score import Score, classify, error_tally
@@ -57,16 +58,13 @@ class _Reading:
 
     streams: list[DocumentStream]
     caught: list
-    order: list[list[str]] = field(default_factory=list)
-    pending: list[dict[str, Document]] = field(default_factory=list)
-    ended: list[bool] = field(default_factory=list)
     warnings: list = field(default_factory=list)   # ((stream, position), message, category)
     error: tuple | None = None                     # ((stream, position), error)
 
     def __post_init__(self):
         self.iterators = [iter(stream.documents) for stream in self.streams]
-        self.order = [[] for _ in self.streams]
-        self.pending = [{} for _ in self.streams]
+        self.order: list[list[str]] = [[] for _ in self.streams]
+        self.pending: list[dict[str, Document]] = [{} for _ in self.streams]
         self.ended = [False] * len(self.streams)
 
     def next(self, k: int) -> Document | None:
@@ -233,7 +231,6 @@ def agree_streams(streams: list[DocumentStream], *, match: str = "exact", labels
     compared = [_Compared() for _ in pairs]
     texts = _Texts()
     position: dict[str, int] = {}  # the first annotator's order
-    shared: set[str] = set()
 
     def compare(batch: list[str], reading: _Reading) -> None:
         batch.sort(key=position.__getitem__)
@@ -258,7 +255,6 @@ def agree_streams(streams: list[DocumentStream], *, match: str = "exact", labels
                     position[document.id] = len(position)
                 if all(document.id in pending for pending in reading.pending):
                     ready.append(document.id)
-                    shared.add(document.id)
                     if len(ready) >= BATCH_DOCUMENTS:
                         compare(ready, reading)
                         ready = []
@@ -270,16 +266,8 @@ def agree_streams(streams: list[DocumentStream], *, match: str = "exact", labels
         reading.raise_error()
     replay(reading.warnings)
 
-    if not shared:
-        raise SpanagreeError("no document is annotated by every annotator: "
-                             + "; ".join(f"{name} has {len(o)}" for name, o in zip(names, reading.order)))
-    left_out: dict[str, list[str]] = {}
-    partial = sorted(set().union(*reading.order) - shared)
-    if partial:  # as common_documents says it
-        warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out: "
-                      + ", ".join(partial), SpanagreeWarning, stacklevel=2)
-        left_out["not_annotated_by_everyone"] = partial
-    common = [d for d in reading.order[0] if d in shared]
+    common, left_out = common_documents([types.SimpleNamespace(name=name, documents=dict.fromkeys(order))
+                                         for name, order in zip(names, reading.order)])
     texts_differ = texts.announce(common)
     if texts_differ:
         left_out["texts_differ"] = texts_differ

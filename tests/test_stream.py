@@ -140,21 +140,26 @@ def test_score_streams_is_score_on_what_was_read(specs, matching, batch, beta):
         assert outcome(streamed) == outcome(read_first)
 
 
-def test_one_document_at_a_time_when_the_orders_agree(tmp_path):
-    """Same order in both files: no more than a batch is ever held (documents are dropped once compared)."""
-    lines = [json.dumps({"id": f"d{i}", "text": "Ana met Bo", "spans": [{"start": 0, "end": 3, "label": "PER"}]})
-             for i in range(500)]
-    (tmp_path / "a.jsonl").write_text("\n".join(lines) + "\n")
-    (tmp_path / "b.jsonl").write_text("\n".join(lines[:250] + lines[251:]) + "\n")  # d250 missing
-    held = []
+def watch_documents_held(patch: pytest.MonkeyPatch, held: list[int]) -> None:
+    """Record in ``held``, each time a stream is read, how many documents are read and not yet compared."""
     original = streaming._Reading.next
 
     def watched(self, k):
         held.append(sum(map(len, self.pending)))
         return original(self, k)
 
+    patch.setattr(streaming._Reading, "next", watched)
+
+
+def test_one_document_at_a_time_when_the_orders_agree(tmp_path):
+    """Same order in both files: no more than a batch is ever held (documents are dropped once compared)."""
+    lines = [json.dumps({"id": f"d{i}", "text": "Ana met Bo", "spans": [{"start": 0, "end": 3, "label": "PER"}]})
+             for i in range(500)]
+    (tmp_path / "a.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "b.jsonl").write_text("\n".join(lines[:250] + lines[251:]) + "\n")  # d250 missing
+    held: list[int] = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(streaming._Reading, "next", watched)
+        watch_documents_held(patch, held)
         with pytest.warns(SpanagreeWarning, match="1 document.s. not annotated by every annotator.*d250"):
             result = streaming.agree_streams([open_stream(tmp_path / "a.jsonl"), open_stream(tmp_path / "b.jsonl")])
     assert result.pooled.a == 499 and len(result.documents) == 499
@@ -167,15 +172,9 @@ def test_a_prediction_lacking_a_document_does_not_hold_the_rest(tmp_path):
             for i in range(300)]
     (tmp_path / "gold.jsonl").write_text("\n".join(gold) + "\n")
     (tmp_path / "sys.jsonl").write_text("\n".join(gold[:3] + gold[4:]) + "\n")
-    held = []
-    original = streaming._Reading.next
-
-    def watched(self, k):
-        held.append(sum(map(len, self.pending)))
-        return original(self, k)
-
+    held: list[int] = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(streaming._Reading, "next", watched)
+        watch_documents_held(patch, held)
         with pytest.warns(SpanagreeWarning, match="sys: 1 gold document.s. have no prediction.*d3"):
             (result,) = streaming.score_streams(open_stream(tmp_path / "gold.jsonl"), [open_stream(tmp_path / "sys.jsonl")])
     assert (result.counts.a, result.counts.b, result.counts.c) == (299, 0, 1)
