@@ -8,7 +8,6 @@ and keep the counts per document and per label (and, when asked, the alignments 
 from __future__ import annotations
 
 import math
-import statistics
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -191,6 +190,8 @@ class MeanF1:
 
     @classmethod
     def of(cls, values: Iterable[float]) -> "MeanF1":
+        import statistics
+
         values = list(values)
         defined = [v for v in values if not math.isnan(v)]
         if not defined:

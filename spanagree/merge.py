@@ -83,7 +83,6 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import multiprocessing
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -661,16 +660,15 @@ def vote_documents(ballots: list[Ballot], rule: MatchRule, min_votes: int, names
 
     Workers send back only the verdicts (indices and labels); the clusters are built here.
     """
-    from .parallel import shards
+    from .parallel import can_fork, forked_map, shards
 
     jobs = min(jobs, max(1, len(ballots) // 2))
-    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or not can_fork():
         return [c for ballot in ballots for c in vote_document(ballot, rule, min_votes, names)]
     global _SHARED
     _SHARED = (ballots, rule, min_votes)
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_vote_shard, shards(list(range(len(ballots))), jobs * 4))
+        parts = forked_map(_vote_shard, shards(list(range(len(ballots))), jobs * 4), jobs)
     finally:
         _SHARED = None
     verdicts = [v for part in parts for v in part]

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import gc
 import itertools
-import multiprocessing
 import os
 from typing import Any, Callable
 
 from .compare import LabelTally, PairCounts, compare_pair
+from .errors import SpanagreeError
 from .match import Alignment, MatchRule
 from .span import SpanSet
 
@@ -92,7 +92,7 @@ def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: Match
     if jobs > 1:
         spans = sum(len(document.spans) for spanset in spansets for document in spanset.documents.values())
         jobs = min(jobs, max(1, len(documents) // 2), max(1, spans // MIN_SPANS_PER_JOB))
-    if jobs <= 1 or keep_alignments or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or keep_alignments or not can_fork():
         return [compare_pair(spansets[i], spansets[j], documents, rule, keep_alignments=keep_alignments,
                              index=index, each=each) for i, j in pairs]
     global _SHARED
@@ -103,8 +103,7 @@ def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: Match
     if frozen:
         gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            parts = pool.map(_compare_shard, shards(documents, jobs * SHARDS_PER_JOB), chunksize=1)
+        parts = forked_map(_compare_shard, shards(documents, jobs * SHARDS_PER_JOB), jobs)
     finally:
         _SHARED = None
         if frozen:
@@ -119,15 +118,40 @@ def map_forked(function: Callable[[Any], Any], items: list, jobs: int) -> list |
     its results are pickled back. ``None`` where ``fork`` is unavailable (the caller then works
     in this process).
     """
-    if "fork" not in multiprocessing.get_all_start_methods():
+    if not can_fork():
         return None
     global _SHARED
     _SHARED = (function,)
     try:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            return pool.map(_call_shared_item, items, chunksize=1)
+        return forked_map(_call_shared_item, items, jobs)
     finally:
         _SHARED = None
+
+
+def can_fork() -> bool:
+    """Whether processes can be forked here (not on Windows; macOS can, though it defaults to spawn)."""
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def forked_map(function: Callable[[Any], Any], items: list, jobs: int) -> list:
+    """``[function(item) for item in items]`` over ``jobs`` forked processes, in order.
+
+    A process that dies (killed, or out of memory) ends the whole map with a
+    :class:`~spanagree.errors.SpanagreeError` rather than leaving it waiting for an answer that
+    will never come (``concurrent.futures`` notices the death; a ``multiprocessing.Pool`` would not).
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(function, items))
+    except BrokenProcessPool:
+        raise SpanagreeError(f"a worker process of --jobs {jobs} ended abruptly (killed, or out of memory?); "
+                             "nothing was written; try fewer --jobs") from None
 
 
 def _call_shared_item(item):

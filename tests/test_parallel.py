@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import random
+import signal
 
 import pytest
 
@@ -17,6 +19,7 @@ from spanagree import parallel
 from spanagree.agreement import agree
 from spanagree.cli import main
 from spanagree.compare import LabelTally, compare_pair
+from spanagree.errors import SpanagreeError
 from spanagree.formats import write
 from spanagree.match import MatchRule
 from spanagree.parallel import compare_all_pairs, shards
@@ -143,7 +146,7 @@ def test_dice_credits_add_up_exactly_across_shards():
 def test_small_corpora_stay_in_this_process(monkeypatch):
     spansets = corpus(k=2, documents=20)
     monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 10**9)
-    monkeypatch.setattr(parallel.multiprocessing, "get_context",
+    monkeypatch.setattr(multiprocessing, "get_context",
                         lambda *a: pytest.fail("no process pool for a small corpus"))
     assert compare_all_pairs(spansets, list(spansets[0].documents), MatchRule(), jobs=4)
 
@@ -153,10 +156,21 @@ def test_without_fork_the_work_stays_in_this_process(monkeypatch):
     documents = list(spansets[0].documents)
     expected = compare_all_pairs(spansets, documents, MatchRule("overlap"), jobs=1)
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
-    monkeypatch.setattr(parallel.multiprocessing, "get_context",
+    monkeypatch.setattr(multiprocessing, "get_context",
                         lambda *a: pytest.fail("no process pool without fork"))
     got = compare_all_pairs(spansets, documents, MatchRule("overlap"), jobs=2)
     assert [(p.by_document, p.by_label) for p in got] == [(p.by_document, p.by_label) for p in expected]
+
+
+def test_a_killed_worker_ends_the_run_with_an_error_instead_of_waiting_forever():
+    def die_on_the_third(item):
+        if item == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return item * 10
+
+    assert parallel.map_forked(die_on_the_third, [1, 2], 2) == [10, 20]
+    with pytest.raises(SpanagreeError, match=r"worker process of --jobs 2 ended abruptly"):
+        parallel.map_forked(die_on_the_third, [1, 2, 3, 4], 2)
 
 
 def test_each_results_are_concatenated_in_document_order():
