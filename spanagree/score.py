@@ -31,6 +31,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
+from operator import attrgetter
 from typing import Callable
 
 from ._version import __version__
@@ -228,17 +229,33 @@ def records_of(alignment: Alignment) -> list[tuple[str, bool, float, Span | None
     return records
 
 
-def error_tally(doc_id: str, alignment: Alignment) -> Counter:
-    """``(kind, gold label, predicted label)`` → number of items of one document (None: no span)."""
+def error_tally(doc_id: str, alignment: Alignment, rule: MatchRule | None = None) -> Counter:
+    """``(kind, gold label, predicted label)`` → number of items of one document (None: no span).
+
+    ``rule`` is the rule that made the alignment, when known: under exact boundaries with labels
+    strict every aligned pair has the same fragments and label (``correct``), so those pairs are
+    counted by label without being looked at one by one.
+    """
     pairs, residual, missed, spurious = classified(alignment)
+    if rule is not None and rule.boundary == "exact" and rule.strict_labels:
+        tally = Counter({("correct", label, label): number
+                         for label, number in Counter(map(_PREDICTED_LABEL, pairs)).items()})
+        judged = residual
+    else:
+        tally = Counter()
+        judged = pairs + residual if residual else pairs
     kinds = PAIR_KINDS
     keys = [(kinds[p[0].fragments == p[1].fragments, p[0].label == p[1].label], p[1].label, p[0].label)
-            for p in (pairs + residual if residual else pairs)]
+            for p in judged]
     if missed:
         keys += [("missed", gold.label, None) for gold in missed]
     if spurious:
         keys += [("spurious", None, pred.label) for pred in spurious]
-    return Counter(keys)
+    tally.update(keys)
+    return tally
+
+
+_PREDICTED_LABEL = attrgetter("first.label")
 
 
 def _record_order(record) -> tuple:
@@ -331,7 +348,7 @@ def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact",
     reconciled = reconcile([gold, pred], both, align_whitespace=align_whitespace)
     gold_r, pred_r = reconciled.spansets
     scored = [d for d in documents if d not in set(reconciled.left_out)]
-    (pair,) = compare_all_pairs([pred_r, gold_r], scored, rule, jobs=jobs, each=error_tally)
+    (pair,) = compare_all_pairs([pred_r, gold_r], scored, rule, jobs=jobs, each=partial(error_tally, rule=rule))
     tally: Counter = Counter()
     for document_tally in pair.each:
         tally.update(document_tally)

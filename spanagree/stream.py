@@ -28,6 +28,7 @@ import types
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from operator import itemgetter
 from typing import Callable
 
@@ -308,11 +309,11 @@ def score_streams(gold: DocumentStream, preds: list[DocumentStream], *, match: s
 
     def each_of(text_of: dict[str, str | None]) -> Callable:
         if not listing:
-            return error_tally
+            return partial(error_tally, rule=rule)
 
         def tally_and_items(doc_id, alignment):
             items = [item for item in classify(doc_id, alignment, text_of[doc_id]) if item.kind != "correct"]
-            return error_tally(doc_id, alignment), items
+            return error_tally(doc_id, alignment, rule), items
         return tally_and_items
 
     def compare(p: int, batch: list[str], reading: _Reading) -> None:

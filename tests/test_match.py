@@ -399,6 +399,23 @@ def test_symmetry_and_order_invariance(first, second, mode, rnd):
     assert again.counts == forward.counts
 
 
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(span_lists(8), span_lists(8), st.sampled_from(MODES + DICE))
+def test_the_unmatched_spans_are_those_in_no_pair_in_order(first, second, mode):
+    # The exact join hands them over as it finds them; the other rules work them out from the pairs.
+    alignment = align(first, second, MatchRule(*mode))
+    paired_first = {id(p.first) for p in alignment.pairs}
+    paired_second = {id(p.second) for p in alignment.pairs}
+    expected = ([s for s in alignment.first if id(s) not in paired_first],
+                [s for s in alignment.second if id(s) not in paired_second])
+    for got, want in zip((alignment.unmatched_first(), alignment.unmatched_second()), expected):
+        assert list(map(id, got)) == list(map(id, want))
+    assert (mode[0] == "exact") == (alignment.unmatched is not None)
+    swapped = alignment.swapped()
+    assert list(map(id, swapped.unmatched_first())) == list(map(id, expected[1]))
+    assert list(map(id, swapped.unmatched_second())) == list(map(id, expected[0]))
+
+
 @settings(max_examples=250, deadline=None, derandomize=True)
 @given(span_lists(8), span_lists(8), st.sampled_from(["strict", "ignore"]))
 def test_exact_le_partial_le_overlap_sizes_and_identity(first, second, labels):

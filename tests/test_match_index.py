@@ -93,7 +93,7 @@ def test_empty_sides_and_unknown_index():
 
 
 def test_large_documents_take_the_sweep_not_the_small_shortcut():
-    # Long chains of overlaps on both sides (beyond the 64-pair shortcut): still every pair.
+    # Long chains of overlaps on both sides (beyond the shortcut for a few pairs): still every pair.
     rnd = random.Random(11)
     first = [S(s, s + rnd.randint(1, 40)) for s in (rnd.randrange(2000) for _ in range(300))]
     second = [S(s, s + rnd.randint(1, 40)) for s in (rnd.randrange(2000) for _ in range(300))]
@@ -111,6 +111,7 @@ def test_both_indexes_find_every_hull_overlapping_pair_in_order(first, second):
     expected = every_pair(first, second)
     for name, finder in CANDIDATE_INDEXES.items():
         assert finder(first, second) == expected, name
+    assert sweep_candidates(first, second, few=0) == expected  # the sweep itself, without the shortcut
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: f"{r.boundary}-{r.labels}-{r.partial_credit}")

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spanagree import Span, SpanSet, score
+from spanagree.match import MatchRule, align
 from spanagree.errors import SpanagreeWarning
 from spanagree.span import Document
 
@@ -233,3 +238,28 @@ def test_dataframes():
     by_document = result.by_document_frame()
     assert by_document[["document", "a", "b", "c"]].values.tolist() == [["d1", 2, 3, 3]]
     assert len(result.errors_frame()) == 4
+
+
+def span_lists():
+    span = st.builds(lambda start, length, label: Span("d", ((start, start + length),), label),
+                     st.integers(0, 20), st.integers(1, 6), st.sampled_from(["A", "B", "C"]))
+    return st.lists(span, max_size=8)
+
+
+@pytest.mark.parametrize("labels", ["strict", "ignore"])
+@pytest.mark.parametrize("match", ["exact", "overlap", "partial"])
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(pred=span_lists(), gold=span_lists())
+def test_the_tally_is_the_same_whether_or_not_it_knows_the_rule(match, labels, pred, gold):
+    # Knowing the rule (exact, labels strict) the tally counts the aligned pairs by label alone.
+    scoring = importlib.import_module("spanagree.score")
+    rule = MatchRule(match, labels)
+    alignment = align(pred, gold, rule)
+    tally = scoring.error_tally("d", alignment, rule)
+    assert tally == scoring.error_tally("d", alignment)
+    listed = {}
+    for record in scoring.records_of(alignment):
+        kind, _, _, gold_span, pred_span = record
+        key = (kind, gold_span.label if gold_span else None, pred_span.label if pred_span else None)
+        listed[key] = listed.get(key, 0) + 1
+    assert dict(tally) == listed
