@@ -127,6 +127,29 @@ _set_path = Source.path.__set__
 _set_line = Source.line.__set__
 
 
+class SpanDraft:
+    """A :class:`Span` being built by a reader's hot loop: the same five slots, but mutable.
+
+    Plain attribute stores on a draft are about three times cheaper than the slots' setters on a
+    frozen Span; :func:`sealed` then turns the drafts into Spans in place. Nothing is checked:
+    the reader checks the offsets first, as for :meth:`Span.trusted`.
+    """
+
+    __slots__ = Span.__slots__
+
+
+def sealed(drafts: list) -> list[Span]:
+    """The same list, every :class:`SpanDraft` in it now a :class:`Span`.
+
+    The two classes have the same slots in the same order, so an object's class can be swapped
+    in place (the memory layout is unchanged); anything already a Span is left as it is.
+    """
+    for draft in drafts:
+        if draft.__class__ is SpanDraft:
+            draft.__class__ = Span
+    return drafts
+
+
 def check_fragments(fragments: Fragments) -> None:
     """Raise ``ValueError`` unless fragments are sorted, non-empty, non-overlapping ranges."""
     if not fragments:

@@ -40,9 +40,8 @@ import sys
 from typing import Iterator
 
 from ..errors import FormatError, UsageError
-from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
-                    _set_path, _set_source)
+from ..span import Document, Source, Span, SpanDraft, SpanSet, normalize_fragments, sealed
+from ..span import _new, _set_line, _set_path  # hot-loop setters
 from . import DocumentStream, collect, default_name, open_file
 
 __all__ = ["read_jsonl", "stream_jsonl", "write_jsonl"]
@@ -219,17 +218,16 @@ def _spans(entries, doc_id: str, n: int | None, source: Source, path: str, linen
     """The spans of a record's ``"spans"``: ``[{"start", "end", "label"(, "fragments")}, ...]``.
 
     The loop every span of a large corpus goes through, so the common span (one fragment,
-    inside the text) is checked and built inline with the slots' own setters, as
-    :meth:`Span.trusted` would build it; anything else (discontinuous, or an error to report)
-    goes through the full checks.
+    inside the text) is checked and built inline as a :class:`~spanagree.span.SpanDraft`, the
+    list sealed at the end, as :meth:`Span.trusted` would build it; anything else
+    (discontinuous, or an error to report) goes through the full checks.
     """
     if type(entries) is not list:
         raise FormatError(path, f'"spans" must be a list, got {type(entries).__name__}', lineno)
     limit = sys.maxsize if n is None else n
-    spans: list[Span] = []
+    spans: list = []
     append = spans.append
-    new, set_doc, set_fragments, set_label, set_source, set_attributes = (
-        _new, _set_doc, _set_fragments, _set_label, _set_source, _set_attributes)
+    draft = SpanDraft
     for entry in entries:
         try:  # a list, a string or a number as entry: TypeError; a key missing: KeyError
             start = entry["start"]
@@ -240,16 +238,16 @@ def _spans(entries, doc_id: str, n: int | None, source: Source, path: str, linen
         else:
             if (type(start) is int and type(end) is int and 0 <= start < end <= limit
                     and type(label) is str and label and "fragments" not in entry):
-                span = new(Span)
-                set_doc(span, doc_id)
-                set_fragments(span, ((start, end),))
-                set_label(span, label)
-                set_source(span, source)
-                set_attributes(span, ())
+                span = draft()
+                span.doc = doc_id
+                span.fragments = ((start, end),)
+                span.label = label
+                span.source = source
+                span.attributes = ()
                 append(span)
                 continue
         append(_span(entry, len(spans) + 1, doc_id, n, source, path, lineno))
-    return spans
+    return sealed(spans)
 
 
 def _span(entry, number: int, doc_id: str, n: int | None, source: Source, path: str, lineno: int) -> Span:
