@@ -9,7 +9,7 @@ profiler: each phase is a wall-clock interval) around
 * ``texts``     — checking that every copy of a document has the same text (``reconcile``);
 * ``align``     — aligning every document and adding up counts (``compare_all_pairs``, or
   ``compare_pair`` per batch when streaming), less
-* ``errors``    — for ``score``, the error analysis of each document (``error_tally``);
+* ``errors``    — for ``score``, the error analysis of each document (``error_keys``);
 * ``render``    — the JSON output (``report.to_json``);
 
 and ``startup`` (interpreter and imports: the process's wall time minus ``main``), ``other`` (the
@@ -57,11 +57,11 @@ def main(argv: list[str]) -> int:
         if hasattr(module, "compare_all_pairs"):
             module.compare_all_pairs = timed("align", module.compare_all_pairs)
     stream = importlib.import_module("spanagree.stream")  # imported before score is patched: its own names
-    score.error_tally = timed("errors", score.error_tally)
+    score.error_keys = timed("errors", score.error_keys)
     stream._Reading.next = timed("read", stream._Reading.next)
     stream._Texts.reconciled = timed("texts", stream._Texts.reconciled)
     stream.compare_pair = timed("align", stream.compare_pair)
-    stream.error_tally = timed("errors", stream.error_tally)
+    stream.error_keys = timed("errors", stream.error_keys)
     report.to_json = timed("render", report.to_json)
 
     startup = time.perf_counter() - T0

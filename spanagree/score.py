@@ -27,15 +27,15 @@ when first asked for, from a second pass over the documents.
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from operator import attrgetter
 from typing import Callable
 
 from ._version import __version__
-from .compare import (PairCounts, counts_dict, parse_label_list, parse_label_map, select_labels,
+from .compare import (LabelTally, PairCounts, counts_dict, parse_label_list, parse_label_map, select_labels,
                       sorted_labels, undefined_rates, warn_duplicates)
 from .counts import Counts
 from .errors import SpanagreeWarning, UsageError
@@ -229,21 +229,15 @@ def records_of(alignment: Alignment) -> list[tuple[str, bool, float, Span | None
     return records
 
 
-def error_tally(doc_id: str, alignment: Alignment, rule: MatchRule | None = None) -> Counter:
-    """``(kind, gold label, predicted label)`` → number of items of one document (None: no span).
+def error_keys(doc_id: str, alignment: Alignment, rule: MatchRule | None = None) -> list[tuple]:
+    """``(kind, gold label, predicted label)`` of each item of one document (None: no span).
 
-    ``rule`` is the rule that made the alignment, when known: under exact boundaries with labels
-    strict every aligned pair has the same fragments and label (``correct``), so those pairs are
-    counted by label without being looked at one by one.
+    ``rule`` is the rule that made the alignment, when known. If under it every aligned pair is
+    ``correct`` (exact boundaries, labels strict: same fragments, same label), the aligned pairs
+    are left out here; :func:`correct_pairs` counts them from the per-label counts.
     """
     pairs, residual, missed, spurious = classified(alignment)
-    if rule is not None and rule.boundary == "exact" and rule.strict_labels:
-        tally = Counter({("correct", label, label): number
-                         for label, number in Counter(map(_PREDICTED_LABEL, pairs)).items()})
-        judged = residual
-    else:
-        tally = Counter()
-        judged = pairs + residual if residual else pairs
+    judged = residual if pairs_are_correct(rule) else pairs + residual if residual else pairs
     kinds = PAIR_KINDS
     keys = [(kinds[p[0].fragments == p[1].fragments, p[0].label == p[1].label], p[1].label, p[0].label)
             for p in judged]
@@ -251,11 +245,25 @@ def error_tally(doc_id: str, alignment: Alignment, rule: MatchRule | None = None
         keys += [("missed", gold.label, None) for gold in missed]
     if spurious:
         keys += [("spurious", None, pred.label) for pred in spurious]
-    tally.update(keys)
-    return tally
+    return keys
 
 
-_PREDICTED_LABEL = attrgetter("first.label")
+def pairs_are_correct(rule: MatchRule | None) -> bool:
+    """Whether every pair aligned under ``rule`` is ``correct`` (exact boundaries, labels strict)."""
+    return rule is not None and rule.boundary == "exact" and rule.strict_labels
+
+
+def correct_pairs(tally: LabelTally, rule: MatchRule) -> dict[tuple, int]:
+    """The items :func:`error_keys` left out under ``rule``: ``("correct", label, label)`` → the
+    number of aligned pairs of that label (all of credit 1), from the per-label counts."""
+    if not pairs_are_correct(rule):
+        return {}
+    return {("correct", label, label): number for label, number in tally.ones.items() if number}
+
+
+def error_tally(doc_id: str, alignment: Alignment) -> Counter:
+    """``(kind, gold label, predicted label)`` → number of items of one document."""
+    return Counter(error_keys(doc_id, alignment))
 
 
 def _record_order(record) -> tuple:
@@ -348,10 +356,9 @@ def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact",
     reconciled = reconcile([gold, pred], both, align_whitespace=align_whitespace)
     gold_r, pred_r = reconciled.spansets
     scored = [d for d in documents if d not in set(reconciled.left_out)]
-    (pair,) = compare_all_pairs([pred_r, gold_r], scored, rule, jobs=jobs, each=partial(error_tally, rule=rule))
-    tally: Counter = Counter()
-    for document_tally in pair.each:
-        tally.update(document_tally)
+    (pair,) = compare_all_pairs([pred_r, gold_r], scored, rule, jobs=jobs, each=partial(error_keys, rule=rule))
+    tally = Counter(itertools.chain.from_iterable(pair.each))
+    tally.update(correct_pairs(pair.tally, rule))
     pair.each = None
     return finished(gold.name, pred.name, [gold.notes, pred.notes], rule, beta, pair, tally, missing,
                     len(reconciled.whitespace_aligned), reconciled.left_out,

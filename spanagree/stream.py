@@ -39,7 +39,7 @@ from .compare import LabelTally, PairCounts, compare_pair, parse_label_list, par
 from .errors import SpanagreeError, UsageError
 from .formats import DocumentStream
 from .match import MatchRule
-from .score import Score, classify, error_tally
+from .score import Score, classify, correct_pairs, error_keys
 from .score import finished as finished_score
 from .score import warn_unmatched
 from .span import Document, SpanSet
@@ -309,12 +309,12 @@ def score_streams(gold: DocumentStream, preds: list[DocumentStream], *, match: s
 
     def each_of(text_of: dict[str, str | None]) -> Callable:
         if not listing:
-            return partial(error_tally, rule=rule)
+            return partial(error_keys, rule=rule)
 
-        def tally_and_items(doc_id, alignment):
+        def keys_and_items(doc_id, alignment):
             items = [item for item in classify(doc_id, alignment, text_of[doc_id]) if item.kind != "correct"]
-            return error_tally(doc_id, alignment, rule), items
-        return tally_and_items
+            return error_keys(doc_id, alignment, rule), items
+        return keys_and_items
 
     def compare(p: int, batch: list[str], reading: _Reading) -> None:
         batch.sort(key=position.__getitem__)
@@ -341,12 +341,11 @@ def score_streams(gold: DocumentStream, preds: list[DocumentStream], *, match: s
         c = compared[p]
         c.add(pair)
         if listing:
-            for doc_id, (tally, items) in zip(scored, pair.each):
-                c.errors.update(tally)
+            for doc_id, (keys, items) in zip(scored, pair.each):
+                c.errors.update(keys)
                 c.items[doc_id] = items
         else:
-            for tally in pair.each:
-                c.errors.update(tally)
+            c.errors.update(itertools.chain.from_iterable(pair.each))
 
     with collector_paused(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -406,6 +405,7 @@ def score_streams(gold: DocumentStream, preds: list[DocumentStream], *, match: s
         left_out = texts[p].announce([d for d in gold_order if d in pred_ids])
         scored = [d for d in gold_order if d not in texts[p].left_out]
         items = [item for d in scored for item in c.items.get(d, ())]
+        c.errors.update(correct_pairs(c.tally, rule))
         results.append(finished_score(gold.name, pred.name, [gold.notes, pred.notes], rule, beta,
                                       c.pair(pred.name, gold.name, scored), c.errors, missing,
                                       texts[p].whitespace_aligned, left_out,
