@@ -292,16 +292,18 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
     if rule.boundary != "exact":
         return Alignment(unique1, unique2, optimal_pairs(unique1, unique2, rule, finder), duplicates)
     # Keys are unique on each side and every candidate shares its key: the join is the matching,
-    # and the spans it leaves out are the unmatched ones.
+    # and the spans it leaves out are the unmatched ones (a partner found leaves `by_key2`, so
+    # what stays there is the second side's unmatched, each key hashed once more at most).
     pairs = []
     left1 = []
+    take = by_key2.pop
     for key, span in by_key1.items():
-        partner = by_key2.get(key)
+        partner = take(key, None)
         if partner is None:
             left1.append(span)
         else:
             pairs.append(_tuple_new(Pair, (span, partner, 1.0)))
-    left2 = [span for key, span in by_key2.items() if key not in by_key1] if len(pairs) < len(by_key2) else []
+    left2 = list(by_key2.values())
     if rule.labels == "strict":  # the dicts hold the reverse of `unique1` and `unique2`
         pairs.reverse()
         left1.reverse()
