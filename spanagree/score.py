@@ -261,11 +261,6 @@ def correct_pairs(tally: LabelTally, rule: MatchRule) -> dict[tuple, int]:
     return {("correct", label, label): number for label, number in tally.ones.items() if number}
 
 
-def error_tally(doc_id: str, alignment: Alignment) -> Counter:
-    """``(kind, gold label, predicted label)`` → number of items of one document."""
-    return Counter(error_keys(doc_id, alignment))
-
-
 def _record_order(record) -> tuple:
     _, _, _, gold, pred = record
     return ((gold or pred).sort_key(), (pred or gold).sort_key())

@@ -257,10 +257,10 @@ def test_the_tally_is_the_same_whether_or_not_it_knows_the_rule(match, labels, p
     scoring = importlib.import_module("spanagree.score")
     rule = MatchRule(match, labels)
     alignment = align(pred, gold, rule)
-    tally = scoring.error_tally("d", alignment)
-    labels = LabelTally(ones=Counter(p.first.label for p in alignment.pairs))
+    tally = Counter(scoring.error_keys("d", alignment))  # every item looked at
+    label_tally = LabelTally(ones=Counter(p.first.label for p in alignment.pairs))
     knowing = Counter(scoring.error_keys("d", alignment, rule))
-    knowing.update(scoring.correct_pairs(labels, rule))
+    knowing.update(scoring.correct_pairs(label_tally, rule))
     assert knowing == tally
     listed = {}
     for record in scoring.records_of(alignment):
