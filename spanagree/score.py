@@ -237,7 +237,7 @@ def error_keys(doc_id: str, alignment: Alignment, rule: MatchRule | None = None)
     are left out here; :func:`correct_pairs` counts them from the per-label counts.
     """
     pairs, residual, missed, spurious = classified(alignment)
-    judged = residual if pairs_are_correct(rule) else pairs + residual if residual else pairs
+    judged = residual if pairs_are_correct(rule) else (pairs + residual if residual else pairs)
     kinds = PAIR_KINDS
     keys = [(kinds[p[0].fragments == p[1].fragments, p[0].label == p[1].label], p[1].label, p[0].label)
             for p in judged]
