@@ -37,9 +37,6 @@ class Format:
     def module(self):
         return importlib.import_module(f"spanagree.formats.{self.name}")
 
-    def reader(self):
-        return getattr(self.module(), f"read_{self.name}")
-
     def streamer(self):
         return getattr(self.module(), f"stream_{self.name}")
 
@@ -158,16 +155,13 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
     FormatError
         Bad input, naming the file (and line).
     """
-    fmt = get_format(format) if format else get_format(detect_format(path))
-    if not Path(path).exists():
-        raise FormatError(path, "no such file or folder")
-    own = {k: v for k, v in options.items() if k in fmt.options and v is not None}
-    return fmt.reader()(path, name=name, **own)
+    return collect(open_stream(path, format, name=name, **options))
 
 
 def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str | None = None,
                 **options) -> DocumentStream:
-    """One annotator's documents as a :class:`DocumentStream`: :func:`read` one document at a time.
+    """One annotator's documents as a :class:`DocumentStream`: :func:`read` one document at a time
+    (``read`` is this stream collected).
 
     Parameters and errors as :func:`read`; reading errors come as the documents are read.
     """
