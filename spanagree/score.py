@@ -266,10 +266,17 @@ def _record_order(record) -> tuple:
     return ((gold or pred).sort_key(), (pred or gold).sort_key())
 
 
-def classify(doc_id: str, alignment: Alignment, text: str | None) -> list[ErrorItem]:
-    """One document's error items, in canonical order (by the gold span, else the predicted one)."""
-    return [item(doc_id, kind, aligned, credit, gold, pred, text)
-            for kind, aligned, credit, gold, pred in records_of(alignment)]
+def keys_and_errors(doc_id: str, alignment: Alignment, text: str | None,
+                    rule: MatchRule | None = None) -> tuple[list[tuple], list[ErrorItem]]:
+    """One document's :func:`error_keys` (``rule`` as there) and its items that are not
+    ``correct``, in canonical order, from one classification of its spans."""
+    records = records_of(alignment)
+    counted = pairs_are_correct(rule)  # then every aligned pair is correct, counted by correct_pairs
+    keys = [(kind, gold.label if gold is not None else None, pred.label if pred is not None else None)
+            for kind, aligned, _, gold, pred in records if not (counted and aligned)]
+    errors = [item(doc_id, kind, aligned, credit, gold, pred, text)
+              for kind, aligned, credit, gold, pred in records if kind != "correct"]
+    return keys, errors
 
 
 def _positions(doc_id: str, alignment: Alignment) -> list[tuple]:

@@ -39,7 +39,7 @@ from .compare import LabelTally, PairCounts, compare_pair, parse_label_list, par
 from .errors import SpanagreeError, UsageError
 from .formats import DocumentStream
 from .match import MatchRule
-from .score import Score, classify, correct_pairs, error_keys
+from .score import Score, correct_pairs, error_keys, keys_and_errors
 from .score import finished as finished_score
 from .score import warn_unmatched
 from .span import Document, SpanSet
@@ -310,11 +310,7 @@ def score_streams(gold: DocumentStream, preds: list[DocumentStream], *, match: s
     def each_of(text_of: dict[str, str | None]) -> Callable:
         if not listing:
             return partial(error_keys, rule=rule)
-
-        def keys_and_items(doc_id, alignment):
-            items = [item for item in classify(doc_id, alignment, text_of[doc_id]) if item.kind != "correct"]
-            return error_keys(doc_id, alignment, rule), items
-        return keys_and_items
+        return lambda doc_id, alignment: keys_and_errors(doc_id, alignment, text_of[doc_id], rule)
 
     def compare(p: int, batch: list[str], reading: _Reading) -> None:
         batch.sort(key=position.__getitem__)

@@ -262,6 +262,11 @@ def test_the_tally_is_the_same_whether_or_not_it_knows_the_rule(match, labels, p
     knowing = Counter(scoring.error_keys("d", alignment, rule))
     knowing.update(scoring.correct_pairs(label_tally, rule))
     assert knowing == tally
+    keys, errors = scoring.keys_and_errors("d", alignment, None, rule)  # the listing's one pass
+    assert Counter(keys) == Counter(scoring.error_keys("d", alignment, rule))
+    assert [(e.kind, e.gold, e.pred) for e in errors] == [
+        (kind, gold_span, pred_span) for kind, _, _, gold_span, pred_span in scoring.records_of(alignment)
+        if kind != "correct"]
     listed = {}
     for record in scoring.records_of(alignment):
         kind, _, _, gold_span, pred_span = record
