@@ -4,7 +4,7 @@ Runs ``spanagree.cli.main`` on the given arguments in this process with light wr
 profiler: each phase is a wall-clock interval) around
 
 * ``read``      — reading the inputs: the format readers, whether the files are read whole first
-  (``spanagree.cli.read_all``) or document by document while comparing (``spanagree.stream``:
+  (``spanagree.cli.read_all``) or document by document while comparing (``spanagree.pipeline.stream``:
   the time spent getting each next document);
 * ``texts``     — checking that every copy of a document has the same text (``reconcile``);
 * ``align``     — aligning every document and adding up counts (``compare_all_pairs``, or
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
     import spanagree.cli as cli
 
     agreement = importlib.import_module("spanagree.agreement")
-    score = importlib.import_module("spanagree.score")
+    score = importlib.import_module("spanagree.scoring")
     report = importlib.import_module("spanagree.report")
     spent: dict[str, float] = {}
 
@@ -56,7 +56,7 @@ def main(argv: list[str]) -> int:
         module.reconcile = timed("texts", module.reconcile)
         if hasattr(module, "compare_all_pairs"):
             module.compare_all_pairs = timed("align", module.compare_all_pairs)
-    stream = importlib.import_module("spanagree.stream")  # imported before score is patched: its own names
+    stream = importlib.import_module("spanagree.pipeline.stream")  # imported before score is patched: its own names
     score.error_keys = timed("errors", score.error_keys)
     stream._Reading.next = timed("read", stream._Reading.next)
     stream._Texts.reconciled = timed("texts", stream._Texts.reconciled)

@@ -18,27 +18,16 @@ from ._version import __version__
 
 _EXPORTS = {
     "Span": "span", "SpanSet": "span", "Document": "span", "Source": "span",
-    "Counts": "counts",
+    "Counts": "measures.counts",
     "MatchRule": "match", "align": "match", "Alignment": "match",
     "read": "formats", "write": "formats", "FORMATS": "formats",
     "agree": "agreement", "Agreement": "agreement",
-    "Score": "score",
-    "vote": "merge", "Vote": "merge",
+    "score": "scoring", "Score": "scoring",
+    "vote": "voting", "merge": "voting", "Vote": "voting",
     "SpanagreeError": "errors", "FormatError": "errors", "UsageError": "errors", "SpanagreeWarning": "errors",
 }
 
-__all__ = ["__version__", "score", "merge", *_EXPORTS]
-
-
-def _bind_function_over_module(name: str):
-    """``spanagree.score`` and ``spanagree.merge`` are functions living in modules of the same
-    name: import the module once, then bind the function over it (a later ``import
-    spanagree.score`` finds the module in ``sys.modules`` and leaves the binding alone)."""
-    return getattr(import_module(f".{name}", __name__), name)
-
-
-score = _bind_function_over_module("score")
-merge = _bind_function_over_module("merge")
+__all__ = ["__version__", *_EXPORTS]
 
 
 def __getattr__(name: str):

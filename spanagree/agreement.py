@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 
 from ._version import __version__
 from .collector import collector_paused
-from .compare import (MeanF1, PairCounts, counts_dict, parse_label_list, parse_label_map,
+from .pipeline.compare import (MeanF1, PairCounts, counts_dict, parse_label_list, parse_label_map,
                       select_labels, sorted_labels, undefined_rates, warn_duplicates)
-from .counts import Counts
+from .measures.counts import Counts
 from .errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
-from .parallel import compare_all_pairs
+from .pipeline.parallel import compare_all_pairs
 from .span import SpanSet
 from .texts import reconcile, warn_texts_differ
 
@@ -338,14 +338,14 @@ def agree_folders(paths: list, *, format: str | None = None, match: str = "exact
     -------
     Agreement or None
         ``None`` when this does not apply — not every path a BRAT folder, too few documents for
-        two processes (:data:`~spanagree.parallel.MIN_DOCUMENTS_PER_JOB`), no ``fork``, or bad
+        two processes (:data:`~spanagree.pipeline.parallel.MIN_DOCUMENTS_PER_JOB`), no ``fork``, or bad
         input found while listing: the caller then reads in this process (and reports the error
         as it would).
     """
-    from .compare import compare_pair
+    from .pipeline.compare import compare_pair
     from .formats import detect_format
     from .formats.brat import BratFolder, scan_brat
-    from .parallel import MIN_DOCUMENTS_PER_JOB, SHARDS_PER_JOB, map_forked, merge_pair_counts, shards
+    from .pipeline.parallel import MIN_DOCUMENTS_PER_JOB, SHARDS_PER_JOB, map_forked, merge_pair_counts, shards
 
     if len(paths) < 2 or jobs < 2:
         return None

@@ -149,7 +149,7 @@ def raising(error: SpanagreeError):
 
 
 def streamed(args) -> bool:
-    """Compare while reading (:mod:`spanagree.stream`): always, but where every span must be at
+    """Compare while reading (:mod:`spanagree.pipeline.stream`): always, but where every span must be at
     hand (``--chance``) or the work is split across processes (``--jobs``)."""
     return not args.chance and args.jobs == 1
 
@@ -188,7 +188,7 @@ def command_agree(args) -> str:
     result = None if args.chance else agree_folders(args.paths, format=args.format, **matching)
     spansets = None
     if result is None and streamed(args):
-        from .stream import agree_streams
+        from .pipeline.stream import agree_streams
 
         del matching["jobs"]
         result = agree_streams(open_all(args.paths, args), **matching)
@@ -206,14 +206,14 @@ def command_agree(args) -> str:
 def add_agreement_extras(result, spansets, args) -> None:
     """--chance and --bootstrap: figures beside the PSA, from the same documents and annotators."""
     if args.chance:
-        from .chance import token_agreement
+        from .measures.tokens import token_agreement
 
         reconciled = reconciled_quietly(prepared(spansets, args), result.documents, args)
         result.extras["chance"] = token_agreement(
             reconciled.spansets, reconciled.documents, tokens=tokenizer_of(spansets), lang=args.lang,
             spacy_model=args.spacy_model, labels=args.labels, names=result.annotators).to_dict()
     if args.bootstrap:
-        from .bootstrap import bootstrap_intervals
+        from .measures.bootstrap import bootstrap_intervals
 
         per_document = [[astuple(p.by_document[d]) for p in result.pairs] for d in result.documents]
         result.extras["bootstrap"] = bootstrap_intervals(per_document, n=args.bootstrap, seed=args.seed,
@@ -239,7 +239,7 @@ def astuple(counts):
 
 
 def prepared(spansets, args):
-    from .compare import parse_label_list, parse_label_map, select_labels
+    from .pipeline.compare import parse_label_list, parse_label_map, select_labels
 
     return [select_labels(s, label_map=parse_label_map(args.map), only=parse_label_list(args.only)) for s in spansets]
 
@@ -247,7 +247,7 @@ def prepared(spansets, args):
 def command_score(args) -> str:
     from .outputs import check_destination, write_text
     from .report import errors_listing, score_csv, score_table, to_json
-    from .score import score
+    from .scoring import score
 
     check_common(args)
     if args.errors:
@@ -256,7 +256,7 @@ def command_score(args) -> str:
                     only=args.only, label_map=args.map, align_whitespace=args.align_whitespace,
                     options=recorded_options(args))
     if streamed(args):
-        from .stream import score_streams
+        from .pipeline.stream import score_streams
 
         gold, *preds = open_all([args.gold] + args.preds, args)
         results = score_streams(gold, preds, listing=bool(args.errors), **matching)
@@ -281,7 +281,7 @@ def command_score(args) -> str:
 def add_score_extras(result, gold, pred, args) -> None:
     """--chance and --bootstrap for one prediction; the prediction is the first side, the gold the second."""
     if args.chance:
-        from .chance import token_agreement
+        from .measures.tokens import token_agreement
 
         gold_p, pred_p = prepared([gold, pred], args)
         both = [d for d in result.documents if d in pred_p.documents]
@@ -291,7 +291,7 @@ def add_score_extras(result, gold, pred, args) -> None:
             [pred_r, gold_r], result.documents, tokens=tokenizer_of([gold, pred]), lang=args.lang,
             spacy_model=args.spacy_model, labels=args.labels, names=[result.prediction, result.gold]).to_dict()
     if args.bootstrap:
-        from .bootstrap import bootstrap_intervals
+        from .measures.bootstrap import bootstrap_intervals
 
         per_document = [[astuple(result.pair.by_document[d])] for d in result.documents]
         result.extras["bootstrap"] = bootstrap_intervals(per_document, n=args.bootstrap, seed=args.seed,
@@ -299,7 +299,7 @@ def add_score_extras(result, gold, pred, args) -> None:
 
 
 def add_vote_options(parser: argparse.ArgumentParser) -> None:
-    from .merge import VOTE_RULES
+    from .voting import VOTE_RULES
 
     group = parser.add_argument_group("voting")
     group.add_argument("--min-votes", type=int, metavar="K",
@@ -326,7 +326,7 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
 
 
 def command_merge(args) -> str:
-    from .merge import check_outputs, vote
+    from .voting import check_outputs, vote
     from .report import to_json
 
     if args.jobs < 1:

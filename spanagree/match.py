@@ -40,7 +40,7 @@ from operator import itemgetter
 from typing import Callable, NamedTuple, Sequence
 
 from .assignment import SMALL, max_assignment
-from .counts import Counts
+from .measures.counts import Counts
 from .errors import UsageError
 from .span import Fragments, Span
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from spanagree import SpanagreeWarning
-from spanagree import bootstrap as bootstrap_module
-from spanagree.bootstrap import bootstrap_intervals
+from spanagree.measures import bootstrap as bootstrap_module
+from spanagree.measures.bootstrap import bootstrap_intervals
 from spanagree.cli import main
 
 BRAT = ["brat/ann1", "brat/ann2", "brat/ann3"]

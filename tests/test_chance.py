@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanagree import Span, SpanagreeWarning, SpanSet, read
-from spanagree.chance import MARKED, conll_tokens, token_agreement, token_labels
+from spanagree.measures.tokens import MARKED, conll_tokens, token_agreement, token_labels
 from spanagree.cli import main
 
 BRAT = ["brat/ann1", "brat/ann2", "brat/ann3"]
@@ -418,7 +418,7 @@ def test_no_heavy_import_for_help():
     import subprocess
     import sys
 
-    code = ("import sys, spanagree.cli, spanagree.chance, spanagree.stats, spanagree.bootstrap; "
+    code = ("import sys, spanagree.cli, spanagree.measures.tokens, spanagree.measures.tables, spanagree.measures.bootstrap; "
             "print(sorted(m for m in ('spacy', 'pandas', 'scipy', 'numpy', 'sklearn', 'statsmodels', 'krippendorff') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
@@ -464,7 +464,7 @@ def test_concepts_kappa_against_d_table(demo):
 
 
 def test_k_by_k_kappa_limit_counts_a_wrong_label_half(demo):
-    from spanagree import stats
+    from spanagree.measures import tables as stats
 
     result = token_agreement([read(demo / p, "conll") for p in CONLL[:2]], tokens="conll")
     pair = result.pairs[0]

@@ -18,7 +18,7 @@ from spanagree.errors import FormatError, SpanagreeWarning, UsageError
 from spanagree.formats import collect, open_stream
 from spanagree.formats.conll import (_BLOCK_BYTES, _OTHER_WHITESPACE, _blocks, _columns_fast, read_conll,
                                       stream_conll, token_offsets, write_conll)
-from spanagree.schemes import TagError, get_scheme, spans_to_tags, tags_to_spans
+from spanagree.formats.schemes import TagError, get_scheme, spans_to_tags, tags_to_spans
 from spanagree.span import Document, Span, SpanSet
 
 WRITABLE = ["iob1", "iob2", "ioe1", "ioe2", "bioes", "bilou", "io"]

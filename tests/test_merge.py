@@ -1,4 +1,4 @@
-"""Majority-vote merging (``spanagree.merge`` / ``spanagree merge``) and its adjudication list.
+"""Majority-vote merging (``spanagree.voting`` / ``spanagree merge``) and its adjudication list.
 
 Pictures: one row per annotator, ``[==]`` a span under the text; K is ``min_votes``.
 """
@@ -21,7 +21,7 @@ import spanagree
 from spanagree.cli import main
 from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
 from spanagree.formats import read
-from spanagree.merge import KINDS, around, merge, vote
+from spanagree.voting import KINDS, around, merge, vote
 from spanagree.span import Span, SpanSet
 
 LENGTH = 40

@@ -15,15 +15,15 @@ import signal
 
 import pytest
 
-from spanagree import parallel
+from spanagree.pipeline import parallel
 from spanagree.agreement import agree
 from spanagree.cli import main
-from spanagree.compare import LabelTally, compare_pair
+from spanagree.pipeline.compare import LabelTally, compare_pair
 from spanagree.errors import SpanagreeError
 from spanagree.formats import write
 from spanagree.match import MatchRule
-from spanagree.parallel import compare_all_pairs, shards
-from spanagree.score import score
+from spanagree.pipeline.parallel import compare_all_pairs, shards
+from spanagree.scoring import score
 from spanagree.span import Span, SpanSet
 
 pytestmark = pytest.mark.filterwarnings("ignore::spanagree.errors.SpanagreeWarning")  # duplicates, by design

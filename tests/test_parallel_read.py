@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from spanagree import parallel
+from spanagree.pipeline import parallel
 from spanagree.agreement import agree_folders
 from spanagree.cli import main
 

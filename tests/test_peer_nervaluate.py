@@ -57,7 +57,7 @@ import pytest
 
 from spanagree import score
 from spanagree.errors import SpanagreeWarning
-from spanagree.schemes import tags_to_spans
+from spanagree.formats.schemes import tags_to_spans
 from spanagree.span import Span, SpanSet
 
 CASES_PATH = Path("peer-tests") / "nervaluate" / "nervaluate_cases.json"

@@ -31,7 +31,7 @@ import pytest
 
 from spanagree import score
 from spanagree.errors import SpanagreeWarning
-from spanagree.schemes import tags_to_spans
+from spanagree.formats.schemes import tags_to_spans
 from spanagree.span import Span, SpanSet
 
 
@@ -58,7 +58,7 @@ def quiet_score(*args, **kwargs):
 
 def per_type(result) -> dict:
     """label → (precision, recall, f1, support), NaN where undefined (quietly)."""
-    from spanagree.compare import counts_dict
+    from spanagree.pipeline.compare import counts_dict
 
     table = {}
     for label, counts in result.pair.by_label.items():

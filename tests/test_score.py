@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanagree import Span, SpanSet, score
-from spanagree.compare import LabelTally
+from spanagree.pipeline.compare import LabelTally
 from spanagree.match import MatchRule, align
 from spanagree.errors import SpanagreeWarning
 from spanagree.span import Document
@@ -254,7 +254,7 @@ def span_lists():
 @given(pred=span_lists(), gold=span_lists())
 def test_the_tally_is_the_same_whether_or_not_it_knows_the_rule(match, labels, pred, gold):
     # Knowing the rule (exact, labels strict), the aligned pairs are counted from the label tally.
-    scoring = importlib.import_module("spanagree.score")
+    scoring = importlib.import_module("spanagree.scoring")
     rule = MatchRule(match, labels)
     alignment = align(pred, gold, rule)
     tally = Counter(scoring.error_keys("d", alignment))  # every item looked at

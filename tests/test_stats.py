@@ -1,4 +1,4 @@
-"""When d is known: Counts' d-based measures and spanagree.stats on k×k and items × categories tables.
+"""When d is known: Counts' d-based measures and spanagree.measures.tables on k×k and items × categories tables.
 
 Worked examples from the literature, through the public API:
 
@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanagree import Counts, SpanagreeWarning
-from spanagree import stats
+from spanagree.measures import tables as stats
 
 
 # -- Counts: the 2×2 table with d ------------------------------------------------------------------

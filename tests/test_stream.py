@@ -1,4 +1,4 @@
-"""Comparing while reading (spanagree.stream) gives what reading everything first gives.
+"""Comparing while reading (spanagree.pipeline.stream) gives what reading everything first gives.
 
 The property tests build annotators' document streams in memory — documents in any order, some
 missing, texts that differ (in whitespace or beyond), warnings given while reading and at the
@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanagree import stream as streaming
+from spanagree.pipeline import stream as streaming
 from spanagree.agreement import agree
 from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning
 from spanagree.formats import DocumentStream, collect, open_stream
-from spanagree.score import score
+from spanagree.scoring import score
 from spanagree.span import Document, Span
 
 TEXTS = ["Ana met Bo in Porto", "Ana  met Bo in Porto", "Ana met Bo in Porto.", "Bo met Ana"]

@@ -73,7 +73,7 @@ class DocumentStream:
     naming the file and line) at that point, so a stream holds one document at a time (plus
     what the format needs to check across documents, such as the ids seen). ``notes`` is
     complete once ``documents`` is exhausted. :func:`collect` makes a :class:`SpanSet` of it;
-    :mod:`spanagree.stream` compares streams document by document without keeping them.
+    :mod:`spanagree.pipeline.stream` compares streams document by document without keeping them.
 
     Attributes
     ----------

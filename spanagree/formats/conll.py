@@ -4,7 +4,7 @@ Reading
 -------
 * Columns are separated by spaces and/or tabs (any number); ``\\r\\n`` line ends are accepted.
   The first column is the token; the tag column is the last one, or ``conll_column`` (counted
-  from 1). Tags are decoded by :func:`spanagree.schemes.tags_to_spans`: conlleval's lenient
+  from 1). Tags are decoded by :func:`spanagree.formats.schemes.tags_to_spans`: conlleval's lenient
   decoding by default, strict decoding with ``scheme=`` (dropped chunks are counted in a
   :class:`~spanagree.errors.SpanagreeWarning` and in the span set's notes).
 * A line whose first column is ``-DOCSTART-`` begins a new document. Documents are numbered
@@ -46,7 +46,7 @@ from typing import BinaryIO, Iterator
 
 from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
-from ..schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
+from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
 from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
                     _set_path, _set_source)

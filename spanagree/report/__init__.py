@@ -10,9 +10,9 @@ import io
 import json
 import math
 
-from .agreement import Agreement
-from .compare import f_beta_key
-from .score import Score
+from ..agreement import Agreement
+from ..pipeline.compare import f_beta_key
+from ..scoring import Score
 
 
 def json_safe(value):
@@ -254,8 +254,8 @@ def agreement_csv(result: Agreement, *, by: str | None = None) -> str:
 
 def with_extras_columns(frame, extras: dict):
     """Add the --chance and --bootstrap figures as columns, one row per pair in order."""
-    from .bootstrap import interval_columns
-    from .chance import pair_columns
+    from ..measures.bootstrap import interval_columns
+    from ..measures.tokens import pair_columns
 
     parts = []
     if "chance" in extras:

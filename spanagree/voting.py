@@ -90,7 +90,7 @@ from pathlib import Path
 
 from ._version import __version__
 from .agreement import common_documents, unique_names
-from .compare import parse_label_list, parse_label_map, select_labels
+from .pipeline.compare import parse_label_list, parse_label_map, select_labels
 from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .span import Document, Span, SpanSet
@@ -660,7 +660,7 @@ def vote_documents(ballots: list[Ballot], rule: MatchRule, min_votes: int, names
 
     Workers send back only the verdicts (indices and labels); the clusters are built here.
     """
-    from .parallel import can_fork, forked_map, shards
+    from .pipeline.parallel import can_fork, forked_map, shards
 
     jobs = min(jobs, max(1, len(ballots) // 2))
     if jobs <= 1 or not can_fork():

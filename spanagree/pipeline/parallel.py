@@ -3,7 +3,7 @@
 Documents are independent and counts add, so each process aligns a contiguous shard of the
 documents and the shards' tallies are added afterwards in document order: per-document counts
 are computed whole in one process, per-label counts are exact sums (see
-:class:`~spanagree.compare.LabelTally`), and per-document results (``each``) are concatenated —
+:class:`~spanagree.pipeline.compare.LabelTally`), and per-document results (``each``) are concatenated —
 the result is identical to a single process, whatever the number of jobs. Processes are forked,
 so the span sets already in memory are shared rather than copied through pickles; only counts
 travel back. Where ``fork`` is unavailable the work runs in one process.
@@ -21,9 +21,9 @@ import os
 from typing import Any, Callable
 
 from .compare import LabelTally, PairCounts, compare_pair
-from .errors import SpanagreeError
-from .match import Alignment, MatchRule
-from .span import SpanSet
+from ..errors import SpanagreeError
+from ..match import Alignment, MatchRule
+from ..span import SpanSet
 
 #: The work of the forked processes, set just before forking (children inherit it).
 _SHARED: tuple | None = None
@@ -62,7 +62,7 @@ def shards(items: list, parts: int) -> list[list]:
 def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: MatchRule, *, jobs: int = 1,
                       pairs: list[tuple[int, int]] | None = None, keep_alignments: bool = False,
                       index: str = "sweep", each: Callable[[str, Alignment], Any] | None = None) -> list[PairCounts]:
-    """:func:`~spanagree.compare.compare_pair` for every pair of span sets, over ``jobs`` processes.
+    """:func:`~spanagree.pipeline.compare.compare_pair` for every pair of span sets, over ``jobs`` processes.
 
     Parameters
     ----------
@@ -77,7 +77,7 @@ def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: Match
     pairs : list of (int, int), optional
         Which span sets to compare (indices); default every pair in order.
     keep_alignments, index, each
-        As in :func:`~spanagree.compare.compare_pair`.
+        As in :func:`~spanagree.pipeline.compare.compare_pair`.
 
     Examples
     --------

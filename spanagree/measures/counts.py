@@ -29,7 +29,7 @@ import math
 import warnings
 from dataclasses import dataclass
 
-from .errors import SpanagreeWarning
+from ..errors import SpanagreeWarning
 
 
 def ratio(numerator: float, denominator: float, what: str = "rate") -> float:

@@ -2,12 +2,12 @@
 
 This module owns the measures that need the fourth cell — the items nobody marked — and so apply
 only where the items are known (tokens, documents, a user's ``d``). Span-level figures need no
-``d`` and live in :mod:`spanagree.counts`.
+``d`` and live in :mod:`spanagree.measures.counts`.
 
 Two raters
     A k×k table ``table[i][j]`` = the items the **first** rater put in category ``i`` and the
     **second** in category ``j``: rows are the first rater, columns the second, as in
-    :class:`~spanagree.counts.Counts` (``[[a, b], [c, d]]``). :func:`cohen_kappa`,
+    :class:`~spanagree.measures.counts.Counts` (``[[a, b], [c, d]]``). :func:`cohen_kappa`,
     :func:`scott_pi` and :func:`mcc` are symmetric (the transpose gives the same value).
     :func:`informedness` and :func:`markedness` take one side as the reference (gold): by default
     the second (columns), as in ``score`` where the prediction is first; pass ``gold="rows"`` for a
@@ -88,7 +88,7 @@ def cohen_kappa(table) -> float:
 
     Each rater keeps their own marginals. Computed as ``(n Σ t_kk − Σ R_k C_k) / (n² − Σ R_k C_k)``
     on the row and column totals ``R``, ``C``, with no rounding of ``p_e``. On a 2×2 table
-    ``[[a, b], [c, d]]`` it equals :meth:`Counts(a, b, c).kappa(d) <spanagree.counts.Counts.kappa>`.
+    ``[[a, b], [c, d]]`` it equals :meth:`Counts(a, b, c).kappa(d) <spanagree.measures.counts.Counts.kappa>`.
 
     Examples
     --------
@@ -109,7 +109,7 @@ def scott_pi(table) -> float:
 
     Scott (1955); for two raters it is also Fleiss' kappa (Fleiss 1971), and on a 2×2 table it is
     the kappa of Manning et al. (2008, Table 8.2) and :meth:`Counts.kappa(d, pooled=True)
-    <spanagree.counts.Counts.kappa>`.
+    <spanagree.measures.counts.Counts.kappa>`.
 
     Examples
     --------
@@ -132,7 +132,7 @@ def informedness(table, *, gold: str = "columns") -> float:
     """Multiclass informedness ``(p_o − p_e) / (1 − Σ_k g_k²)``, ``g`` the reference's (gold's) shares.
 
     On a 2×2 table it is Powers' (2011) informedness ``recall + specificity − 1`` (Youden's J),
-    equal to :meth:`Counts.informedness <spanagree.counts.Counts.informedness>` with the
+    equal to :meth:`Counts.informedness <spanagree.measures.counts.Counts.informedness>` with the
     second side (columns) as gold. For k categories it is the average of the k one-vs-rest
     informedness values weighted by ``g_k (1 − g_k)`` — the weighting under which, as in the
     2×2 case Powers describes, the geometric mean of informedness and markedness is the
@@ -144,7 +144,7 @@ def informedness(table, *, gold: str = "columns") -> float:
         Rows = first rater, columns = second rater.
     gold : {"columns", "rows"}
         Which side is the reference. ``"columns"`` (default) matches
-        :class:`~spanagree.counts.Counts` and ``score`` (prediction first); ``"rows"`` matches
+        :class:`~spanagree.measures.counts.Counts` and ``score`` (prediction first); ``"rows"`` matches
         scikit-learn's ``confusion_matrix(y_true, y_pred)``.
 
     Examples
@@ -161,7 +161,7 @@ def markedness(table, *, gold: str = "columns") -> float:
     """Multiclass markedness ``(p_o − p_e) / (1 − Σ_k q_k²)``, ``q`` the predicting side's shares.
 
     On a 2×2 table it is Powers' (2011) markedness ``precision + NPV − 1``, equal to
-    :meth:`Counts.markedness <spanagree.counts.Counts.markedness>`; the dual of
+    :meth:`Counts.markedness <spanagree.measures.counts.Counts.markedness>`; the dual of
     :func:`informedness` (the same figure with the roles of the two sides exchanged).
 
     Examples
@@ -178,7 +178,7 @@ def mcc(table) -> float:
     """Matthews correlation, multiclass (Gorodkin 2004): ``(p_o − p_e) / √((1 − Σ r_k²)(1 − Σ c_k²))``.
 
     Equals scikit-learn's ``matthews_corrcoef``; on a 2×2 table
-    :meth:`Counts.mcc <spanagree.counts.Counts.mcc>`; in general ``±√(informedness · markedness)``
+    :meth:`Counts.mcc <spanagree.measures.counts.Counts.mcc>`; in general ``±√(informedness · markedness)``
     (Powers 2011). Symmetric in the two raters.
 
     Examples

@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .errors import SpanagreeError, UsageError
+from ..errors import SpanagreeError, UsageError
 
 #: The canonical prefixes, in table order; ``O`` is outside any chunk.
 PREFIXES = "OBIES"

@@ -21,12 +21,12 @@ Labels
     Every other token is ``O``. With ``labels="ignore"`` every label becomes ``marked``.
 Two tables per pair of annotators (first, second)
     - the **k×k table** over the categories (labels + ``O``; rows = first, columns = second):
-      Cohen's kappa, Scott's pi, informedness, markedness and MCC (:mod:`spanagree.stats`);
+      Cohen's kappa, Scott's pi, informedness, markedness and MCC (:mod:`spanagree.measures.tables`);
     - the **token counts** ``a, b, c`` that spanagree would give for one-token spans (``a`` = tokens
       both marked, with the same label when labels are strict; ``b`` = the first's marked tokens
       − a; ``c`` = the second's − a) and ``d`` = tokens both left ``O``. The token PSA is
       ``2a / (2a + b + c)``, and ``kappa_2x2`` = :meth:`Counts(a, b, c).kappa(d)
-      <spanagree.counts.Counts.kappa>` is the Cohen's kappa that tends to it as ``d`` grows. A
+      <spanagree.measures.counts.Counts.kappa>` is the Cohen's kappa that tends to it as ``d`` grows. A
       token with two different labels counts once in ``b`` and once in ``c`` (as a span with the
       wrong label does), so with labels strict ``a + b + c + d`` exceeds the number of tokens by
       the number of such tokens; with labels ignored, or one label, ``[[a, b], [c, d]]`` is the
@@ -54,8 +54,8 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from .counts import Counts
-from .errors import SpanagreeWarning, UsageError
-from .span import Span, SpanSet
+from ..errors import SpanagreeWarning, UsageError
+from ..span import Span, SpanSet
 
 TOKENIZERS = ("conll", "spacy")
 MARKED = "marked"
@@ -165,7 +165,7 @@ class TokenPair:
         return int(sum(map(sum, self.table)))
 
     def figures(self) -> dict:
-        from . import stats
+        from . import tables as stats
 
         counts = self.counts
         return {
@@ -213,12 +213,12 @@ class TokenAgreement:
         return counts
 
     def fleiss_kappa(self) -> float:
-        from .stats import fleiss_kappa
+        from .tables import fleiss_kappa
 
         return fleiss_kappa(self.category_counts())
 
     def krippendorff_alpha(self) -> float:
-        from .stats import krippendorff_alpha
+        from .tables import krippendorff_alpha
 
         return krippendorff_alpha(self.category_counts())
 

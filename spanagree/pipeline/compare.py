@@ -1,6 +1,6 @@
 """Comparing two span sets document by document: alignments reduced to additive counts.
 
-This is the shared step of :func:`spanagree.agree` and :func:`spanagree.score`: relabel and
+This is the shared step of :func:`spanagree.agree` and :func:`spanagree.scoring`: relabel and
 filter (``--map``, ``--only``), align each document with a :class:`~spanagree.match.MatchRule`,
 and keep the counts per document and per label (and, when asked, the alignments themselves).
 """
@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, Callable, Iterable, Mapping
 
-from .collector import collector_paused
-from .counts import Counts, quiet_ratio
-from .errors import SpanagreeWarning, UsageError
-from .match import Alignment, MatchRule, align
-from .span import Document, SpanSet
+from ..collector import collector_paused
+from ..measures.counts import Counts, quiet_ratio
+from ..errors import SpanagreeWarning, UsageError
+from ..match import Alignment, MatchRule, align
+from ..span import Document, SpanSet
 
 EMPTY = Document("", None, [])
 

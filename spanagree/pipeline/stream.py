@@ -1,7 +1,7 @@
 """Comparing annotators while their files are read: documents are aligned and dropped in turn.
 
 :func:`agree_streams` and :func:`score_streams` give exactly what :func:`~spanagree.agree` and
-:func:`~spanagree.score` give on the same inputs read whole (counts, floats to the last bit,
+:func:`~spanagree.scoring` give on the same inputs read whole (counts, floats to the last bit,
 document order, warnings in the same order, the same error), without ever holding the corpus:
 each annotator's :class:`~spanagree.formats.DocumentStream` is read a document at a time, in
 turn, and a document is compared as soon as every copy it needs has been read, then dropped.
@@ -15,7 +15,7 @@ the orders differ, never more than reading the files whole.
 
 How the results stay identical: counts per document are computed whole, one document at a time,
 and put back in the reference order at the end (the first annotator's, or the gold's); per-label
-counts are exact sums (:class:`~spanagree.compare.LabelTally`); warnings are recorded with
+counts are exact sums (:class:`~spanagree.pipeline.compare.LabelTally`); warnings are recorded with
 where they arose (which annotator's file, which document) and given again at the end in the
 order reading everything first would give them; of several errors the one reading everything
 first would meet is raised (a reading error before any comparison error).
@@ -32,18 +32,18 @@ from functools import partial
 from operator import itemgetter
 from typing import Callable
 
-from .agreement import Agreement, common_documents, renamed, unique_names
-from .agreement import finished as finished_agreement
-from .collector import collector_paused
+from ..agreement import Agreement, common_documents, renamed, unique_names
+from ..agreement import finished as finished_agreement
+from ..collector import collector_paused
 from .compare import LabelTally, PairCounts, compare_pair, parse_label_list, parse_label_map, select_labels
-from .errors import SpanagreeError, UsageError
-from .formats import DocumentStream
-from .match import MatchRule
-from .score import Score, correct_pairs, error_keys, keys_and_errors
-from .score import finished as finished_score
-from .score import warn_unmatched
-from .span import Document, SpanSet
-from .texts import Reconciled, reconcile, warn_texts_differ, warn_token_spellings
+from ..errors import SpanagreeError, UsageError
+from ..formats import DocumentStream
+from ..match import MatchRule
+from ..scoring import Score, correct_pairs, error_keys, keys_and_errors
+from ..scoring import finished as finished_score
+from ..scoring import warn_unmatched
+from ..span import Document, SpanSet
+from ..texts import Reconciled, reconcile, warn_texts_differ, warn_token_spellings
 
 #: Documents compared together: enough to spread the cost of a call over many, few enough to
 #: keep little in memory.
@@ -286,14 +286,14 @@ def score_streams(gold: DocumentStream, preds: list[DocumentStream], *, match: s
                   labels: str = "strict", partial_credit=0.5, beta: float = 1.0, only=None, label_map=None,
                   align_whitespace: bool = False, options: dict | None = None,
                   listing: bool = False) -> list[Score]:
-    """:func:`~spanagree.score` of predictions' streams against the gold's, document by document.
+    """:func:`~spanagree.scoring` of predictions' streams against the gold's, document by document.
 
-    Returns one :class:`~spanagree.score.Score` per prediction, and gives the warnings and raises
+    Returns one :class:`~spanagree.scoring.Score` per prediction, and gives the warnings and raises
     the error, as ``score(collect(gold), [collect(p) for p in preds], ...)`` would. A gold document
     is compared with a prediction once that prediction has given it, or has ended without it (it
     then counts as empty); predicted documents not in the gold are dropped once the gold has
     ended. With ``listing``, each Score keeps its error listing — the items that are not
-    ``correct``, what ``--errors`` writes — as its :attr:`~spanagree.score.Score.items`; without,
+    ``correct``, what ``--errors`` writes — as its :attr:`~spanagree.scoring.Score.items`; without,
     it has none.
     """
     if not beta >= 0:

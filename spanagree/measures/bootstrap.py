@@ -25,7 +25,7 @@ from __future__ import annotations
 import warnings
 from typing import Mapping, Sequence
 
-from .errors import SpanagreeWarning, UsageError
+from ..errors import SpanagreeWarning, UsageError
 
 MEASURES = ("f1", "precision", "recall")
 CHUNK_CELLS = 1 << 21  # resamples × documents drawn at once (bounds memory, not results)

@@ -35,12 +35,12 @@ from functools import partial
 from typing import Callable
 
 from ._version import __version__
-from .compare import (LabelTally, PairCounts, counts_dict, parse_label_list, parse_label_map, select_labels,
+from .pipeline.compare import (LabelTally, PairCounts, counts_dict, parse_label_list, parse_label_map, select_labels,
                       sorted_labels, undefined_rates, warn_duplicates)
-from .counts import Counts
+from .measures.counts import Counts
 from .errors import SpanagreeWarning, UsageError
 from .match import Alignment, MatchRule, Pair, optimal_pairs, unique_spans
-from .parallel import compare_all_pairs
+from .pipeline.parallel import compare_all_pairs
 from .span import Span, SpanSet
 from .texts import reconcile
 

@@ -1,0 +1,1 @@
+"""The comparison pipeline: documents read, compared, accumulated."""
