@@ -13,21 +13,20 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-import types
 import warnings
 from dataclasses import dataclass, field
 
 from ._version import __version__
-from .collector import collector_paused
-from .pipeline.compare import (MeanF1, PairCounts, counts_dict, parse_label_list, parse_label_map,
-                      select_labels, sorted_labels, undefined_rates, warn_duplicates)
-from .measures.counts import Counts
-from .errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
+from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
-from .pipeline.parallel import compare_all_pairs
+from .measures.counts import Counts
+from .pipeline import Group, read_inputs, run
+from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, counts_dict,
+                               parse_label_list, parse_label_map, select_labels, sorted_labels, undefined_rates,
+                               warn_duplicates)
+from .pipeline.finish import announce_texts, common_documents, unique_names
 from .span import SpanSet
-from .texts import reconcile, warn_texts_differ
+from .texts import reconcile
 
 
 @dataclass
@@ -162,53 +161,32 @@ def pair_dict(first: str, second: str, counts: Counts) -> dict:
     return {"annotators": [first, second], **counts_dict(counts)}
 
 
-def common_documents(spansets: list[SpanSet], *, left_out_of: str = "") -> tuple[list[str], dict[str, list[str]]]:
-    """The documents every span set has (in the first's order), and what was left out.
+class PairsComparison:
+    """``agree``'s comparison: every pair of annotators, each document aligned under the rule."""
 
-    Documents some annotator lacks are left out with a warning that lists them (``left_out``'s
-    ``"not_annotated_by_everyone"``); when no document is shared at all, that is bad input.
+    def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]]):
+        self.rule = rule
+        self.pairs = pairs
 
-    Raises
-    ------
-    SpanagreeError
-        No document is annotated by every annotator (the message gives each one's count).
-    """
-    shared = set(spansets[0].documents)
-    every = set(spansets[0].documents)
-    for spanset in spansets[1:]:
-        shared &= spanset.documents.keys()
-        every |= spanset.documents.keys()
-    if not shared:
-        raise SpanagreeError("no document is annotated by every annotator: "
-                             + "; ".join(f"{s.name} has {len(s.documents)}" for s in spansets))
-    documents = [d for d in spansets[0].documents if d in shared]
-    partial = sorted(every - shared)
-    left_out: dict[str, list[str]] = {}
-    if partial:
-        warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out{left_out_of}: "
-                      + ", ".join(partial), SpanagreeWarning, stacklevel=3)
-        left_out["not_annotated_by_everyone"] = partial
-    return documents, left_out
+    def tally(self) -> PairTallies:
+        return PairTallies(PairTally() for _ in self.pairs)
+
+    def compare(self, tally: PairTallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        for (i, j), pair in zip(self.pairs, tally):
+            pair.add(compare_pair(spansets[i], spansets[j], documents, self.rule))
 
 
-def unique_names(spansets: list[SpanSet]) -> list[str]:
-    """Annotator names, made unique with ``#2``, ``#3`` suffixes where two share a name."""
-    names, seen = [], {}
-    for spanset in spansets:
-        seen[spanset.name] = seen.get(spanset.name, 0) + 1
-        names.append(spanset.name if seen[spanset.name] == 1 else f"{spanset.name}#{seen[spanset.name]}")
-    return names
-
-
-def agree(spansets: list[SpanSet], *, match: str = "exact", labels: str = "strict", partial_credit=0.5,
-          only=None, label_map=None, align_whitespace: bool = False, options: dict | None = None,
-          jobs: int = 1) -> Agreement:
+def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
+          label_map=None, align_whitespace: bool = False, chance: bool = False, lang: str | None = None,
+          spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
+          format: str | None = None, format_options: dict | None = None, options: dict | None = None) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
     ----------
-    spansets : list of SpanSet
-        At least two annotators' span sets.
+    inputs : list of SpanSet, DocumentStream or path
+        At least two annotators: span sets in memory, or files and folders read (and compared)
+        document by document.
     match : {"exact", "overlap", "partial"}
     labels : {"strict", "ignore"}
     partial_credit : float or "dice"
@@ -218,8 +196,19 @@ def agree(spansets: list[SpanSet], *, match: str = "exact", labels: str = "stric
         Relabel before matching.
     align_whitespace : bool
         Compare copies of a document that differ only in whitespace (see :mod:`spanagree.texts`).
+    chance : bool
+        Add token-level agreement with d known (Cohen's kappa, Scott's pi, Fleiss' kappa,
+        Krippendorff's alpha, ...: :mod:`spanagree.measures.tokens`) as ``extras["chance"]``;
+        the inputs are then read whole. ``lang`` or ``spacy_model`` choose spaCy's tokenizer.
+    bootstrap : int, optional
+        Add 95% percentile intervals from this many resamples of documents
+        (:mod:`spanagree.measures.bootstrap`) as ``extras["bootstrap"]``; ``seed`` seeds them.
     jobs : int
-        Align documents in this many processes (results are identical).
+        Compare in this many processes (results are identical).
+    format, format_options
+        How paths are read (:func:`spanagree.formats.read`).
+    options : dict, optional
+        The caller's record of the run, echoed first in ``options`` (the values as understood win).
 
     Returns
     -------
@@ -234,24 +223,66 @@ def agree(spansets: list[SpanSet], *, match: str = "exact", labels: str = "stric
     >>> result.pooled, result.mean.mean
     (Counts(a=1.0, b=1.0, c=1.0), 0.5)
     """
-    if len(spansets) < 2:
+    check_jobs(jobs)
+    if len(inputs) < 2:
         raise UsageError("agree needs at least two annotators")
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
-    names = unique_names(spansets)
-    spansets = [renamed(select_labels(s, label_map=label_map, only=only), name) for s, name in zip(spansets, names)]
-    documents, left_out = common_documents(spansets)
-    reconciled = reconcile(spansets, documents, align_whitespace=align_whitespace)
-    if reconciled.left_out:
-        left_out["texts_differ"] = reconciled.left_out
-    if not reconciled.documents:
-        raise SpanagreeError(f"no document left to compare: the texts of all {len(documents)} differ "
+    if chance:
+        inputs = read_inputs(inputs, format, format_options)
+    names = unique_names(inputs)
+    pairs = list(itertools.combinations(range(len(inputs)), 2))
+    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))], PairsComparison(rule, pairs),
+                      format=format, format_options=format_options, label_map=label_map, only=only,
+                      align_whitespace=align_whitespace, jobs=jobs)
+    accumulator.raise_reading_error()
+    accumulator.replay_reading()
+    common, left_out = common_documents(names, accumulator.orders)
+    (group,) = accumulator.groups
+    texts_differ = announce_texts(group.texts, common)
+    if texts_differ:
+        left_out["texts_differ"] = texts_differ
+    documents = [d for d in common if d not in group.texts.left_out]
+    if not documents:
+        raise SpanagreeError(f"no document left to compare: the texts of all {len(common)} differ "
                              "beyond whitespace")
-    pairs = compare_all_pairs(reconciled.spansets, reconciled.documents, rule, jobs=jobs)
-    return finished(names, reconciled.documents, rule, pairs, [s.notes for s in spansets],
-                    len(reconciled.whitespace_aligned), left_out,
-                    options=options, match=match, labels=labels, only=only, label_map=label_map,
-                    align_whitespace=align_whitespace)
+    counted = [tally.pair(names[i], names[j], documents) for (i, j), tally in zip(pairs, group.compared)]
+    result = finished(names, documents, rule, counted, accumulator.notes, group.texts.whitespace_aligned, left_out,
+                      options=options, match=match, labels=labels, only=only, label_map=label_map,
+                      align_whitespace=align_whitespace)
+    if chance:
+        from .measures.tokens import token_agreement, tokenizer_for
+
+        reconciled = reconciled_quietly(inputs, documents, label_map, only, align_whitespace)
+        result.extras["chance"] = token_agreement(
+            reconciled.spansets, reconciled.documents, tokens=tokenizer_for(inputs), lang=lang,
+            spacy_model=spacy_model, labels=labels, names=names).to_dict()
+    if bootstrap:
+        from .measures.bootstrap import bootstrap_intervals
+
+        per_document = [[astuple(p.by_document[d]) for p in result.pairs] for d in documents]
+        result.extras["bootstrap"] = bootstrap_intervals(per_document, n=bootstrap, seed=seed,
+                                                         pairs=[[p.first, p.second] for p in result.pairs])
+    return result
+
+
+def check_jobs(jobs) -> None:
+    """``jobs`` must be a whole number of processes, at least 1."""
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise UsageError(f"jobs must be a whole number of processes, at least 1; got {jobs!r}")
+
+
+def reconciled_quietly(spansets: list[SpanSet], documents: list[str], label_map, only, align_whitespace: bool):
+    """The span sets (labels selected) reconciled again on ``documents``, for the token level; the
+    run has already warned about their texts."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        return reconcile([select_labels(s, label_map=label_map, only=only) for s in spansets], documents,
+                         align_whitespace=align_whitespace)
+
+
+def astuple(counts):
+    return counts.a, counts.b, counts.c
 
 
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],
@@ -297,165 +328,3 @@ def duplicates_per_annotator(pairs: list[PairCounts], k: int) -> list[int]:
         if not seen[j]:
             found[j], seen[j] = pair.duplicates[1], True
     return found
-
-
-def renamed(spanset: SpanSet, name: str) -> SpanSet:
-    """A shallow copy of ``spanset`` called ``name`` (the caller's object is left alone)."""
-    return SpanSet(name, spanset.documents, list(spanset.notes), spanset.format)
-
-
-def collect_notes(spansets: list[SpanSet]) -> list[str]:
-    return [f"{s.name}: {note}" for s in spansets for note in s.notes]
-
-
-@dataclass
-class _Shard:
-    """What a process that read and compared one shard of documents sends back (counts, not spans)."""
-
-    read_warnings: list = field(default_factory=list)   # ((annotator, document index), message, category)
-    error: tuple | None = None                           # ((annotator, document index), class, args)
-    counts: list = field(default_factory=list)           # per annotator: lines read and not compared
-    reconcile_error: tuple | None = None                 # (class, args)
-    reconcile_warnings: list = field(default_factory=list)
-    documents: list = field(default_factory=list)
-    texts_differ: list = field(default_factory=list)
-    whitespace_aligned: int = 0
-    pairs: list = field(default_factory=list)
-
-
-def agree_folders(paths: list, *, format: str | None = None, match: str = "exact", labels: str = "strict",
-                  partial_credit=0.5, only=None, label_map=None, align_whitespace: bool = False,
-                  options: dict | None = None, jobs: int = 2) -> Agreement | None:
-    """:func:`agree` on BRAT folders, each of ``jobs`` processes reading its own documents.
-
-    Reading is most of a run; read before forking, it stays in one process, and the forked
-    processes then touch (and copy) the shared spans. Here this process only lists each folder's
-    files; every process reads one contiguous shard of the documents of every annotator, checks
-    their texts, aligns them and sends back counts, warnings and notes. The result, the warnings
-    (in the order one process gives them) and the errors are those of ``agree(read(...), ...)``.
-
-    Returns
-    -------
-    Agreement or None
-        ``None`` when this does not apply — not every path a BRAT folder, too few documents for
-        two processes (:data:`~spanagree.pipeline.parallel.MIN_DOCUMENTS_PER_JOB`), no ``fork``, or bad
-        input found while listing: the caller then reads in this process (and reports the error
-        as it would).
-    """
-    from .pipeline.compare import compare_pair
-    from .formats import detect_format
-    from .formats.brat import BratFolder, scan_brat
-    from .pipeline.parallel import MIN_DOCUMENTS_PER_JOB, SHARDS_PER_JOB, map_forked, merge_pair_counts, shards
-
-    if len(paths) < 2 or jobs < 2:
-        return None
-    try:
-        rule = MatchRule(match, labels, partial_credit)
-        label_map, only = parse_label_map(label_map), parse_label_list(only)
-        if any((format or detect_format(path)) != "brat" or not os.path.isdir(path) for path in paths):
-            return None
-        folders = [scan_brat(path) for path in paths]
-    except SpanagreeError:
-        return None
-    names = unique_names(folders)
-    with warnings.catch_warnings(record=True) as left_out_warnings:
-        warnings.simplefilter("always")
-        try:
-            common, left_out = common_documents([types.SimpleNamespace(name=name, documents=folder.entries)
-                                                 for name, folder in zip(names, folders)])
-        except SpanagreeError:
-            return None
-    every = sorted(set().union(*(folder.entries for folder in folders)))
-    jobs = min(jobs, len(every) // MIN_DOCUMENTS_PER_JOB)
-    if jobs < 2:
-        return None
-    common = set(common)
-    pairs = list(itertools.combinations(range(len(folders)), 2))
-    tasks, start = [], 0
-    for shard in shards(every, jobs * SHARDS_PER_JOB):
-        tasks.append((start, shard))
-        start += len(shard)
-
-    def read_and_compare(task) -> _Shard:
-        start, ids = task
-        out = _Shard(counts=[BratFolder.new_counts() for _ in folders])
-        read: list[dict] = [{} for _ in folders]
-        with collector_paused(), warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            for k, folder in enumerate(folders):
-                entries, documents, counts = folder.entries, read[k], out.counts[k]
-                for i, doc_id in enumerate(ids, start):
-                    if doc_id not in entries:
-                        continue
-                    try:
-                        document = folder.read_document(doc_id, counts)
-                    except SpanagreeError as error:
-                        out.error = ((k, i), *_portable(error))
-                    out.read_warnings += [((k, i), str(w.message), w.category) for w in caught]
-                    del caught[:]
-                    if out.error:
-                        return out
-                    if doc_id in common:
-                        documents[doc_id] = document
-            spansets = [select_labels(SpanSet(name, documents, [], "brat"), label_map=label_map, only=only)
-                        for name, documents in zip(names, read)]
-            try:
-                reconciled = reconcile(spansets, [d for d in ids if d in common], align_whitespace=align_whitespace,
-                                       announce=False)  # said once for all shards below
-            except SpanagreeError as error:
-                out.reconcile_error = _portable(error)
-                return out
-            out.reconcile_warnings = [(str(w.message), w.category) for w in caught]
-            out.documents, out.texts_differ = reconciled.documents, reconciled.left_out
-            out.whitespace_aligned = len(reconciled.whitespace_aligned)
-            out.pairs = [compare_pair(reconciled.spansets[i], reconciled.spansets[j], reconciled.documents, rule)
-                         for i, j in pairs]
-        return out
-
-    results = map_forked(read_and_compare, tasks, jobs)
-    if results is None:
-        return None
-    read_warnings = sorted((w for r in results for w in r.read_warnings), key=lambda w: w[0])
-    errors = [r.error for r in results if r.error]
-    if errors:
-        key, cls, args = min(errors, key=lambda e: e[0])
-        _warn_again((message, category) for k, message, category in read_warnings if k <= key)
-        raise cls(*args)
-    _warn_again((message, category) for _, message, category in read_warnings)
-    _warn_again((str(w.message), w.category) for w in left_out_warnings)
-    for r in results:
-        if r.reconcile_error:
-            cls, args = r.reconcile_error
-            raise cls(*args)
-    _warn_again(w for r in results for w in r.reconcile_warnings)
-    texts_differ = [d for r in results for d in r.texts_differ]
-    if texts_differ:
-        warn_texts_differ(texts_differ)
-        left_out["texts_differ"] = texts_differ
-    documents = [d for r in results for d in r.documents]
-    if not documents:
-        raise SpanagreeError(f"no document left to compare: the texts of all {len(common)} differ "
-                             "beyond whitespace")
-    merged = [merge_pair_counts([r.pairs[p] for r in results]) for p in range(len(pairs))]
-    notes = []
-    for k, folder in enumerate(folders):
-        counts = BratFolder.new_counts()
-        for r in results:
-            for kind, n in r.counts[k].items():
-                counts[kind] += n
-        notes.append(folder.notes(counts))
-    return finished(names, documents, rule, merged, notes, sum(r.whitespace_aligned for r in results), left_out,
-                    options=options, match=match, labels=labels, only=only, label_map=label_map,
-                    align_whitespace=align_whitespace)
-
-
-def _portable(error: SpanagreeError) -> tuple:
-    """An error as (class, arguments), to be raised again in another process."""
-    if isinstance(error, FormatError):
-        return type(error), (error.path, error.message, error.line)
-    return type(error), (str(error),)
-
-
-def _warn_again(recorded) -> None:
-    for message, category in recorded:
-        warnings.warn(message, category, stacklevel=3)

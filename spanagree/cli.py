@@ -10,7 +10,6 @@ import sys
 import warnings
 
 from ._version import __version__
-from .collector import collector_paused
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .formats import FORMATS
 from .match import BOUNDARIES, LABEL_RULES
@@ -116,44 +115,6 @@ def format_options(args) -> dict:
     }
 
 
-def read_all(paths, args) -> list:
-    from .formats import read
-
-    fmt = getattr(args, "format", None) or getattr(args, "source_format", None)
-    with collector_paused(freeze=True):  # what is read lives until the process ends
-        return [read(path, fmt, **format_options(args)) for path in paths]
-
-
-def open_all(paths, args) -> list:
-    """Every path's :class:`~spanagree.formats.DocumentStream`, for comparing as they are read.
-
-    A path that cannot be opened gives a stream that raises its error when first read, so that,
-    as with :func:`read_all`, an error in an earlier file is the one reported.
-    """
-    from .formats import DocumentStream, open_stream
-
-    fmt = getattr(args, "format", None)
-    streams = []
-    for path in paths:
-        try:
-            streams.append(open_stream(path, fmt, **format_options(args)))
-        except SpanagreeError as error:
-            streams.append(DocumentStream(str(path), fmt or "", raising(error)))
-    return streams
-
-
-def raising(error: SpanagreeError):
-    """A stream of documents whose reading fails at once with ``error``."""
-    raise error
-    yield  # a generator: the error comes when it is first read
-
-
-def streamed(args) -> bool:
-    """Compare while reading (:mod:`spanagree.pipeline.stream`): always, but where every span must be at
-    hand (``--chance``) or the work is split across processes (``--jobs``)."""
-    return not args.chance and args.jobs == 1
-
-
 def recorded_options(args) -> dict:
     """Every option of the run, for the JSON header (a figure can be reproduced from it)."""
     skip = {"paths", "gold", "preds", "path", "output"}
@@ -174,128 +135,38 @@ def check_common(args) -> None:
         raise UsageError("--lang and --spacy-model exclude each other (the pipeline has its own language)")
 
 
+def run_options(args) -> dict:
+    """The keyword arguments that ``agree`` and ``score`` share, from the command line."""
+    return dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
+                label_map=args.map, align_whitespace=args.align_whitespace, chance=args.chance, lang=args.lang,
+                spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
+                format=args.format, format_options=format_options(args), options=recorded_options(args))
+
+
 def command_agree(args) -> str:
-    from .agreement import agree, agree_folders
-    from .report import agreement_csv, agreement_table, to_json
+    from .agreement import agree
+    from .report import render_agreement
 
     check_common(args)
     if len(args.paths) < 2:
         raise UsageError("agree needs at least two paths")
-    matching = dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
-                    label_map=args.map, align_whitespace=args.align_whitespace, options=recorded_options(args),
-                    jobs=args.jobs)
-    # BRAT folders with --jobs: each process reads its own documents (--chance needs every span here).
-    result = None if args.chance else agree_folders(args.paths, format=args.format, **matching)
-    spansets = None
-    if result is None and streamed(args):
-        from .pipeline.stream import agree_streams
-
-        del matching["jobs"]
-        result = agree_streams(open_all(args.paths, args), **matching)
-    elif result is None:
-        spansets = read_all(args.paths, args)
-        result = agree(spansets, **matching)
-    add_agreement_extras(result, spansets, args)
-    if args.output == "json":
-        return to_json(result.to_dict(by_document=args.by == "document"))
-    if args.output == "csv":
-        return agreement_csv(result, by=args.by)
-    return agreement_table(result, by=args.by)
-
-
-def add_agreement_extras(result, spansets, args) -> None:
-    """--chance and --bootstrap: figures beside the PSA, from the same documents and annotators."""
-    if args.chance:
-        from .measures.tokens import token_agreement
-
-        reconciled = reconciled_quietly(prepared(spansets, args), result.documents, args)
-        result.extras["chance"] = token_agreement(
-            reconciled.spansets, reconciled.documents, tokens=tokenizer_of(spansets), lang=args.lang,
-            spacy_model=args.spacy_model, labels=args.labels, names=result.annotators).to_dict()
-    if args.bootstrap:
-        from .measures.bootstrap import bootstrap_intervals
-
-        per_document = [[astuple(p.by_document[d]) for p in result.pairs] for d in result.documents]
-        result.extras["bootstrap"] = bootstrap_intervals(per_document, n=args.bootstrap, seed=args.seed,
-                                                         pairs=[[p.first, p.second] for p in result.pairs])
-
-
-def reconciled_quietly(spansets, documents, args):
-    """The texts reconciled again for the token level; agree/score have already warned about them."""
-    from .texts import reconcile
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SpanagreeWarning)
-        return reconcile(spansets, documents, align_whitespace=args.align_whitespace)
-
-
-def tokenizer_of(spansets) -> str:
-    """CoNLL tokens when every input is CoNLL, else spaCy's tokenizer on the texts."""
-    return "conll" if all(s.format == "conll" for s in spansets) else "spacy"
-
-
-def astuple(counts):
-    return counts.a, counts.b, counts.c
-
-
-def prepared(spansets, args):
-    from .pipeline.compare import parse_label_list, parse_label_map, select_labels
-
-    return [select_labels(s, label_map=parse_label_map(args.map), only=parse_label_list(args.only)) for s in spansets]
+    return render_agreement(agree(args.paths, **run_options(args)), args.output, by=args.by)
 
 
 def command_score(args) -> str:
     from .outputs import check_destination, write_text
-    from .report import errors_listing, score_csv, score_table, to_json
+    from .report import errors_listing, render_scores
     from .scoring import score
 
     check_common(args)
+    if not args.beta >= 0:
+        raise UsageError(f"--beta must be >= 0, got {args.beta!r}")
     if args.errors:
         check_destination(args.errors, force=args.force, what="errors file")
-    matching = dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, beta=args.beta,
-                    only=args.only, label_map=args.map, align_whitespace=args.align_whitespace,
-                    options=recorded_options(args))
-    if streamed(args):
-        from .pipeline.stream import score_streams
-
-        gold, *preds = open_all([args.gold] + args.preds, args)
-        results = score_streams(gold, preds, listing=bool(args.errors), **matching)
-    else:
-        gold, *preds = read_all([args.gold] + args.preds, args)
-        results = score(gold, preds, jobs=args.jobs, **matching)
-    for result, pred in zip(results, preds):
-        add_score_extras(result, gold, pred, args)
+    results = score(args.gold, args.preds, beta=args.beta, errors=bool(args.errors), **run_options(args))
     if args.errors:
         write_text(args.errors, errors_listing(results, args.errors), force=args.force, what="errors file")
-    if args.output == "json":
-        if len(results) == 1:
-            return to_json(results[0].to_dict(by_document=args.by == "document"))
-        header = {k: v for k, v in results[0].to_dict().items() if k in ("spanagree", "options")}
-        return to_json({**header, "gold": results[0].gold,
-                        "predictions": [r.to_dict(by_document=args.by == "document", with_header=False) for r in results]})
-    if args.output == "csv":
-        return score_csv(results, by=args.by)
-    return score_table(results, by=args.by)
-
-
-def add_score_extras(result, gold, pred, args) -> None:
-    """--chance and --bootstrap for one prediction; the prediction is the first side, the gold the second."""
-    if args.chance:
-        from .measures.tokens import token_agreement
-
-        gold_p, pred_p = prepared([gold, pred], args)
-        both = [d for d in result.documents if d in pred_p.documents]
-        gold_r, pred_r = reconciled_quietly([gold_p, pred_p], both, args).spansets
-        # documents the prediction lacks count as empty (as in the span counts)
-        result.extras["chance"] = token_agreement(
-            [pred_r, gold_r], result.documents, tokens=tokenizer_of([gold, pred]), lang=args.lang,
-            spacy_model=args.spacy_model, labels=args.labels, names=[result.prediction, result.gold]).to_dict()
-    if args.bootstrap:
-        from .measures.bootstrap import bootstrap_intervals
-
-        per_document = [[astuple(result.pair.by_document[d])] for d in result.documents]
-        result.extras["bootstrap"] = bootstrap_intervals(per_document, n=args.bootstrap, seed=args.seed,
-                                                         pairs=[[result.prediction, result.gold]], mean=False)
+    return render_scores(results, args.output, by=args.by)
 
 
 def add_vote_options(parser: argparse.ArgumentParser) -> None:
@@ -326,36 +197,24 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
 
 
 def command_merge(args) -> str:
+    from .report import render_vote
     from .voting import check_outputs, vote
-    from .report import to_json
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     check_outputs(args.out, args.adjudicate, force=args.force)  # refuse before reading anything
-    result = vote(read_all(args.paths, args), args.min_votes, match=args.match, labels=args.labels,
-                  only=args.only, label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs,
-                  options=recorded_options(args))
+    result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
+                  label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
+                  format_options=format_options(args), options=recorded_options(args))
     result.write(args.out, args.to, adjudicate=args.adjudicate, force=args.force, **format_options(args))
-    if args.output == "json":
-        return to_json(result.to_dict())
-    if args.output == "csv":
-        return result.csv()
-    counts = result.counts()
-    wrote = f"wrote {counts['kept']} spans in {len(result.documents)} documents to {args.out} ({args.to})"
-    if args.adjudicate:
-        wrote += f"; {counts['to_adjudicate']} clusters to adjudicate in {args.adjudicate}"
-    return result.table() + wrote + "\n"
+    return render_vote(result, args.output, out=args.out, to=args.to, adjudicate=args.adjudicate)
 
 
 def command_convert(args) -> str:
-    from .formats import write
-    from .outputs import write_atomically
+    from .formats import convert
 
-    if args.source_format is None:
-        args.source_format = args.format
-    (spanset,) = read_all([args.path], args)
-    write_atomically(args.out, lambda temporary: write(spanset, temporary, args.to, **format_options(args)),
-                     force=args.force)
+    spanset = convert(args.path, args.out, source_format=args.source_format or args.format, to=args.to,
+                      force=args.force, **format_options(args))
     return f"wrote {len(spanset.documents)} documents, {len(spanset)} spans to {args.out} ({args.to})\n"
 
 
@@ -394,8 +253,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("spanagree: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 1
 
 
 if __name__ == "__main__":

@@ -31,6 +31,10 @@ class FormatError(SpanagreeError, ValueError):
         where = self.path if line is None else f"{self.path}:{line}"
         super().__init__(f"{where}: {message}")
 
+    def __reduce__(self):
+        """Pickled with its parts, so that it can travel back from a worker process (``--jobs``)."""
+        return type(self), (self.path, self.message, self.line)
+
 
 class UsageError(SpanagreeError, ValueError):
     """A wrong call: unknown option value, impossible combination, existing output, ..."""

@@ -21,8 +21,9 @@ A pair that the rule aligned earns credit in ``a`` (e.g. a ``partial`` pair unde
 ``--match partial`` earns 0.5); the residual pairs earn none (they are in b and c).
 
 The number of items of each kind, and the gold × predicted label confusion, are tallied while the
-documents are aligned (over ``jobs`` processes); the listing itself (:attr:`Score.items`) is built
-when first asked for, from a second pass over the documents.
+documents are compared (:mod:`spanagree.pipeline`); the listing of every item (:attr:`Score.items`)
+is kept while comparing when asked for (``errors=True``, ``--errors``), otherwise built when
+first asked for, by comparing again.
 """
 
 from __future__ import annotations
@@ -35,14 +36,15 @@ from functools import partial
 from typing import Callable
 
 from ._version import __version__
-from .pipeline.compare import (LabelTally, PairCounts, counts_dict, parse_label_list, parse_label_map, select_labels,
-                      sorted_labels, undefined_rates, warn_duplicates)
-from .measures.counts import Counts
 from .errors import SpanagreeWarning, UsageError
-from .match import Alignment, MatchRule, Pair, optimal_pairs, unique_spans
-from .pipeline.parallel import compare_all_pairs
+from .formats import DocumentStream
+from .match import Alignment, MatchRule, Pair, optimal_pairs
+from .measures.counts import Counts
+from .pipeline import Group, read_inputs, run
+from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, counts_dict, parse_label_list,
+                               parse_label_map, sorted_labels, undefined_rates, warn_duplicates)
+from .pipeline.finish import announce_texts, input_name
 from .span import Span, SpanSet
-from .texts import reconcile
 
 KINDS = ("correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious")
 NONE = "(none)"
@@ -112,7 +114,7 @@ class Score:
 
     @property
     def items(self) -> list[ErrorItem]:
-        """Every classified span or pair, document by document (built on first use)."""
+        """Every classified span or pair, document by document (see :func:`score`'s ``errors``)."""
         if self._items is None:
             self._items = self.listing() if self.listing is not None else []
         return self._items
@@ -266,42 +268,16 @@ def _record_order(record) -> tuple:
     return ((gold or pred).sort_key(), (pred or gold).sort_key())
 
 
-def keys_and_errors(doc_id: str, alignment: Alignment, text: str | None,
-                    rule: MatchRule | None = None) -> tuple[list[tuple], list[ErrorItem]]:
-    """One document's :func:`error_keys` (``rule`` as there) and its items that are not
-    ``correct``, in canonical order, from one classification of its spans."""
+def keys_and_items(doc_id: str, alignment: Alignment, text: str | None,
+                   rule: MatchRule | None = None) -> tuple[list[tuple], list[ErrorItem]]:
+    """One document's :func:`error_keys` (``rule`` as there) and its items, in canonical order,
+    from one classification of its spans."""
     records = records_of(alignment)
     counted = pairs_are_correct(rule)  # then every aligned pair is correct, counted by correct_pairs
     keys = [(kind, gold.label if gold is not None else None, pred.label if pred is not None else None)
             for kind, aligned, _, gold, pred in records if not (counted and aligned)]
-    errors = [item(doc_id, kind, aligned, credit, gold, pred, text)
-              for kind, aligned, credit, gold, pred in records if kind != "correct"]
-    return keys, errors
-
-
-def _positions(doc_id: str, alignment: Alignment) -> list[tuple]:
-    """One document's sorted records with spans given by their positions in the documents' span
-    lists: what a process sends back for the listing (cheap to pickle; see :func:`error_items`)."""
-    records = records_of(alignment)
-    where = {id(span): k for k, span in enumerate(alignment.second)}
-    where_pred = {id(span): k for k, span in enumerate(alignment.first)}
-    return [(kind, aligned, credit, where[id(gold)] if gold is not None else None,
-             where_pred[id(pred)] if pred is not None else None) for kind, aligned, credit, gold, pred in records]
-
-
-def error_items(pred: SpanSet, gold: SpanSet, documents: list[str], rule: MatchRule, jobs: int = 1) -> list[ErrorItem]:
-    """The error listing of ``pred`` against ``gold`` on ``documents`` (aligned again, over ``jobs``)."""
-    (pair,) = compare_all_pairs([pred, gold], documents, rule, jobs=jobs, each=_positions)
-    items: list[ErrorItem] = []
-    empty: list[Span] = []
-    for doc_id, records in zip(documents, pair.each):
-        gold_document, pred_document = gold.documents.get(doc_id), pred.documents.get(doc_id)
-        text = gold_document.text if gold_document is not None else None
-        gold_spans = unique_spans(gold_document.spans, rule)[0] if gold_document is not None else empty
-        pred_spans = unique_spans(pred_document.spans, rule)[0] if pred_document is not None else empty
-        items += [item(doc_id, kind, aligned, credit, gold_spans[g] if g is not None else None,
-                       pred_spans[p] if p is not None else None, text) for kind, aligned, credit, g, p in records]
-    return items
+    items = [item(doc_id, kind, aligned, credit, gold, pred, text) for kind, aligned, credit, gold, pred in records]
+    return keys, items
 
 
 def item(doc_id, kind, aligned, credit, gold, pred, text) -> ErrorItem:
@@ -310,24 +286,64 @@ def item(doc_id, kind, aligned, credit, gold, pred, text) -> ErrorItem:
                      pred.text(text) if pred and text is not None else None)
 
 
-def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact", labels: str = "strict",
-          partial_credit=0.5, beta: float = 1.0, only=None, label_map=None, align_whitespace: bool = False,
-          options: dict | None = None, jobs: int = 1) -> Score | list[Score]:
+class ScoreComparison:
+    """``score``'s comparison: the prediction (first side) aligned with the gold (second side) on
+    each document, and every span classified for the error analysis (its keys counted and, with
+    ``listing``, its items kept: :attr:`Score.items`)."""
+
+    def __init__(self, rule: MatchRule, listing: bool = False):
+        self.rule = rule
+        self.listing = listing
+
+    def tally(self) -> PairTally:
+        return PairTally()
+
+    def compare(self, tally: PairTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        gold, pred = spansets
+        rule = self.rule
+        if self.listing:
+            texts = {d: gold.documents[d].text for d in documents}
+            each = lambda doc_id, alignment: keys_and_items(doc_id, alignment, texts[doc_id], rule)  # noqa: E731
+        else:
+            each = partial(error_keys, rule=rule)
+        pair = compare_pair(pred, gold, documents, rule, each=each)
+        tally.add(pair)
+        if self.listing:
+            for doc_id, (keys, items) in zip(documents, pair.each):
+                tally.errors.update(keys)
+                tally.items[doc_id] = items
+        else:
+            tally.errors.update(itertools.chain.from_iterable(pair.each))
+
+
+def score(gold, pred, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
+          only=None, label_map=None, align_whitespace: bool = False, errors: bool = False, chance: bool = False,
+          lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
+          seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
+          options: dict | None = None) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
     ----------
-    gold : SpanSet
+    gold : SpanSet, DocumentStream or path
         The reference; its documents are the ones scored.
-    pred : SpanSet or list of SpanSet
+    pred : SpanSet, DocumentStream or path, or a list of them
         A prediction missing a gold document counts as empty there (warning); its documents
         that the gold lacks are ignored (warning).
     match, labels, partial_credit, only, label_map, align_whitespace
         As in :func:`spanagree.agree`.
     beta : float
         F-beta's β (β > 1 favours recall).
+    errors : bool
+        Keep the error listing (:attr:`Score.items`) while comparing. Without it, span sets in
+        memory and paths are compared again when the listing is first asked for.
+    chance, lang, spacy_model, bootstrap, seed
+        Token-level agreement and bootstrap intervals (the prediction is the first side, the gold
+        the second), as in :func:`spanagree.agree`.
     jobs : int
-        Align documents in this many processes (the results, error items included, are identical).
+        Compare in this many processes (the results, error items included, are identical).
+    format, format_options, options
+        As in :func:`spanagree.agree`.
 
     Examples
     --------
@@ -341,32 +357,76 @@ def score(gold: SpanSet, pred: SpanSet | list[SpanSet], *, match: str = "exact",
     >>> result.error_counts()["wrong_label"], result.error_counts()["spurious"]
     (1, 1)
     """
+    from .agreement import astuple, check_jobs, reconciled_quietly
+
     if not beta >= 0:
-        raise UsageError(f"--beta must be >= 0, got {beta!r}")
-    if isinstance(pred, list):
-        return [score(gold, p, match=match, labels=labels, partial_credit=partial_credit, beta=beta, only=only,
-                      label_map=label_map, align_whitespace=align_whitespace, options=options, jobs=jobs)
-                for p in pred]
+        raise UsageError(f"beta must be >= 0, got {beta!r}")
+    check_jobs(jobs)
+    several = isinstance(pred, (list, tuple))
+    preds = list(pred) if several else [pred]
+    if not preds:
+        raise UsageError("score needs at least one prediction")
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
-    gold = select_labels(gold, label_map=label_map, only=only)
-    pred = select_labels(pred, label_map=label_map, only=only)
-    documents = list(gold.documents)
-    missing = [d for d in documents if d not in pred.documents]
-    warn_unmatched(pred.name, missing, [d for d in pred.documents if d not in gold.documents])
-    both = [d for d in documents if d in pred.documents]
-    reconciled = reconcile([gold, pred], both, align_whitespace=align_whitespace)
-    gold_r, pred_r = reconciled.spansets
-    scored = [d for d in documents if d not in set(reconciled.left_out)]
-    (pair,) = compare_all_pairs([pred_r, gold_r], scored, rule, jobs=jobs, each=partial(error_keys, rule=rule))
-    tally = Counter(itertools.chain.from_iterable(pair.each))
-    tally.update(correct_pairs(pair.tally, rule))
-    pair.each = None
-    return finished(gold.name, pred.name, [gold.notes, pred.notes], rule, beta, pair, tally, missing,
-                    len(reconciled.whitespace_aligned), reconciled.left_out,
-                    partial(error_items, pred_r, gold_r, scored, rule, jobs),
-                    options=options, match=match, labels=labels, only=only, label_map=label_map,
-                    align_whitespace=align_whitespace)
+    inputs = [gold, *preds]
+    if chance:
+        inputs = read_inputs(inputs, format, format_options)
+    names = [input_name(item) for item in inputs]
+    groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
+    common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
+    accumulator = run(inputs, names, groups, ScoreComparison(rule, errors), format=format,
+                      format_options=format_options, jobs=jobs, **common)
+    accumulator.raise_reading_error()
+    accumulator.replay_reading()
+    gold_order = accumulator.orders[0]
+    in_gold = set(gold_order)
+    results = []
+    for p, group in enumerate(accumulator.groups, 1):
+        pred_ids = set(accumulator.orders[p])
+        missing = [d for d in gold_order if d not in pred_ids]
+        warn_unmatched(names[p], missing, [d for d in accumulator.orders[p] if d not in in_gold])
+        left_out = announce_texts(group.texts, [d for d in gold_order if d in pred_ids])
+        scored = [d for d in gold_order if d not in group.texts.left_out]
+        tally = group.compared
+        tally.errors.update(correct_pairs(tally.labels, rule))
+        if errors:
+            items = [item for d in scored for item in tally.items.get(d, ())]
+            listing = lambda items=items: items  # noqa: E731
+        elif all(not isinstance(item, DocumentStream) for item in (inputs[0], inputs[p])):
+            listing = partial(_listing, inputs[0], inputs[p], format=format, format_options=format_options,
+                              match=match, labels=labels, partial_credit=partial_credit, only=only,
+                              label_map=label_map, align_whitespace=align_whitespace)
+        else:
+            listing = None
+        result = finished(names[0], names[p], [accumulator.notes[0], accumulator.notes[p]], rule, beta,
+                          tally.pair(names[p], names[0], scored), tally.errors, missing,
+                          group.texts.whitespace_aligned, left_out, listing, options=options, match=match,
+                          labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace)
+        if chance:
+            from .measures.tokens import token_agreement, tokenizer_for
+
+            gold_s, pred_s = inputs[0], inputs[p]
+            both = [d for d in result.documents if d in pred_s.documents]
+            gold_r, pred_r = reconciled_quietly([gold_s, pred_s], both, label_map, only, align_whitespace).spansets
+            # documents the prediction lacks count as empty (as in the span counts)
+            result.extras["chance"] = token_agreement(
+                [pred_r, gold_r], result.documents, tokens=tokenizer_for([gold_s, pred_s]), lang=lang,
+                spacy_model=spacy_model, labels=labels, names=[result.prediction, result.gold]).to_dict()
+        if bootstrap:
+            from .measures.bootstrap import bootstrap_intervals
+
+            per_document = [[astuple(result.pair.by_document[d])] for d in result.documents]
+            result.extras["bootstrap"] = bootstrap_intervals(per_document, n=bootstrap, seed=seed,
+                                                             pairs=[[result.prediction, result.gold]], mean=False)
+        results.append(result)
+    return results if several else results[0]
+
+
+def _listing(gold, pred, **options) -> list[ErrorItem]:
+    """The error listing of ``pred`` against ``gold``, compared again (quietly: the first run warned)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        return score(gold, pred, errors=True, **options).items
 
 
 def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None:

@@ -89,12 +89,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._version import __version__
-from .agreement import common_documents, unique_names
-from .pipeline.compare import parse_label_list, parse_label_map, select_labels
 from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
+from .pipeline import Group, run
+from .pipeline.compare import parse_label_list, parse_label_map
+from .pipeline.finish import announce_texts, common_documents, unique_names
 from .span import Document, Span, SpanSet
-from .texts import reconcile
 
 #: Boundary rules of the vote (a subset of the matching rules): the CLI's choices and the docs'.
 VOTE_RULES = {
@@ -340,15 +340,15 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
     return min_votes
 
 
-def vote(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
-         only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1,
-         options: dict | None = None) -> Vote:
+def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
+         only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1, format: str | None = None,
+         format_options: dict | None = None, options: dict | None = None) -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
     ----------
-    spansets : list of SpanSet
-        Two or more annotators.
+    inputs : list of SpanSet, DocumentStream or path
+        Two or more annotators (paths are read and voted on document by document).
     min_votes : int, optional
         K, the annotators needed to keep a cluster: 1 ≤ K ≤ k; default a strict majority
         (``k // 2 + 1``).
@@ -362,6 +362,8 @@ def vote(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = 
         Merge copies of a document that differ only in whitespace (the first annotator's text is kept).
     jobs : int
         Vote on documents in this many processes (the result is identical).
+    format, format_options, options
+        As in :func:`spanagree.agree`.
 
     Returns
     -------
@@ -407,37 +409,81 @@ def vote(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = 
     >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
     [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
     """
-    if len(spansets) < 2:
+    from .agreement import check_jobs
+
+    if len(inputs) < 2:
         raise UsageError("merge needs at least two annotators")
     if match not in VOTE_RULES:
         raise UsageError(f"unknown merge rule {match!r}; choose one of: {', '.join(VOTE_RULES)}")
     if labels not in LABEL_RULES:
         raise UsageError(f"unknown label rule {labels!r}; choose one of: {', '.join(LABEL_RULES)}")
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise UsageError(f"--jobs must be at least 1, got {jobs!r}")
-    k = resolve_min_votes(min_votes, len(spansets))
+    check_jobs(jobs)
+    k = resolve_min_votes(min_votes, len(inputs))
     rule = MatchRule(match, labels)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
-    names = unique_names(spansets)
-    spansets = [select_labels(s, label_map=label_map, only=only) for s in spansets]
-    spansets = [SpanSet(name, s.documents, list(s.notes), s.format) for s, name in zip(spansets, names)]
-    documents, left_out = common_documents(spansets, left_out_of=" of the merge")
-    reconciled = reconcile(spansets, documents, align_whitespace=align_whitespace)
-    if reconciled.left_out:
-        left_out["texts_differ"] = reconciled.left_out
-    ballots, texts, duplicates = ballots_of(reconciled.spansets, reconciled.documents)
-    for name, count in zip(names, duplicates):
+    names = unique_names(inputs)
+    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))], VoteComparison(rule, k, names),
+                      format=format, format_options=format_options, label_map=label_map, only=only,
+                      align_whitespace=align_whitespace, jobs=jobs)
+    accumulator.raise_reading_error()
+    accumulator.replay_reading()
+    documents, left_out = common_documents(names, accumulator.orders, left_out_of=" of the merge")
+    (group,) = accumulator.groups
+    texts_differ = announce_texts(group.texts, documents)
+    if texts_differ:
+        left_out["texts_differ"] = texts_differ
+    documents = [d for d in documents if d not in group.texts.left_out]
+    tally = group.compared
+    for name, count in zip(names, tally.duplicates):
         if count:
             warnings.warn(f"{name}: {count} span(s) marked twice (same fragments and label) count as one vote",
                           SpanagreeWarning, stacklevel=2)
-    clusters = vote_documents(ballots, rule, k, names, jobs)
-    notes = [f"{s.name}: {note}" for s in spansets for note in s.notes]
-    if reconciled.whitespace_aligned:
-        notes.append(f"{len(reconciled.whitespace_aligned)} document(s) merged through their non-whitespace "
+    clusters = [c for d in documents for c in tally.clusters[d]]
+    notes = [f"{name}: {note}" for name, own in zip(names, accumulator.notes) for note in own]
+    if group.texts.whitespace_aligned:
+        notes.append(f"{group.texts.whitespace_aligned} document(s) merged through their non-whitespace "
                      "characters (texts differ only in whitespace; the first annotator's text is kept)")
-    opts = {"min_votes": min_votes, "match": match, "labels": labels, "only": sorted(only) if only else None,
-            "map": label_map or None, "align_whitespace": align_whitespace, **(options or {})}
-    return Vote(names, reconciled.documents, texts, rule, k, clusters, opts, left_out, notes)
+    # The values as understood first, then the rest of the caller's record of the run (the CLI's
+    # arguments); the values as understood win.
+    understood = {"min_votes": min_votes, "match": match, "labels": labels, "only": sorted(only) if only else None,
+                  "map": label_map or None, "align_whitespace": align_whitespace}
+    opts = {**understood, **(options or {}), **understood}
+    return Vote(names, documents, {d: tally.texts[d] for d in documents}, rule, k, clusters, opts, left_out, notes)
+
+
+class VoteTally:
+    """What the vote found, document by document: the clusters, each document's text (the first
+    annotator's copy) and the spans each annotator marked twice."""
+
+    def __init__(self, annotators: int):
+        self.clusters: dict[str, list[Cluster]] = {}
+        self.texts: dict[str, str | None] = {}
+        self.duplicates = [0] * annotators
+
+    def __iadd__(self, other: "VoteTally") -> "VoteTally":
+        self.clusters.update(other.clusters)
+        self.texts.update(other.texts)
+        self.duplicates = [a + b for a, b in zip(self.duplicates, other.duplicates)]
+        return self
+
+
+class VoteComparison:
+    """``merge``'s comparison: every document's copies clustered and voted on."""
+
+    def __init__(self, rule: MatchRule, min_votes: int, names: list[str]):
+        self.rule = rule
+        self.min_votes = min_votes
+        self.names = names
+
+    def tally(self) -> VoteTally:
+        return VoteTally(len(self.names))
+
+    def compare(self, tally: VoteTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        ballots, texts, duplicates = ballots_of(spansets, documents)
+        tally.texts.update(texts)
+        tally.duplicates = [a + b for a, b in zip(tally.duplicates, duplicates)]
+        for ballot in ballots:
+            tally.clusters[ballot[0]] = vote_document(ballot, self.rule, self.min_votes, self.names)
 
 
 def merge(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
@@ -647,34 +693,3 @@ def clusters_from(ballot: Ballot, verdicts: list[Verdict], min_votes: int, names
 def vote_document(ballot: Ballot, rule: MatchRule, min_votes: int, names: list[str]) -> list[Cluster]:
     """Every cluster of one document, decided, in the canonical order of their proposed spans."""
     return clusters_from(ballot, verdicts_of(ballot[1], rule, min_votes), min_votes, names)
-
-
-# -- documents in parallel ----------------------------------------------------------------------
-
-_SHARED: tuple | None = None
-
-
-def vote_documents(ballots: list[Ballot], rule: MatchRule, min_votes: int, names: list[str],
-                   jobs: int = 1) -> list[Cluster]:
-    """:func:`vote_document` on every document, over ``jobs`` forked processes (same result).
-
-    Workers send back only the verdicts (indices and labels); the clusters are built here.
-    """
-    from .pipeline.parallel import can_fork, forked_map, shards
-
-    jobs = min(jobs, max(1, len(ballots) // 2))
-    if jobs <= 1 or not can_fork():
-        return [c for ballot in ballots for c in vote_document(ballot, rule, min_votes, names)]
-    global _SHARED
-    _SHARED = (ballots, rule, min_votes)
-    try:
-        parts = forked_map(_vote_shard, shards(list(range(len(ballots))), jobs * 4), jobs)
-    finally:
-        _SHARED = None
-    verdicts = [v for part in parts for v in part]
-    return [c for ballot, v in zip(ballots, verdicts) for c in clusters_from(ballot, v, min_votes, names)]
-
-
-def _vote_shard(indices: list[int]) -> list[list[Verdict]]:
-    ballots, rule, min_votes = _SHARED
-    return [verdicts_of(ballots[i][1], rule, min_votes) for i in indices]

@@ -22,7 +22,10 @@ from spanagree.pipeline.compare import LabelTally, compare_pair
 from spanagree.errors import SpanagreeError
 from spanagree.formats import write
 from spanagree.match import MatchRule
-from spanagree.pipeline.parallel import compare_all_pairs, shards
+from spanagree.agreement import PairsComparison
+from spanagree.pipeline import Group
+from spanagree.pipeline.parallel import shards
+from spanagree.pipeline.sequential import accumulate, spanset_stream
 from spanagree.scoring import score
 from spanagree.span import Span, SpanSet
 
@@ -148,18 +151,18 @@ def test_small_corpora_stay_in_this_process(monkeypatch):
     monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 10**9)
     monkeypatch.setattr(multiprocessing, "get_context",
                         lambda *a: pytest.fail("no process pool for a small corpus"))
-    assert compare_all_pairs(spansets, list(spansets[0].documents), MatchRule(), jobs=4)
+    assert agree(spansets, jobs=4).pooled == agree(spansets).pooled
 
 
 def test_without_fork_the_work_stays_in_this_process(monkeypatch):
     spansets = corpus(k=2, documents=20)
-    documents = list(spansets[0].documents)
-    expected = compare_all_pairs(spansets, documents, MatchRule("overlap"), jobs=1)
+    expected = agree(spansets, match="overlap", jobs=1)
+    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     monkeypatch.setattr(multiprocessing, "get_context",
                         lambda *a: pytest.fail("no process pool without fork"))
-    got = compare_all_pairs(spansets, documents, MatchRule("overlap"), jobs=2)
-    assert [(p.by_document, p.by_label) for p in got] == [(p.by_document, p.by_label) for p in expected]
+    got = agree(spansets, match="overlap", jobs=2)
+    assert [(p.by_document, p.by_label) for p in got.pairs] == [(p.by_document, p.by_label) for p in expected.pairs]
 
 
 def test_a_killed_worker_ends_the_run_with_an_error_instead_of_waiting_forever():
@@ -173,11 +176,23 @@ def test_a_killed_worker_ends_the_run_with_an_error_instead_of_waiting_forever()
         parallel.map_forked(die_on_the_third, [1, 2, 3, 4], 2)
 
 
-def test_each_results_are_concatenated_in_document_order():
+def test_the_accumulators_of_shards_add_up_to_the_whole_in_document_order():
     a, b, _ = corpus(documents=30)
     documents = list(a.documents)
-    (pair,) = compare_all_pairs([a, b], documents, MatchRule(), jobs=3, each=lambda doc, alignment: doc)
-    assert pair.each == documents
+    names, groups, rule = ["a", "b"], [Group((0, 1))], MatchRule("partial", partial_credit="dice")
+
+    def accumulated(ids, shard):
+        streams = [spanset_stream(SpanSet(s.name, {d: s.documents[d] for d in ids if d in s.documents})) for s in (a, b)]
+        return accumulate(streams, names, groups, PairsComparison(rule, [(0, 1)]), shard=shard)
+
+    whole = accumulated(documents, 0)
+    parts = accumulated(documents[:7], 0)
+    parts += accumulated(documents[7:19], 1)
+    parts += accumulated(documents[19:], 2)
+    assert parts.orders == whole.orders == [documents, list(b.documents)]
+    (pair_of_parts,), (pair_of_whole,) = parts.groups[0].compared, whole.groups[0].compared
+    assert list(pair_of_parts.by_document.items()) == list(pair_of_whole.by_document.items())
+    assert pair_of_parts.labels.counts() == pair_of_whole.labels.counts()
     assert compare_pair(a, b, documents, MatchRule(), each=lambda doc, alignment: doc).each == documents
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from spanagree.pipeline import parallel
-from spanagree.agreement import agree_folders
 from spanagree.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -181,7 +180,7 @@ def test_bad_listing_and_single_files_read_in_this_process(tmp_path, capsys, sma
     assert code == 1 and "d04.txt is missing" in err
     shutil.copy(folders[0] / "d01.ann", tmp_path / "one.ann")
     shutil.copy(folders[0] / "d01.txt", tmp_path / "one.txt")
-    assert agree_folders([str(tmp_path / "one.ann"), str(folders[0])], jobs=2) is None
+    assert parallel.brat_folders([str(tmp_path / "one.ann"), str(folders[0])], None) is None
 
 
 def test_chance_reads_in_this_process(capsys, small_shards):
@@ -189,6 +188,6 @@ def test_chance_reads_in_this_process(capsys, small_shards):
     assert assert_same_runs(capsys, small_shards, argv, sharded=False)[0] == 0
 
 
-def test_too_few_documents_stay_in_one_process(monkeypatch):
+def test_too_few_documents_stay_in_one_process(monkeypatch, capsys, small_shards):
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
-    assert agree_folders([str(DEMO / "ann1"), str(DEMO / "ann2")], jobs=2) is None
+    assert_same_runs(capsys, small_shards, ["agree", str(DEMO / "ann1"), str(DEMO / "ann2")], sharded=False)

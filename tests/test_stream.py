@@ -1,8 +1,8 @@
-"""Comparing while reading (spanagree.pipeline.stream) gives what reading everything first gives.
+"""Comparing while reading (spanagree.pipeline.sequential) gives what reading everything first gives.
 
 The property tests build annotators' document streams in memory — documents in any order, some
 missing, texts that differ (in whitespace or beyond), warnings given while reading and at the
-end, reading errors anywhere — and check that agree_streams / score_streams return the same
+end, reading errors anywhere — and check that agree / score on the streams return the same
 result (every figure, to the last bit), give the same warnings in the same order and raise the
 same error as agree / score on the collected span sets. Batches of 1-3 documents make every
 batch boundary occur.
@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanagree.pipeline import stream as streaming
+from spanagree.pipeline import sequential as streaming
 from spanagree.agreement import agree
 from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning
 from spanagree.formats import DocumentStream, collect, open_stream
@@ -117,7 +117,7 @@ def test_agree_streams_is_agree_on_what_was_read(specs, matching, batch):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(streaming, "BATCH_DOCUMENTS", batch)
         expected = outcome(lambda: comparable(agree(collected(specs), **matching).to_dict(by_document=True)))
-        got = outcome(lambda: comparable(streaming.agree_streams([stream_of(s) for s in specs], **matching)
+        got = outcome(lambda: comparable(agree([stream_of(s) for s in specs], **matching)
                                          .to_dict(by_document=True)))
     assert got == expected
 
@@ -132,7 +132,7 @@ def test_score_streams_is_score_on_what_was_read(specs, matching, batch, beta):
 
     def streamed():
         gold, *preds = [stream_of(s) for s in specs]
-        results = streaming.score_streams(gold, preds, beta=beta, listing=True, **matching)
+        results = score(gold, preds, beta=beta, errors=True, **matching)
         return comparable([[r.to_dict(by_document=True), [i.as_dict() for i in r.errors()]] for r in results])
 
     with pytest.MonkeyPatch.context() as patch:
@@ -161,7 +161,7 @@ def test_one_document_at_a_time_when_the_orders_agree(tmp_path):
     with pytest.MonkeyPatch.context() as patch:
         watch_documents_held(patch, held)
         with pytest.warns(SpanagreeWarning, match="1 document.s. not annotated by every annotator.*d250"):
-            result = streaming.agree_streams([open_stream(tmp_path / "a.jsonl"), open_stream(tmp_path / "b.jsonl")])
+            result = agree([open_stream(tmp_path / "a.jsonl"), open_stream(tmp_path / "b.jsonl")])
     assert result.pooled.a == 499 and len(result.documents) == 499
     assert max(held) <= streaming.BATCH_DOCUMENTS * 2 + 4
 
@@ -176,7 +176,7 @@ def test_a_prediction_lacking_a_document_does_not_hold_the_rest(tmp_path):
     with pytest.MonkeyPatch.context() as patch:
         watch_documents_held(patch, held)
         with pytest.warns(SpanagreeWarning, match="sys: 1 gold document.s. have no prediction.*d3"):
-            (result,) = streaming.score_streams(open_stream(tmp_path / "gold.jsonl"), [open_stream(tmp_path / "sys.jsonl")])
+            (result,) = score(open_stream(tmp_path / "gold.jsonl"), [open_stream(tmp_path / "sys.jsonl")])
     assert (result.counts.a, result.counts.b, result.counts.c) == (299, 0, 1)
     assert list(result.pair.by_document)[:5] == ["d0", "d1", "d2", "d3", "d4"]
     assert result.pair.by_document["d3"].c == 1
@@ -190,7 +190,7 @@ def test_the_first_file_error_is_reported_as_reading_everything_first_would(tmp_
                                                              for i in range(50)] + ["{broken"]) + "\n")
     (tmp_path / "ann2.jsonl").write_text("{broken\n")
     with pytest.raises(FormatError, match=r"ann1.jsonl:52: invalid JSON"):
-        streaming.agree_streams([open_stream(tmp_path / "ann1.jsonl"), open_stream(tmp_path / "ann2.jsonl")])
+        agree([open_stream(tmp_path / "ann1.jsonl"), open_stream(tmp_path / "ann2.jsonl")])
 
 
 def run_cli(args, capsys):

@@ -184,6 +184,21 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> 
     fmt.writer()(spanset, dest, **own)
 
 
+def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source_format: str | None = None,
+            force: bool = False, **options) -> SpanSet:
+    """Read ``path`` (in ``source_format``, detected when not given) and write it to ``dest`` in ``to``.
+
+    ``dest`` is written atomically and an existing non-empty one only replaced with ``force``
+    (:func:`spanagree.outputs.write_atomically`). Returns the span set written.
+    """
+    from ..outputs import write_atomically
+
+    with collector_paused(freeze=True):  # what is read lives until the process ends
+        spanset = read(path, source_format, **options)
+    write_atomically(dest, lambda temporary: write(spanset, temporary, to, **options), force=force)
+    return spanset
+
+
 def default_name(path: str | os.PathLike) -> str:
     """A span set's default name: the folder name, or the file name without its extension."""
     path = Path(path)

@@ -1,1 +1,102 @@
-"""The comparison pipeline: documents read, compared, accumulated."""
+"""The comparison pipeline: files → documents → copies compared → accumulated counts.
+
+Every command that compares (``agree``, ``score``, ``merge``) runs here, one way::
+
+    inputs ──open──▶ DocumentStream per annotator ──read in turn──▶ each document's copies
+        ──select labels, reconcile texts──▶ Comparison.compare ──▶ Accumulator (add, +)
+
+:func:`run` picks how the work is executed — a *strategy* over the same accumulator:
+
+- in this process, comparing while reading (:func:`~spanagree.pipeline.sequential.accumulate`);
+  span sets already in memory are read the same way (reading everything first is this strategy);
+- over ``jobs`` forked processes (:mod:`spanagree.pipeline.parallel`), each comparing its own
+  shard of the documents (reading its own files where the format keeps a document per file),
+  their accumulators added in order.
+
+The figures, warnings and errors do not depend on the strategy; the command (``agree``,
+``score``, ``vote``) turns the accumulator into its result.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+from ..errors import SpanagreeError
+from ..formats import DocumentStream
+from ..span import SpanSet
+from .accumulator import Accumulator
+from .sequential import Comparison, Group, accumulate, failing_stream, spanset_stream
+
+#: What a command accepts as one annotator: a span set in memory, a stream, or a path to read.
+Input = SpanSet | DocumentStream | str | os.PathLike
+
+
+def open_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None
+                ) -> list[DocumentStream]:
+    """Every input as a :class:`~spanagree.formats.DocumentStream`, nothing read yet.
+
+    A path that cannot be opened (no such file, a bad option) gives a stream that raises its
+    error when its turn to be read comes, so the error reported is the one reading the inputs
+    one after the other would meet first.
+    """
+    from ..formats import default_name, open_stream
+
+    streams = []
+    for item in inputs:
+        if isinstance(item, SpanSet):
+            streams.append(spanset_stream(item))
+        elif isinstance(item, DocumentStream):
+            streams.append(item)
+        else:
+            try:
+                streams.append(open_stream(item, format, **(format_options or {})))
+            except SpanagreeError as error:
+                streams.append(failing_stream(str(item), format or "", error))
+    return streams
+
+
+def read_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None
+                ) -> list[SpanSet]:
+    """Every input read whole, in order (the first error met is raised)."""
+    from ..collector import collector_paused
+    from ..formats import collect
+
+    with collector_paused(freeze=True):  # what is read lives until the run ends
+        return [item if isinstance(item, SpanSet) else collect(stream)
+                for item, stream in zip(inputs, open_inputs(inputs, format, format_options))]
+
+
+def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], comparison: Comparison, *,
+        format: str | None = None, format_options: dict | None = None, label_map=None, only=None,
+        align_whitespace: bool = False, jobs: int = 1) -> Accumulator:
+    """Compare ``inputs`` group by group and return the accumulator (nothing raised or warned yet:
+    the command finishes it).
+
+    Parameters
+    ----------
+    inputs : sequence of SpanSet, DocumentStream or path
+        Input 0 is the reference of every group (its document order is the result's).
+    names : sequence of str
+        The inputs' names as the comparison knows them.
+    groups : sequence of Group
+    comparison : Comparison
+    format, format_options
+        How paths are read (see :func:`spanagree.formats.read`).
+    label_map, only, align_whitespace
+        As in :func:`spanagree.agree`.
+    jobs : int
+        Processes to use; 1 compares while reading, in this process.
+    """
+    common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
+    if jobs > 1:
+        from .parallel import accumulate_forked
+
+        result = accumulate_forked(inputs, names, groups, comparison, jobs, format=format,
+                                   format_options=format_options, **common)
+        if result is not None:
+            return result
+    return accumulate(open_inputs(inputs, format, format_options), names, groups, comparison, **common)
+
+
+__all__ = ["Accumulator", "Comparison", "Group", "Input", "open_inputs", "read_inputs", "run"]

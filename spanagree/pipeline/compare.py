@@ -172,6 +172,59 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
     return PairCounts(first.name, second.name, by_document, tally.counts(), (dup1, dup2), alignments, tally, results)
 
 
+class PairTally:
+    """One pair's comparison added up batch by batch (and shard by shard): per-document counts,
+    the label tally, the duplicates and, for ``score``, the error analysis (``errors``: item
+    keys counted; ``items``: the listing per document, when asked for)."""
+
+    __slots__ = ("by_document", "labels", "duplicates", "errors", "items")
+
+    def __init__(self):
+        self.by_document: dict[str, Counts] = {}
+        self.labels = LabelTally()
+        self.duplicates = [0, 0]
+        self.errors: Counter = Counter()
+        self.items: dict[str, list] = {}
+
+    def add(self, pair: PairCounts) -> None:
+        """Add one batch's :class:`PairCounts` (its documents are new to this tally)."""
+        self.by_document.update(pair.by_document)
+        self.labels.add(pair.tally)
+        self.duplicates[0] += pair.duplicates[0]
+        self.duplicates[1] += pair.duplicates[1]
+
+    def __iadd__(self, other: "PairTally") -> "PairTally":
+        self.by_document.update(other.by_document)
+        self.labels.add(other.labels)
+        self.duplicates[0] += other.duplicates[0]
+        self.duplicates[1] += other.duplicates[1]
+        self.errors.update(other.errors)
+        self.items.update(other.items)
+        return self
+
+    def __getstate__(self):
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setstate__(self, state):
+        for name, value in zip(self.__slots__, state):
+            setattr(self, name, value)
+
+    def pair(self, first: str, second: str, documents: list[str]) -> PairCounts:
+        """The :class:`PairCounts` of the documents compared, in ``documents``' order."""
+        by_document = {d: self.by_document[d] for d in documents}
+        return PairCounts(first, second, by_document, self.labels.counts(), tuple(self.duplicates), None,
+                          self.labels)
+
+
+class PairTallies(list):
+    """Several pairs' tallies (one per pair, in order) that add up pair by pair."""
+
+    def __iadd__(self, other: "PairTallies") -> "PairTallies":
+        for mine, theirs in zip(self, other):
+            mine += theirs
+        return self
+
+
 def warn_duplicates(name: str, count: int, rule: MatchRule) -> None:
     if count:
         key = "fragments and label" if rule.strict_labels else "fragments"

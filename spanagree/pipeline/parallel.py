@@ -1,16 +1,17 @@
-"""Splitting work by document across processes (``--jobs N``).
+"""The forked strategy (``--jobs N``): shards of documents compared in N processes.
 
-Documents are independent and counts add, so each process aligns a contiguous shard of the
-documents and the shards' tallies are added afterwards in document order: per-document counts
-are computed whole in one process, per-label counts are exact sums (see
-:class:`~spanagree.pipeline.compare.LabelTally`), and per-document results (``each``) are concatenated —
-the result is identical to a single process, whatever the number of jobs. Processes are forked,
-so the span sets already in memory are shared rather than copied through pickles; only counts
-travel back. Where ``fork`` is unavailable the work runs in one process.
+Documents are independent and what a comparison gives adds up
+(:class:`~spanagree.pipeline.accumulator.Accumulator`), so each process runs the sequential
+strategy (:func:`~spanagree.pipeline.sequential.accumulate`) on one contiguous shard of the
+documents and the shards' accumulators are added in document order: the result, the warnings
+and the errors are those of one process, whatever the number of jobs. Processes are forked, so
+what they need is inherited rather than pickled; only accumulators travel back. Where ``fork``
+is unavailable, or the corpus is too small to pay for processes, the caller works in one process.
 
-Where each document is a file of its own (BRAT), the processes also read their shard
-(:func:`map_forked`, used by :func:`~spanagree.agreement.agree_folders`): reading is most of a
-run, and spans read before forking would be shared and copied page by page as they are touched.
+Where each document is a file of its own (BRAT folders), each process reads its own shard:
+reading is most of a run, and spans read before forking would be copied page by page as the
+children touch them. Other inputs are read here first and their documents shared with the
+children.
 """
 
 from __future__ import annotations
@@ -20,10 +21,9 @@ import itertools
 import os
 from typing import Any, Callable
 
-from .compare import LabelTally, PairCounts, compare_pair
 from ..errors import SpanagreeError
-from ..match import Alignment, MatchRule
-from ..span import SpanSet
+from ..formats import DocumentStream
+from .accumulator import Accumulator
 
 #: The work of the forked processes, set just before forking (children inherit it).
 _SHARED: tuple | None = None
@@ -57,58 +57,6 @@ def shards(items: list, parts: int) -> list[list]:
             result.append(items[start:end])
         start = end
     return result
-
-
-def compare_all_pairs(spansets: list[SpanSet], documents: list[str], rule: MatchRule, *, jobs: int = 1,
-                      pairs: list[tuple[int, int]] | None = None, keep_alignments: bool = False,
-                      index: str = "sweep", each: Callable[[str, Alignment], Any] | None = None) -> list[PairCounts]:
-    """:func:`~spanagree.pipeline.compare.compare_pair` for every pair of span sets, over ``jobs`` processes.
-
-    Parameters
-    ----------
-    spansets : list of SpanSet
-    documents : list of str
-        The documents to align, in order.
-    rule : MatchRule
-    jobs : int
-        Processes to use at most (one per :data:`MIN_SPANS_PER_JOB` spans); 1 (or a platform
-        without ``fork``, or ``keep_alignments``) runs in this process. The results are the same
-        either way.
-    pairs : list of (int, int), optional
-        Which span sets to compare (indices); default every pair in order.
-    keep_alignments, index, each
-        As in :func:`~spanagree.pipeline.compare.compare_pair`.
-
-    Examples
-    --------
-    >>> from spanagree.span import Span, SpanSet
-    >>> a = SpanSet.from_spans("a", [Span(str(d), (0, 5), "PER") for d in range(6)])
-    >>> b = SpanSet.from_spans("b", [Span(str(d), (0, 5 + d % 2), "PER") for d in range(6)])
-    >>> [p.counts for p in compare_all_pairs([a, b], list(a.documents), MatchRule(), jobs=2)]
-    [Counts(a=3.0, b=3.0, c=3.0)]
-    """
-    if pairs is None:
-        pairs = list(itertools.combinations(range(len(spansets)), 2))
-    if jobs > 1:
-        spans = sum(len(document.spans) for spanset in spansets for document in spanset.documents.values())
-        jobs = min(jobs, max(1, len(documents) // 2), max(1, spans // MIN_SPANS_PER_JOB))
-    if jobs <= 1 or keep_alignments or not can_fork():
-        return [compare_pair(spansets[i], spansets[j], documents, rule, keep_alignments=keep_alignments,
-                             index=index, each=each) for i, j in pairs]
-    global _SHARED
-    _SHARED = (spansets, rule, pairs, index, each)
-    # Objects alive now are never garbage: frozen, the children's collector neither scans them nor
-    # writes to their pages (which would copy the shared memory page by page).
-    frozen = not gc.get_freeze_count()
-    if frozen:
-        gc.freeze()
-    try:
-        parts = forked_map(_compare_shard, shards(documents, jobs * SHARDS_PER_JOB), jobs)
-    finally:
-        _SHARED = None
-        if frozen:
-            gc.unfreeze()
-    return [merge_pair_counts([part[k] for part in parts]) for k in range(len(pairs))]
 
 
 def map_forked(function: Callable[[Any], Any], items: list, jobs: int) -> list | None:
@@ -158,27 +106,103 @@ def _call_shared_item(item):
     return _SHARED[0](item)
 
 
-def _compare_shard(documents: list[str]) -> list[PairCounts]:
-    spansets, rule, pairs, index, each = _SHARED
-    return [compare_pair(spansets[i], spansets[j], documents, rule, index=index, each=each) for i, j in pairs]
+def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=None, format_options=None,
+                      **common) -> Accumulator | None:
+    """The accumulator of ``inputs`` compared in ``jobs`` forked processes, or ``None`` where this
+    does not pay (no ``fork``; too few documents or spans for two processes): the caller then
+    runs in this process. Parameters as :func:`spanagree.pipeline.run`."""
+    from . import read_inputs
+    from .sequential import accumulate
+
+    if not can_fork():
+        return None
+    folders = brat_folders(inputs, format)
+    if folders is not None:
+        return _read_in_shards(folders, names, groups, comparison, jobs, **common)
+    spansets = read_inputs(inputs, format, format_options)
+    every = list(dict.fromkeys(d for spanset in spansets for d in spanset.documents))
+    spans = sum(len(document.spans) for spanset in spansets for document in spanset.documents.values())
+    jobs = min(jobs, max(1, len(every) // 2), max(1, spans // MIN_SPANS_PER_JOB))
+    if jobs < 2:
+        from .sequential import spanset_stream
+
+        return accumulate([spanset_stream(s) for s in spansets], names, groups, comparison, **common)
+    pieces = shards(every, jobs * SHARDS_PER_JOB)
+
+    def compare_shard(task) -> Accumulator:
+        number, ids = task
+        wanted = set(ids)
+        streams = [DocumentStream(s.name, s.format or "", iter([d for i, d in s.documents.items() if i in wanted]))
+                   for s in spansets]
+        return accumulate(streams, names, groups, comparison, shard=number, **common)
+
+    result = _added(_forked(compare_shard, list(enumerate(pieces)), jobs))
+    result.orders = [list(s.documents) for s in spansets]
+    result.notes = [list(s.notes) for s in spansets]
+    return result
 
 
-def merge_pair_counts(parts: list[PairCounts]) -> PairCounts:
-    """One pair's counts over disjoint shards of documents, from the shards' (in document order)."""
-    by_document: dict = {}
-    tally = LabelTally()
-    each: list | None = None if parts[0].each is None else []
-    dup1 = dup2 = 0
-    for part in parts:
-        by_document.update(part.by_document)
-        tally.add(part.tally)
-        if each is not None:
-            each += part.each
-        dup1 += part.duplicates[0]
-        dup2 += part.duplicates[1]
-    return PairCounts(parts[0].first, parts[0].second, by_document, tally.counts(), (dup1, dup2), None, tally, each)
+def brat_folders(inputs, format) -> list | None:
+    """Every input scanned as a BRAT folder (files listed, nothing read), or ``None`` when some
+    input is not a BRAT folder or listing one fails (the caller then reports it as reading would)."""
+    from ..formats import detect_format
+    from ..formats.brat import scan_brat
+
+    try:
+        if any(not isinstance(item, (str, os.PathLike)) or not os.path.isdir(item)
+               or (format or detect_format(item)) != "brat" for item in inputs):
+            return None
+        return [scan_brat(item) for item in inputs]
+    except SpanagreeError:
+        return None
 
 
-def available_cores() -> int:
-    """The number of cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+def _read_in_shards(folders, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
+    """Each process reads and compares one shard of every BRAT folder's documents."""
+    from ..formats import DocumentStream
+    from .sequential import accumulate
+
+    every = sorted(set().union(*(folder.entries for folder in folders)))
+    jobs = min(jobs, len(every) // MIN_DOCUMENTS_PER_JOB)
+    if jobs < 2:
+        return None
+    pieces = shards(every, jobs * SHARDS_PER_JOB)
+
+    def read_and_compare(task) -> Accumulator:
+        number, ids = task
+        counts = [folder.new_counts() for folder in folders]
+
+        def documents(folder, own):
+            for doc_id in ids:
+                if doc_id in folder.entries:
+                    yield folder.read_document(doc_id, own)
+
+        streams = [DocumentStream(folder.name, "brat", documents(folder, own)) for folder, own in zip(folders, counts)]
+        result = accumulate(streams, names, groups, comparison, shard=number, **common)
+        result.note_counts = counts
+        return result
+
+    result = _added(_forked(read_and_compare, list(enumerate(pieces)), jobs))
+    result.notes = [folder.notes(counts) for folder, counts in zip(folders, result.note_counts)]
+    return result
+
+
+def _forked(function, tasks: list, jobs: int) -> list:
+    """``[function(task) for task in tasks]`` in ``jobs`` forked processes, what is alive now frozen
+    (the children's collector then neither scans it nor writes to its pages)."""
+    frozen = not gc.get_freeze_count()
+    if frozen:
+        gc.freeze()
+    try:
+        return map_forked(function, tasks, jobs)
+    finally:
+        if frozen:
+            gc.unfreeze()
+
+
+def _added(parts: list[Accumulator]) -> Accumulator:
+    """The shards' accumulators added in order."""
+    result = parts[0]
+    for part in parts[1:]:
+        result += part
+    return result

@@ -299,3 +299,38 @@ def errors_listing(results: list[Score], path: str) -> str:
     writer.writeheader()
     writer.writerows(rows)
     return buffer.getvalue()
+
+
+def render_agreement(result: Agreement, output: str, *, by: str | None = None) -> str:
+    """``agree``'s report: ``output`` is ``table``, ``json`` or ``csv``."""
+    if output == "json":
+        return to_json(result.to_dict(by_document=by == "document"))
+    if output == "csv":
+        return agreement_csv(result, by=by)
+    return agreement_table(result, by=by)
+
+
+def render_scores(results: list[Score], output: str, *, by: str | None = None) -> str:
+    """``score``'s report for one prediction or several."""
+    if output == "json":
+        if len(results) == 1:
+            return to_json(results[0].to_dict(by_document=by == "document"))
+        header = {k: v for k, v in results[0].to_dict().items() if k in ("spanagree", "options")}
+        return to_json({**header, "gold": results[0].gold,
+                        "predictions": [r.to_dict(by_document=by == "document", with_header=False) for r in results]})
+    if output == "csv":
+        return score_csv(results, by=by)
+    return score_table(results, by=by)
+
+
+def render_vote(result, output: str, *, out, to: str, adjudicate=None) -> str:
+    """``merge``'s summary; the table ends with what was written where."""
+    if output == "json":
+        return to_json(result.to_dict())
+    if output == "csv":
+        return result.csv()
+    counts = result.counts()
+    wrote = f"wrote {counts['kept']} spans in {len(result.documents)} documents to {out} ({to})"
+    if adjudicate:
+        wrote += f"; {counts['to_adjudicate']} clusters to adjudicate in {adjudicate}"
+    return result.table() + wrote + "\n"

@@ -1,0 +1,74 @@
+"""What every command does with an accumulator once the reading is over: names, the documents
+compared, and the texts' warnings and errors given in order."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+
+from ..errors import SpanagreeError, SpanagreeWarning
+from ..texts import warn_texts_differ, warn_token_spellings
+from .accumulator import TextsTally, replay
+
+
+def input_name(item) -> str:
+    """An input's name: a span set's or stream's own, else the folder name or file stem of the path."""
+    if not isinstance(item, (str, os.PathLike)):
+        return item.name
+    path = Path(os.fspath(item))
+    return (path.name if path.is_dir() else path.stem) or os.path.basename(os.path.abspath(path))
+
+
+def unique_names(items) -> list[str]:
+    """Names made unique with ``#2``, ``#3`` suffixes where two share one."""
+    names, seen = [], {}
+    for item in items:
+        name = input_name(item)
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return names
+
+
+def common_documents(names: list[str], orders: list[list[str]], *, left_out_of: str = ""
+                     ) -> tuple[list[str], dict[str, list[str]]]:
+    """The documents every annotator has (in the first's order), and what was left out.
+
+    Documents some annotator lacks are left out with a warning that lists them (``left_out``'s
+    ``"not_annotated_by_everyone"``); when no document is shared at all, that is bad input.
+
+    Raises
+    ------
+    SpanagreeError
+        No document is annotated by every annotator (the message gives each one's count).
+    """
+    shared = set(orders[0])
+    every = set(orders[0])
+    for order in orders[1:]:
+        shared.intersection_update(order)
+        every.update(order)
+    if not shared:
+        raise SpanagreeError("no document is annotated by every annotator: "
+                             + "; ".join(f"{name} has {len(set(order))}" for name, order in zip(names, orders)))
+    documents = [d for d in orders[0] if d in shared]
+    partial = sorted(every - shared)
+    left_out: dict[str, list[str]] = {}
+    if partial:
+        warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out{left_out_of}: "
+                      + ", ".join(partial), SpanagreeWarning, stacklevel=3)
+        left_out["not_annotated_by_everyone"] = partial
+    return documents, left_out
+
+
+def announce_texts(texts: TextsTally, documents: list[str]) -> list[str]:
+    """Give the texts' warnings (raise their error) as reconciling ``documents`` at once would;
+    returns the documents left out because their texts differ, in order."""
+    replay(w for w in texts.events if texts.error is None or w[0] < texts.error[0])
+    if texts.error is not None:
+        raise texts.error[1]
+    left_out = [d for d in documents if d in texts.left_out]
+    if left_out:
+        warn_texts_differ(left_out)
+    if texts.spellings:
+        warn_token_spellings(texts.spellings)
+    return left_out

@@ -1,0 +1,293 @@
+"""Comparing while reading, in one process: the strategy every other one runs on its shard.
+
+Each annotator's :class:`~spanagree.formats.DocumentStream` is read a document at a time, in turn.
+A document is handed to a group of copies compared together (a :class:`Group`) as soon as every
+copy the group needs has been read; handed documents are compared in batches
+(:data:`BATCH_DOCUMENTS`): relabelled and filtered (``--map``, ``--only``), their texts
+reconciled (:func:`~spanagree.texts.reconcile`), then compared by the command's
+:class:`Comparison`, whose tally is added to the run's
+:class:`~spanagree.pipeline.accumulator.Accumulator`. A document is dropped once every group
+that needs it has compared it, so when the files list their documents in the same order (the
+usual case) a few documents are held at a time; files in different orders hold the documents
+read ahead — never more than reading the files whole.
+
+Reading everything first is this same strategy over span sets already in memory
+(:func:`spanset_stream`): the results, warnings and errors cannot differ.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
+
+from ..collector import collector_paused
+from ..errors import SpanagreeError
+from ..formats import DocumentStream
+from ..span import Document, SpanSet
+from ..texts import Reconciled, reconcile
+from .accumulator import AFTER_ALL, Accumulator, GroupTally, TextsTally, first_error
+from .compare import select_labels
+
+#: Documents compared together: enough to spread the cost of a call over many, few enough to
+#: keep little in memory.
+BATCH_DOCUMENTS = 64
+
+
+@dataclass(frozen=True)
+class Group:
+    """Streams whose copies of a document are compared together.
+
+    Attributes
+    ----------
+    members : tuple of int
+        Indices of the streams; the first is the group's reference: its copy's text is kept,
+        and only its documents are compared.
+    every_copy : bool
+        ``True``: a document is compared when every member has it (``agree``, ``merge``: the
+        others are left out at the end). ``False``: when the reference has it; a member that
+        lacks it (once its stream has ended) has an empty copy (``score``: a missing
+        prediction).
+    """
+
+    members: tuple[int, ...]
+    every_copy: bool = True
+
+
+class Comparison(Protocol):
+    """What a command does with a batch of documents whose copies are reconciled."""
+
+    def tally(self) -> Any:
+        """An empty tally (it adds up with ``+=``)."""
+
+    def compare(self, tally: Any, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        """Compare the group's copies (``spansets``, in member order, texts reconciled) on
+        ``documents`` (in reference order; a copy may lack a document: it is empty) into ``tally``."""
+
+
+def spanset_stream(spanset: SpanSet) -> DocumentStream:
+    """A span set already in memory as a stream (reading everything first is this)."""
+    return DocumentStream(spanset.name, spanset.format or "", iter(list(spanset.documents.values())),
+                          list(spanset.notes))
+
+
+def failing_stream(name: str, format: str, error: SpanagreeError) -> DocumentStream:
+    """A stream whose reading fails at once with ``error`` (a path that could not be opened: its
+    error comes when its turn to be read comes, as it would reading the files one after the other)."""
+
+    def documents():
+        raise error
+        yield  # a generator: the error comes when it is first read
+
+    return DocumentStream(name, format, documents())
+
+
+class _Reading:
+    """The streams read in turn: each one's ids in reading order, the documents read and not yet
+    compared, the warnings (with where they arose) and the first reading error."""
+
+    def __init__(self, streams: Sequence[DocumentStream], caught: list, shard: int):
+        self.streams = streams
+        self.caught = caught
+        self.shard = shard
+        self.events: list = []
+        self.error: tuple | None = None
+        self.iterators = [iter(stream.documents) for stream in streams]
+        self.order: list[list[str]] = [[] for _ in streams]
+        self.pending: list[dict[str, Document]] = [{} for _ in streams]
+        self.ended = [False] * len(streams)
+
+    def next(self, k: int) -> Document | None:
+        """Stream ``k``'s next document (also kept in :attr:`pending`), or ``None`` at its end or error."""
+        key = (k, self.shard, len(self.order[k]))
+        document = None
+        try:
+            document = next(self.iterators[k])
+        except StopIteration:
+            self.ended[k] = True
+            key = (k, AFTER_ALL, 0)
+        except SpanagreeError as error:
+            self.ended[k] = True
+            self.error = first_error(self.error, (key, error))
+        if self.caught:
+            self.events += [(key, str(w.message), w.category) for w in self.caught]
+            del self.caught[:]
+        if document is not None:
+            self.order[k].append(document.id)
+            self.pending[k][document.id] = document
+        return document
+
+    def read_before_error(self) -> None:
+        """Read the streams before the failing one to their end: reading each stream whole, one
+        after the other, would meet their errors (and warnings) first."""
+        for j in range(self.error[0][0]):
+            while not self.ended[j]:
+                document = self.next(j)
+                if document is not None:
+                    del self.pending[j][document.id]
+
+
+def reconciled_batch(texts: TextsTally, spansets: list[SpanSet], batch: list[str], position: dict[str, int],
+                     shard: int, align_whitespace: bool, caught: list) -> Reconciled:
+    """:func:`~spanagree.texts.reconcile` of a batch (sorted by position), its warnings and errors
+    recorded in ``texts`` by document: the batch is reconciled whole when nothing can go wrong per
+    document, otherwise (``align_whitespace``, or an error) one document at a time."""
+    if not align_whitespace:
+        try:
+            result = reconcile(spansets, batch, announce=False)
+        except SpanagreeError:
+            del caught[:]
+        else:
+            _add_texts(texts, result, (shard, position[batch[0]] if batch else 0), caught)
+            return result
+    parts = []
+    for doc_id in batch:
+        key = (shard, position[doc_id])
+        try:
+            part = reconcile(spansets, [doc_id], align_whitespace=align_whitespace, announce=False)
+        except SpanagreeError as error:
+            texts.error = first_error(texts.error, (key, error))
+            _add_texts(texts, None, key, caught)
+            continue
+        _add_texts(texts, part, key, caught)
+        parts.append(part)
+    return _joined(spansets, parts)
+
+
+def _add_texts(texts: TextsTally, result: Reconciled | None, key: tuple, caught: list) -> None:
+    if result is not None:
+        texts.whitespace_aligned += len(result.whitespace_aligned)
+        texts.left_out.update(result.left_out)
+        texts.spellings += result.token_spelling_differences
+    texts.events += [(key, str(w.message), w.category) for w in caught]
+    del caught[:]
+
+
+def _joined(spansets: list[SpanSet], parts: list[Reconciled]) -> Reconciled:
+    """Several one-document reconciliations of ``spansets`` as one."""
+    result = Reconciled([SpanSet(s.name, {}, list(s.notes), s.format) for s in spansets], [])
+    for part in parts:
+        for k, spanset in enumerate(part.spansets):
+            for doc_id in part.documents + part.left_out:
+                result.spansets[k].documents[doc_id] = spanset.documents[doc_id]
+        result.documents += part.documents
+        result.whitespace_aligned += part.whitespace_aligned
+        result.left_out += part.left_out
+        result.token_spelling_differences += part.token_spelling_differences
+    return result
+
+
+def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: Sequence[Group],
+               comparison: Comparison, *, label_map=None, only=None, align_whitespace: bool = False,
+               shard: int = 0) -> Accumulator:
+    """Read ``streams`` in turn, compare every document of every group once its copies are read,
+    and return what was found.
+
+    Parameters
+    ----------
+    streams : sequence of DocumentStream
+        Stream 0 is the reference of every group: its order is the documents' order.
+    names : sequence of str
+        The names the comparison knows the streams by (unique).
+    groups : sequence of Group
+    comparison : Comparison
+    label_map, only
+        Relabelling and label filter, applied to every copy before its texts are reconciled.
+    align_whitespace : bool
+        Passed to :func:`~spanagree.texts.reconcile`.
+    shard : int
+        This run's shard of the documents (part of every warning's key; see
+        :mod:`spanagree.pipeline.accumulator`).
+
+    Returns
+    -------
+    Accumulator
+        Nothing is raised or warned here: reading errors and warnings are in the accumulator.
+    """
+    uses = [sum(m in g.members for g in groups) for m in range(len(streams))]
+    tallies = [GroupTally(TextsTally(), comparison.tally()) for _ in groups]
+    position: dict[str, int] = {}     # the reference stream's order
+    given = [set() for _ in groups]   # per group: the documents handed to it
+    ready: list[list[str]] = [[] for _ in groups]
+    done: list[dict[str, int]] = [{} for _ in streams]  # per stream: document -> groups that compared it
+
+    with collector_paused(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        reading = _Reading(streams, caught, shard)
+        pending = reading.pending
+
+        def compare(g: int, batch: list[str]) -> None:
+            group, tally = groups[g], tallies[g]
+            batch.sort(key=position.__getitem__)
+            copies = []
+            for m in group.members:
+                own = pending[m]
+                documents = {d: own[d] for d in batch if d in own}
+                for d in documents:
+                    done[m][d] = done[m].get(d, 0) + 1
+                    if done[m][d] == uses[m]:
+                        del own[d], done[m][d]
+                copies.append(select_labels(SpanSet(names[m], documents, [], streams[m].format),
+                                            label_map=label_map, only=only))
+            both = batch if group.every_copy else [d for d in batch if all(d in c.documents for c in copies)]
+            reconciled = reconciled_batch(tally.texts, copies, both, position, shard, align_whitespace, caught)
+            if tally.texts.error is not None:  # only the texts are checked now: nothing will be reported
+                return
+            compared = [d for d in batch if d not in tally.texts.left_out]
+            spansets = reconciled.spansets
+            if len(both) < len(batch):  # the reference's documents that some copy lacks: as they are
+                reference = spansets[0]
+                spansets[0] = SpanSet(reference.name, {d: reference.documents[d] if d in reference.documents
+                                                       else copies[0].documents[d] for d in compared},
+                                      reference.notes, reference.format)
+            comparison.compare(tally.compared, g, spansets, compared)
+
+        def hand(g: int, doc_id: str) -> None:
+            given[g].add(doc_id)
+            ready[g].append(doc_id)
+            if len(ready[g]) >= BATCH_DOCUMENTS:
+                compare(g, ready[g])
+                ready[g] = []
+
+        def is_ready(group: Group, doc_id: str) -> bool:
+            if group.every_copy:
+                return all(doc_id in pending[m] for m in group.members)
+            return doc_id in pending[group.members[0]] and all(
+                doc_id in pending[m] or reading.ended[m] for m in group.members[1:])
+
+        while reading.error is None and not all(reading.ended):
+            for m in range(len(streams)):
+                if reading.ended[m]:
+                    continue
+                document = reading.next(m)
+                if reading.error is not None:
+                    break
+                if document is None:
+                    if m == 0:  # the reference has ended: what the others hold that it lacks is never compared
+                        for k in range(1, len(streams)):
+                            for doc_id in [d for d in pending[k] if d not in position]:
+                                del pending[k][doc_id]
+                    else:  # documents that waited for this stream have no copy in it
+                        for g, group in enumerate(groups):
+                            if m in group.members and not group.every_copy:
+                                for doc_id in [d for d in pending[group.members[0]] if d not in given[g]]:
+                                    if is_ready(group, doc_id):
+                                        hand(g, doc_id)
+                    continue
+                doc_id = document.id
+                if m == 0:
+                    position[doc_id] = len(position)
+                elif doc_id not in position:
+                    if reading.ended[0]:
+                        del pending[m][doc_id]  # not in the reference: never compared
+                    continue
+                for g, group in enumerate(groups):
+                    if m in group.members and doc_id not in given[g] and is_ready(group, doc_id):
+                        hand(g, doc_id)
+        if reading.error is None:
+            for g in range(len(groups)):
+                if ready[g]:
+                    compare(g, ready[g])
+        else:
+            reading.read_before_error()
+    return Accumulator(reading.order, [s.notes for s in streams], reading.events, reading.error, tallies)
