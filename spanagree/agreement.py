@@ -304,10 +304,6 @@ def renamed(spanset: SpanSet, name: str) -> SpanSet:
     return SpanSet(name, spanset.documents, list(spanset.notes), spanset.format)
 
 
-def collect_notes(spansets: list[SpanSet]) -> list[str]:
-    return [f"{s.name}: {note}" for s in spansets for note in s.notes]
-
-
 @dataclass
 class _Shard:
     """What a process that read and compared one shard of documents sends back (counts, not spans)."""

@@ -394,8 +394,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("spanagree: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 1
 
 
 if __name__ == "__main__":

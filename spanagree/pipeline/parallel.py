@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gc
 import itertools
-import os
 from typing import Any, Callable
 
 from .compare import LabelTally, PairCounts, compare_pair
@@ -178,7 +177,3 @@ def merge_pair_counts(parts: list[PairCounts]) -> PairCounts:
         dup2 += part.duplicates[1]
     return PairCounts(parts[0].first, parts[0].second, by_document, tally.counts(), (dup1, dup2), None, tally, each)
 
-
-def available_cores() -> int:
-    """The number of cores this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
