@@ -280,6 +280,24 @@ def test_wnut17_mic_cis_token_spellings_warn(shared_corpora):
         score(gold, pred)
 
 
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_wnut17_invalid_iob2_transitions(shared_corpora, system):
+    """SOURCE.md: "Invalid IOB2 transitions ...: mic-cis 13, spinningbytes 34, all the others 0" —
+    the chunks that strict IOB2 decoding drops, and where seqeval strict parts from conlleval."""
+    source = " ".join((shared_corpora / "wnut17" / "SOURCE.md").read_text(encoding="utf-8").split())
+    stated = re.search(r"Invalid IOB2 transitions \(.*?\): ((?:[\w-]+ \d+, )+)all the others 0", source)[1]
+    invalid = {name: int(n) for name, n in re.findall(r"([\w-]+) (\d+)", stated)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SpanagreeWarning)
+        read(submission(shared_corpora, system), "conll", scheme="iob2")
+    dropped = [str(w.message) for w in caught if "invalid chunks dropped" in str(w.message)]
+    if system in invalid:
+        assert dropped == [f"{submission(shared_corpora, system)}: {invalid[system]} invalid chunks dropped "
+                           f"by strict iob2 decoding"]
+    else:
+        assert dropped == []
+
+
 # --- brateval on the ChEMU sample ------------------------------------------------------------
 
 BRATEVAL = {"exact-exact": ("exact", "strict"), "exact-inexact": ("exact", "ignore"),
