@@ -231,9 +231,9 @@ def test_conlleval_report(pair):
 def test_summary_conlleval_and_seqeval(pair):
     row = pair.summary
     counts = quiet_score(*pair.read()).counts
-    gold_spans = row.get("gold_spans")
+    predicted_spans = row["system_spans"] if "system_spans" in row else row["pred_spans"]  # WNUT-17 / CoNLL-2003
     assert (counts.a + counts.c, counts.a + counts.b, counts.a) == (
-        int(gold_spans), int(row.get("system_spans") or row["pred_spans"]), int(row["correct"]))
+        int(row["gold_spans"]), int(predicted_spans), int(row["correct"]))
     assert (pct(counts.precision), pct(counts.recall), pct(counts.f1)) == (
         row["conlleval_P"], row["conlleval_R"], row["conlleval_F1"])
     assert pct(counts.f1) == row["seqeval_default_F1"]  # seqeval's default decoding is conlleval's
