@@ -201,23 +201,6 @@ class Alignment:
         taken = set(map(id, map(_SECOND, self.pairs)))
         return [s for s in self.second if id(s) not in taken]
 
-    def counts_by_label(self) -> dict[str, Counts]:
-        """Counts per label (meaningful with labels strict, where pairs share their label)."""
-        a: dict[str, float] = {}
-        n1: dict[str, int] = {}
-        n2: dict[str, int] = {}
-        for pair in self.pairs:
-            a[pair.first.label] = a.get(pair.first.label, 0) + pair.credit
-        for span in self.first:
-            n1[span.label] = n1.get(span.label, 0) + 1
-        for span in self.second:
-            n2[span.label] = n2.get(span.label, 0) + 1
-        result = {}
-        for label in n1.keys() | n2.keys():
-            credit = a.get(label, 0)
-            result[label] = Counts(credit, max(n1.get(label, 0) - credit, 0), max(n2.get(label, 0) - credit, 0))
-        return result
-
     def swapped(self) -> "Alignment":
         return Alignment(self.second, self.first, [Pair(p.second, p.first, p.credit) for p in self.pairs],
                          (self.duplicates[1], self.duplicates[0]),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ from spanagree.measures.bootstrap import bootstrap_intervals
 from spanagree.cli import main
 
 BRAT = ["brat/ann1", "brat/ann2", "brat/ann3"]
+CONCEPTS = Path(__file__).resolve().parent.parent / "docs" / "concepts.md"
 
 
 def reference_intervals(per_document, n, seed, level=0.95):
@@ -143,7 +146,8 @@ def synthetic_corpus(rng, documents=40, shares=(0.7, 0.2, 0.1), concentration=20
 
 
 def test_coverage_on_synthetic_data():
-    """The 95% interval covers the known truth in about 95% of repeated corpora."""
+    """The 95% interval covers the known truth in about 95% of repeated corpora; the rates are
+    those concepts.md states."""
     pa, pb, pc = 0.7, 0.2, 0.1
     truth = {"f1": 2 * pa / (2 * pa + pb + pc), "precision": pa / (pa + pb), "recall": pa / (pa + pc)}
     rng = np.random.default_rng(20240501)
@@ -158,6 +162,11 @@ def test_coverage_on_synthetic_data():
     rates = {m: k / draws for m, k in covered.items()}
     for measure, rate in rates.items():
         assert 0.88 <= rate <= 0.99, rates
+    stated = re.search(r"with (\d+) synthetic documents .*? covered the truth in (\d+)%, (\d+)% and (\d+)% of "
+                       r"(\d+) repeated corpora", " ".join(CONCEPTS.read_text(encoding="utf-8").split()))
+    documents, f1, precision, recall, corpora = map(int, stated.groups())
+    assert (documents, corpora) == (40, draws)  # synthetic_corpus's default size, and the draws here
+    assert [round(100 * rates[m]) for m in ("f1", "precision", "recall")] == [f1, precision, recall]
 
 
 def test_coverage_fails_for_a_wrong_truth():
@@ -234,16 +243,47 @@ def test_cli_one_document_warns(tmp_path, capsys):
     assert not math.isnan(json.loads(out)["pairs"][0]["f1"])
 
 
-def test_the_json_example_of_concepts_md(demo, capsys):
-    paths = [demo / "conll/ann1.conll", demo / "conll/ann2.conll"]
-    code, out, err = run(capsys, "agree", *paths, "--chance", "--bootstrap", "1000", "--seed", "1", "--output", "json")
+def json_example_of_concepts_md() -> tuple[list[str], dict]:
+    """The command and the JSON block of concepts.md's "In the JSON output" section."""
+    section = CONCEPTS.read_text(encoding="utf-8").split("## In the JSON output", 1)[1].split("\n## ", 1)[0]
+    command = re.search(r"`(spanagree agree [^`]+)`", section)[1].split()
+    block = re.search(r"```json\n(.*?)```", section, flags=re.S)[1]
+    return command[1:], json.loads("{" + block + "}")
+
+
+def shown_as_printed(shown, real, where="") -> list[str]:
+    """Where the page's JSON differs from the real output: numbers rounded to 4 decimals, a list
+    that ends in "..." compared up to it, only the keys the page shows (fields are only added)."""
+    if isinstance(shown, dict):
+        if not isinstance(real, dict):
+            return [f"{where}: {real!r} is not an object"]
+        return [d for key in shown for d in (shown_as_printed(shown[key], real[key], f"{where}.{key}")
+                                              if key in real else [f"{where}.{key}: missing"])]
+    if isinstance(shown, list):
+        if not isinstance(real, list):
+            return [f"{where}: {real!r} is not a list"]
+        if shown and shown[-1] == "...":
+            shown, real = shown[:-1], real[:len(shown) - 1]
+        if len(shown) != len(real):
+            return [f"{where}: {len(real)} items, the page shows {len(shown)}"]
+        return [d for k, (s, r) in enumerate(zip(shown, real)) for d in shown_as_printed(s, r, f"{where}[{k}]")]
+    if isinstance(shown, float) and not isinstance(real, bool) and isinstance(real, (int, float)):
+        return [] if round(real, 4) == shown else [f"{where}: {real} printed, the page shows {shown}"]
+    return [] if (shown, type(shown)) == (real, type(real)) else [f"{where}: {real!r}, the page shows {shown!r}"]
+
+
+def test_the_json_example_of_concepts_md(capsys, monkeypatch):
+    """concepts.md's command, run as the page gives it, prints the page's figures."""
+    argv, shown = json_example_of_concepts_md()
+    assert set(shown) == {"chance", "bootstrap"} and "--seed" in argv
+    monkeypatch.chdir(CONCEPTS.parent.parent)
+    code, out, err = run(capsys, *argv)
     assert code == 0, err
-    data = json.loads(out)
-    boot, chance = data["bootstrap"], data["chance"]
-    (entry,) = boot["pairs"]
-    assert [round(x, 4) for x in entry["f1"]] == [0.7519, 0.8810]
-    assert [round(x, 4) for x in entry["precision"]] == [0.75, 0.8659]
-    assert [round(x, 4) for x in entry["recall"]] == [0.7541, 0.9]
-    assert boot["mean_f1"] == entry["f1"]  # one pair: its mean is itself
-    assert round(chance["fleiss_kappa"], 4) == 0.8796 and round(chance["krippendorff_alpha"], 4) == 0.8798
-    assert chance["pairs"][0]["table"][0] == [25, 0, 0, 0, 0, 2]
+    real = json.loads(out)
+    assert shown_as_printed(shown, real) == []
+    # the comparison can fail: one figure changed in the page is found
+    altered = json.loads(json.dumps(shown))
+    altered["bootstrap"]["pairs"][0]["f1"][0] += 0.0001
+    assert shown_as_printed(altered, real) == [
+        f".bootstrap.pairs[0].f1[0]: {real['bootstrap']['pairs'][0]['f1'][0]} printed, "
+        f"the page shows {altered['bootstrap']['pairs'][0]['f1'][0]}"]

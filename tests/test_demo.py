@@ -1,14 +1,12 @@
 """The demo corpus (corpora/demo): its files, its counts, and the four formats agreeing.
 
 The expected figures are those of ``corpora/demo/README.md``, counted from the table in
-``corpora/demo/build_demo.py`` independently of spanagree's matcher. Tests that need a reader
-which does not exist yet fail (they do not skip) with a message saying which one is missing.
+``corpora/demo/build_demo.py`` independently of spanagree's matcher.
 """
 
 from __future__ import annotations
 
 import filecmp
-import importlib
 import importlib.util
 import sys
 import warnings
@@ -17,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from spanagree.agreement import agree
+from spanagree import agree
+from spanagree.formats import read, write
 from spanagree.span import SpanSet
 
 DEMO = Path(__file__).resolve().parent.parent / "corpora" / "demo"
@@ -58,17 +57,7 @@ def demo_path(fmt: str, annotator: str):
 
 
 def read_demo(fmt: str, annotator: str) -> SpanSet:
-    """Read one annotator's demo file through ``spanagree.formats.read``; fail clearly (never skip)
-    when that format's reader has not been written yet."""
-    try:
-        module = importlib.import_module(f"spanagree.formats.{fmt}")
-    except ModuleNotFoundError as error:
-        if error.name != f"spanagree.formats.{fmt}":
-            raise
-        pytest.fail(f"reader missing: spanagree/formats/{fmt}.py does not exist yet (issue 2, item 3)")
-    if not hasattr(module, f"read_{fmt}"):
-        pytest.fail(f"reader missing: spanagree.formats.{fmt}.read_{fmt} does not exist yet (issue 2, item 3)")
-    from spanagree.formats import read
+    """Read one annotator's demo file through ``spanagree.formats.read``."""
     options = {"xml_doc_tag": "doc"} if fmt == "xml" else {}
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the demo files are clean: any reader warning is a bug
@@ -212,11 +201,6 @@ def test_spanagree_writer_reproduces_the_flat_files(fmt, tmp_path):
     """Read each flat file, write it with spanagree's writer, read that back: the same documents,
     texts and spans. The CoNLL writer's output is documented line by line, so there the bytes
     must be equal too."""
-    module = importlib.import_module(f"spanagree.formats.{fmt}") if importlib.util.find_spec(
-        f"spanagree.formats.{fmt}") else None
-    if module is None or not hasattr(module, f"write_{fmt}"):
-        pytest.fail(f"writer missing: spanagree.formats.{fmt}.write_{fmt} does not exist yet (issue 2, item 3)")
-    from spanagree.formats import read, write
     options = {"xml_doc_tag": "doc"} if fmt == "xml" else {}
     for annotator in ANNOTATORS:
         original = read_demo(fmt, annotator)

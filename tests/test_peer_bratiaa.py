@@ -2,8 +2,10 @@
 
 Data: ``../shared/corpora/bratiaa-example`` (``example-project``: 4 annotators × 7 Spanish news
 documents; ``agree-2``: 2 annotators × 2 documents). Expected figures: bratiaa's tests, recorded in
-``../shared/corpora/peer-tests/bratiaa/bratiaa_expected.json`` (kldtz/bratiaa @ b1e8183). bratiaa
-is never imported here.
+``../shared/corpora/peer-tests/bratiaa/bratiaa_expected.json`` (kldtz/bratiaa @ b1e8183), and
+bratiaa's own reports on example-project (``bratiaa-example/expected/*-agreement-report.md``,
+``brat-iaa example-project/`` and ``brat-iaa -t``). bratiaa is never imported here, and no figure
+is typed here: each is read from those files.
 
 **Instance level.** bratiaa's F1 agreement intersects the *sets* of ``(label, offsets)`` of two
 annotators' ``.ann`` files: exact fragments and the same label, identical annotations counted
@@ -29,7 +31,6 @@ exact matching and needs every label declared in ``annotation.conf``.
 from __future__ import annotations
 
 import json
-import math
 import re
 import warnings
 from itertools import combinations
@@ -72,21 +73,19 @@ def close(ours: float, theirs: float) -> bool:
 
 # --- instance level -----------------------------------------------------------------------------
 
-def test_readers_see_bratiaas_spans(project):
-    # SOURCE.md's measured counts: T lines only, no discontinuous spans.
-    assert [len(s) for s in project] == [404, 404, 358, 401]
-    assert all(len(s.documents) == 7 for s in project)
+def source_counts(shared_corpora) -> dict[str, list[int]]:
+    """SOURCE.md's measured table: annotator → [docs, spans, LOC, MISC, ORG, PER]."""
+    text = (shared_corpora / "bratiaa-example" / "SOURCE.md").read_text(encoding="utf-8")
+    return {m[0]: [int(x) for x in m[1:]] for m in re.findall(
+        r"^\| (\S+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \| (\d+) \|$", text, re.M)}
 
 
-def test_instance_pairs(instance, expected):
-    """The six pairs' a, b, c and F1 (recomputed by the corpus helper from bratiaa's definition)."""
-    _, recorded = expected
-    table = recorded["pairwise_instance_f1_measured_by_helper"]
-    assert [(p.first, p.second) for p in instance.pairs] == list(combinations(ANNOTATORS, 2))
-    for pair in instance.pairs:
-        a, b, c, f1 = table[f"{pair.first}-{pair.second}"]
-        assert (pair.counts.a, pair.counts.b, pair.counts.c) == (a, b, c)
-        assert close(pair.counts.f1, f1)
+def test_readers_see_bratiaas_spans(shared_corpora, project):
+    """SOURCE.md's measured counts (T lines only, no discontinuous spans), per annotator and label."""
+    measured = source_counts(shared_corpora)
+    for name, spanset in zip(ANNOTATORS, project):
+        labels = [sum(s.label == label for s in spanset) for label in LABELS]
+        assert [len(spanset.documents), len(spanset), *labels] == measured[name], name
 
 
 def test_instance_total(instance, expected):
@@ -97,14 +96,15 @@ def test_instance_total(instance, expected):
     assert instance.mean.skipped == 0
 
 
-def test_instance_matrix(instance):
-    """bratiaa's compute_total_f1_matrix() on example-project, as bratiaa 0.1.4 printed it (7 decimals)."""
-    bratiaa = [[1.0, 0.9455446, 0.8740157, 0.9590062],
-               [0.9455446, 1.0, 0.816273, 0.9093168],
-               [0.8740157, 0.816273, 1.0, 0.8379447],
-               [0.9590062, 0.9093168, 0.8379447, 1.0]]
+def test_instance_matrix(instance, expected):
+    """``compute_total_f1_matrix()``: the pairs' F1s, 1 on the diagonal; their mean is bratiaa's."""
+    matrix = instance.matrix()
+    k = len(ANNOTATORS)
     assert instance.annotators == ANNOTATORS
-    assert [[round(v, 7) for v in row] for row in instance.matrix()] == bratiaa
+    assert all(matrix[i][i] == 1 and matrix[i][j] == matrix[j][i] for i in range(k) for j in range(k))
+    upper = [matrix[i][j] for i, j in combinations(range(k), 2)]
+    assert upper == [pair.counts.f1 for pair in instance.pairs]
+    assert close(sum(upper) / len(upper), expected[0]["test_instance_total"]["expected"]["mean_f1"])
 
 
 def test_instance_per_label(instance, expected):
@@ -116,39 +116,84 @@ def test_instance_per_label(instance, expected):
         assert close(by_label[label]["sd_f1"], sd), label
 
 
-def test_instance_per_document(instance, expected):
+def test_instance_per_document(instance, expected, reports):
     case = expected[0]["test_instance_per_document"]["expected"]
-    # bratiaa's order: sorted relative paths, which is spanagree's BRAT reading order here.
-    assert instance.documents == ["esp.train-doc-100", "esp.train-doc-1400", "esp.train-doc-29",
-                                  "esp.train-doc-423", "esp.train-doc-46", "esp.train-doc-503", "esp.train-doc-896"]
+    # bratiaa's order (its report's): sorted relative paths, spanagree's BRAT reading order here.
+    assert instance.documents == [name.removesuffix(".ann") for name in reports["instance"]["documents"]]
     by_document = instance.to_dict(by_document=True)["by_document"]
     for doc_id, mean, sd in zip(instance.documents, case["mean"], case["sd"]):
-        f1s = [p["f1"] for p in by_document[doc_id]["pairs"]]
         assert close(by_document[doc_id]["mean_f1"], mean), doc_id
-        assert close(float(_pstdev(f1s)), sd), doc_id
-
-
-def _pstdev(values):
-    mean = sum(values) / len(values)
-    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+        assert close(by_document[doc_id]["sd_f1"], sd), doc_id
 
 
 def test_agree_2(shared_corpora, expected):
-    """bratiaa test_avg_total on agree-2: 13 shared of 16 + 17 spans, F1 = 26/33."""
-    case = expected[0]["test_avg_total"]["expected"]
+    """bratiaa test_avg_total on agree-2, and its check: "ann1 16 spans, ann2 17 spans, 13 shared"."""
+    case = expected[0]["test_avg_total"]
+    first, second, shared = map(int, re.search(r"ann1 (\d+) spans, ann2 (\d+) spans, (\d+) shared",
+                                               case["check"]).groups())
     root = shared_corpora / "bratiaa-example" / "agree-2"
     result = agree([read(root / "ann1", "brat"), read(root / "ann2", "brat")])
     counts = result.pairs[0].counts
-    assert (counts.a, counts.b, counts.c) == (13, 3, 4)
-    assert close(result.mean.mean, case["mean_f1"]) and result.mean.sd == case["sd"] == 0
+    assert (counts.a, counts.a + counts.b, counts.a + counts.c) == (shared, first, second)
+    assert close(result.mean.mean, case["expected"]["mean_f1"]) and result.mean.sd == case["expected"]["sd"] == 0
 
 
 def test_lisa_is_the_conll2002_gold(shared_corpora, project):
-    """SOURCE.md: Lisa's spans are the CoNLL-2002 gold's (which has 3 more documents)."""
+    """SOURCE.md: Lisa's spans are the CoNLL-2002 gold's, F1 = 1.0 (the gold has 3 more documents)."""
+    measured = source_counts(shared_corpora)
     gold = read(shared_corpora / "bratiaa-example" / "conll2002-gold-brat", "brat")
+    assert [len(gold.documents), len(gold)] == measured["conll2002-gold-brat"][:2]
     with pytest.warns(SpanagreeWarning, match="not in the gold"):
         result = score(project[0], gold)  # Lisa as the reference: the gold's extra documents are ignored
-    assert (result.counts.a, result.counts.b, result.counts.c) == (404, 0, 0)
+    assert (result.counts.a, result.counts.b, result.counts.c) == (measured["Lisa"][1], 0, 0)
+    assert result.counts.f1 == 1.0
+
+
+# --- bratiaa's own reports on example-project ---------------------------------------------------
+
+def agreement_report(path) -> dict:
+    """``brat-iaa``'s markdown report: setup, (mean, SD) per document and per label as printed
+    (3 decimals), and the overall (mean, SD)."""
+    text = path.read_text(encoding="utf-8")
+    annotators = re.search(r"^\* (\d+) annotators: (.+)$", text, re.M)
+    tables = {}
+    for heading in ("Document", "Label"):
+        section = text.split(f"## Agreement per {heading}", 1)[1].split("## ", 1)[0]
+        rows = [[cell.strip() for cell in line.strip("|").split("|")]
+                for line in section.strip().splitlines()[2:]]
+        tables[heading] = {name: (mean, sd) for name, mean, sd in rows}
+    overall = re.search(r"Mean F1: ([\d.]+), SD F1: ([\d.]+)", text).groups()
+    return {"annotators": annotators[2].split(", "), "count": int(annotators[1]),
+            "documents": list(tables["Document"]), "per_document": tables["Document"],
+            "labels": int(re.search(r"^\* (\d+) labels$", text, re.M)[1]), "per_label": tables["Label"],
+            "overall": overall}
+
+
+@pytest.fixture(scope="module")
+def reports(shared_corpora):
+    folder = shared_corpora / "bratiaa-example" / "expected"
+    return {mode: agreement_report(folder / f"{mode}-agreement-report.md") for mode in ("instance", "token")}
+
+
+def printed(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def as_report(result) -> dict:
+    """spanagree's agreement printed as ``brat-iaa`` prints its report."""
+    data = result.to_dict(by_document=True)
+    return {"annotators": result.annotators, "count": len(result.annotators),
+            "documents": [f"{d}.ann" for d in result.documents],
+            "per_document": {f"{d}.ann": (printed(v["mean_f1"]), printed(v["sd_f1"]))
+                             for d, v in data["by_document"].items()},
+            "labels": len(result.labels),
+            "per_label": {label: (printed(v["mean_f1"]), printed(v["sd_f1"])) for label, v in data["by_label"].items()},
+            "overall": (printed(result.mean.mean), printed(result.mean.sd))}
+
+
+def test_instance_report(instance, reports):
+    """``brat-iaa example-project/``: every figure of bratiaa's report."""
+    assert as_report(instance) == reports["instance"]
 
 
 # --- token level ------------------------------------------------------------------------------
@@ -192,4 +237,9 @@ def test_token_per_document_as_one_token_spans(token_level, expected):
     by_document = token_level.to_dict(by_document=True)["by_document"]
     for doc_id, mean, sd in zip(token_level.documents, case["mean"], case["sd"]):
         assert close(by_document[doc_id]["mean_f1"], mean), doc_id
-        assert close(_pstdev([p["f1"] for p in by_document[doc_id]["pairs"]]), sd), doc_id
+        assert close(by_document[doc_id]["sd_f1"], sd), doc_id
+
+
+def test_token_report(token_level, reports):
+    """``brat-iaa -t example-project/``: every figure of bratiaa's token report."""
+    assert as_report(token_level) == reports["token"]

@@ -1,21 +1,36 @@
-"""The README's quick start stays true: its commands are the CI's, its printed output is the real one."""
+"""The README and the pages of docs/ are run, not re-typed: when a figure drifts, a test fails.
+
+- README.md's quick start: its two commands are the CI's (``.ci/run``), and the first one's
+  output block is compared, verbatim, with what the command prints now.
+- Every ``>>>`` example in README.md and in each docs/*.md page runs as a doctest, in the
+  repository's root (the examples use paths such as ``corpora/demo/brat/ann1``), with one
+  namespace per page so that a page's later examples can use its earlier names.
+- The version string is kept out of every comparison.
+"""
 
 from __future__ import annotations
 
+import doctest
 import re
 import warnings
+from pathlib import Path
 
 import pytest
 
 import spanagree
 from spanagree.cli import main
 
-from pathlib import Path
-
 ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+CI_SCRIPT = ROOT / ".ci" / "run"
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-CI_SCRIPT = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+#: ``spanagree 0.1.0``, ``"spanagree": "0.1.0"``: replaced before any comparison.
+VERSION = re.compile(re.escape(spanagree.__version__))
+
+
+def without_version(text: str) -> str:
+    return VERSION.sub("<version>", text)
 
 
 def code_blocks(text: str) -> list[str]:
@@ -23,7 +38,7 @@ def code_blocks(text: str) -> list[str]:
 
 
 def quick_start_commands() -> list[str]:
-    section = README.split("## Quick start", 1)[1]
+    section = README.read_text(encoding="utf-8").split("## Quick start", 1)[1]
     return code_blocks(section)[0].strip().splitlines()
 
 
@@ -31,28 +46,57 @@ def test_quick_start_is_two_commands_and_ci_runs_them_verbatim():
     commands = quick_start_commands()
     assert len(commands) == 2
     assert "corpora/demo" in commands[0] and "pytest" in commands[1]
-    ci_lines = [line.strip() for line in CI_SCRIPT.splitlines()]
+    ci_lines = [line.strip() for line in CI_SCRIPT.read_text(encoding="utf-8").splitlines()]
     for command in commands:
         assert command in ci_lines
 
 
-def test_quick_start_output_is_what_the_demo_command_prints(capsys):
+def test_the_spanagree_command_is_cli_main():
+    """The quick start runs the ``spanagree`` script; the next test calls what that script calls."""
+    scripts = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("[project.scripts]", 1)[1]
+    assert scripts.split("[", 1)[0].strip() == 'spanagree = "spanagree.cli:main"'
+
+
+def test_quick_start_output_is_what_the_demo_command_prints(capsys, monkeypatch):
     install_and_run = quick_start_commands()[0]
     argv = install_and_run.split("&& spanagree ", 1)[1].split()
-    printed = code_blocks(README.split("The first prints:", 1)[1])[0]
+    assert argv[0] == "agree" and len(argv) == 4
+    printed = code_blocks(README.read_text(encoding="utf-8").split("The first prints:", 1)[1])[0]
+    monkeypatch.chdir(ROOT)  # the command's paths are relative to a clone's root
     assert main(argv) == 0
-    assert capsys.readouterr().out == printed
+    assert without_version(capsys.readouterr().out) == without_version(printed)
 
 
-def test_python_example_figures():
+# --- every >>> example of the README and of docs/*.md -----------------------------------------
+
+def page_doctest(page: Path) -> doctest.DocTest:
+    text = without_version(page.read_text(encoding="utf-8"))
+    name = page.relative_to(ROOT).as_posix()
+    return doctest.DocTestParser().get_doctest(text, {}, name, str(page), 0)
+
+
+def examples_in(page: Path) -> int:
+    return len(page_doctest(page).examples)
+
+
+def test_the_pages_with_examples():
+    """The README and concepts.md carry examples; a page that loses them all fails here, not silently."""
+    with_examples = {page.relative_to(ROOT).as_posix() for page in PAGES if examples_in(page)}
+    assert {"README.md", "docs/concepts.md"} <= with_examples
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_page_examples_run(page, monkeypatch):
+    test = page_doctest(page)
+    if not test.examples:
+        return
+    monkeypatch.chdir(ROOT)
+    for example in test.examples:
+        example.want = without_version(example.want)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    report: list[str] = []
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ann = [spanagree.read(ROOT / "corpora" / "demo" / "brat" / f"ann{k}") for k in (1, 2, 3)]
-        result = spanagree.agree(ann, match="overlap", labels="ignore")
-        run = spanagree.score(ann[0], ann[1])
-    assert round(result.mean.mean, 4) == 0.9510
-    assert round(result.pooled.f1, 4) == 0.9511
-    assert run.counts == spanagree.Counts(61, 12, 16)
-    assert round(run.counts.precision, 4) == 0.8356
-    assert run.error_counts()["correct"] == 61 and run.error_counts()["partial"] == 7
-    assert spanagree.Counts(a=300, b=20, c=10).kappa(d=70) == pytest.approx(0.7761, abs=5e-5)
+        warnings.simplefilter("ignore")  # reader warnings go to stderr, never into an example's output
+        result = runner.run(test, out=report.append, clear_globs=True)
+    assert result.failed == 0, "".join(report)
+    assert result.attempted == len(test.examples)
