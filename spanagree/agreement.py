@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 
 from ._version import __version__
 from .collector import collector_paused
-from .pipeline.compare import (MeanF1, PairCounts, counts_dict, parse_label_list, parse_label_map,
-                      select_labels, sorted_labels, undefined_rates, warn_duplicates)
+from .pipeline.compare import (MeanF1, PairCounts, parse_label_list, parse_label_map,
+                      select_labels, sorted_labels, warn_duplicates)
 from .measures.counts import Counts
+from .measures.registry import counts_dict, undefined_rates
 from .errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .pipeline.parallel import compare_all_pairs

@@ -35,9 +35,10 @@ from functools import partial
 from typing import Callable
 
 from ._version import __version__
-from .pipeline.compare import (LabelTally, PairCounts, counts_dict, parse_label_list, parse_label_map, select_labels,
-                      sorted_labels, undefined_rates, warn_duplicates)
+from .pipeline.compare import (LabelTally, PairCounts, parse_label_list, parse_label_map, select_labels,
+                      sorted_labels, warn_duplicates)
 from .measures.counts import Counts
+from .measures.registry import counts_dict, undefined_rates
 from .errors import SpanagreeWarning, UsageError
 from .match import Alignment, MatchRule, Pair, optimal_pairs, unique_spans
 from .pipeline.parallel import compare_all_pairs

@@ -144,7 +144,7 @@ def conlleval_report(path):
 
 def by_type(result):
     """spanagree's per-label figures printed as conlleval prints them (0/0 printed as 0.00)."""
-    from spanagree.pipeline.compare import counts_dict
+    from spanagree.measures.registry import counts_dict
 
     printed = {}
     for label, counts in result.pair.by_label.items():
