@@ -326,6 +326,7 @@ def undefined_rates(counts, beta: float | None = None) -> list[str]:
 
 # -- the reference page ------------------------------------------------------------------------
 
+SYMBOLS = {"beta": "β"}
 MARKDOWN_HEADER = ("measure", "JSON key", "formula", "needs d", "swapping the sides", "reference")
 
 
@@ -340,8 +341,9 @@ def markdown() -> str:
         key = f"`{m.key_format.replace('{:g}', '{β}')}` (e.g. `{m.json_key(2)}`)" if m.parameter else f"`{m.key}`"
         if m.symmetric:
             swap = "symmetric"
-        elif m.partner == m.key:
-            swap = f"becomes {m.name} with {m.parameter} ↦ 1/{m.parameter}"
+        elif m.partner == m.key:  # a family swaps into another of its members
+            symbol = SYMBOLS.get(m.parameter, m.parameter)
+            swap = f"becomes {m.name} with {symbol} ↦ 1/{symbol}"
         else:
             swap = f"becomes {MEASURES[m.partner].name}"
         rows.append((m.name, key, f"`{m.formula}`", "yes" if m.needs_d else "no", swap, m.reference))
