@@ -21,9 +21,9 @@ from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .measures.counts import Counts
 from .pipeline import Group, read_inputs, run
-from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, counts_dict,
-                               parse_label_list, parse_label_map, select_labels, sorted_labels, undefined_rates,
-                               warn_duplicates)
+from .measures.registry import counts_dict, undefined_rates
+from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
+                               parse_label_map, select_labels, sorted_labels, warn_duplicates)
 from .pipeline.finish import announce_texts, common_documents, unique_names
 from .span import SpanSet
 from .texts import reconcile

@@ -41,8 +41,9 @@ from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
 from .pipeline import Group, read_inputs, run
-from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, counts_dict, parse_label_list,
-                               parse_label_map, sorted_labels, undefined_rates, warn_duplicates)
+from .measures.registry import counts_dict, undefined_rates
+from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
+                               sorted_labels, warn_duplicates)
 from .pipeline.finish import announce_texts, input_name
 from .span import Span, SpanSet
 

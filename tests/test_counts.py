@@ -118,3 +118,57 @@ def test_each_formula_cites_its_source():
         doc = getattr(Counts, name).__doc__
         assert any(source in doc for source in ("van Rijsbergen", "Hripcsak", "Jaccard", "Manning")), name
     assert "van Rijsbergen" in Counts.f.__doc__
+
+
+def test_npv_by_hand_and_its_zero_division():
+    # Matos et al., Tabela 4: a = 120, b = 40, c = 30, d = 310 → NPV = d / (c + d) = 310 / 340
+    assert Counts(120, 40, 30).npv(d=310) == 310 / 340
+    assert Counts(120, 40, 30).swapped().npv(d=310) == Counts(120, 40, 30).specificity(d=310) == 310 / 350
+    with pytest.warns(SpanagreeWarning, match=r"NPV is undefined \(0/0\)"):
+        assert math.isnan(Counts(3, 2, 0).npv(d=0))
+    with pytest.raises(ValueError, match="d must be >= 0"):
+        Counts(1, 1, 1).npv(d=-1)
+
+
+# -- the rates of results: counts_dict, f_beta, undefined_rates (spanagree.measures.registry) ---------
+
+def test_counts_dict_keys_types_and_values():
+    from spanagree.measures.registry import counts_dict
+
+    data = counts_dict(Counts(2.0, 0, 3), beta=2)
+    assert list(data) == ["a", "b", "c", "precision", "recall", "f1", "f2", "jaccard"]
+    assert [type(data[k]) for k in "abc"] == [int, int, int]  # whole counts are ints in JSON
+    assert (data["precision"], data["recall"], data["f1"], data["f2"], data["jaccard"]) == (1, 0.4, 4 / 7, 10 / 22, 0.4)
+    partial = counts_dict(Counts(1.5, 1.5, 0.5))  # partial credit stays a float
+    assert (partial["a"], type(partial["a"])) == (1.5, float) and partial["f1"] == 3 / 5
+    assert list(counts_dict(Counts(1, 2, 3), beta=1)) == list(counts_dict(Counts(1, 2, 3)))  # no f1 twice
+    assert "finf" in counts_dict(Counts(1, 2, 3), beta=math.inf) and "f0.5" in counts_dict(Counts(1, 2, 3), beta=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SpanagreeWarning)  # quiet: NaN, rendered null
+        empty = counts_dict(Counts(0, 0, 0), beta=2)
+    assert all(math.isnan(empty[k]) for k in ("precision", "recall", "f1", "f2", "jaccard"))
+
+
+def test_f_beta_of_results_is_counts_f_to_the_last_bit():
+    from spanagree.measures.registry import f_beta, f_beta_key
+
+    for counts in (HR, Counts(2, 0, 3), Counts(1.5, 1.5, 0.5), Counts(7, 0.25, 1 / 3)):
+        for beta in (0, 0.5, 1, 2, 3, math.inf):
+            assert f_beta(counts, beta) == counts.f(beta)
+    assert [f_beta_key(b) for b in (2, 0.5, 1.5, math.inf)] == ["f2", "f0.5", "f1.5", "finf"]
+
+
+@pytest.mark.parametrize("counts, beta, names", [
+    (Counts(3, 1, 2), 2, []),
+    (Counts(0, 0, 4), None, ["precision"]),                # nothing predicted
+    (Counts(0, 4, 0), None, ["recall"]),                   # nothing in the gold
+    (Counts(0, 0, 0), None, ["precision", "recall", "F1"]),
+    (Counts(0, 0, 0), 2, ["precision", "recall", "F1"]),   # F2 (and Jaccard) undefined with F1: not named again
+    (Counts(0, 0, 4), 2, ["precision"]),                   # F2 = 0 / 16: defined
+    (Counts(0, 0, 4), 0, ["precision", "F0"]),             # F0 is precision
+    (Counts(0, 4, 0), math.inf, ["recall", "Finf"]),       # F∞ is recall
+])
+def test_undefined_rates_names(counts, beta, names):
+    from spanagree.measures.registry import undefined_rates
+
+    assert undefined_rates(counts, beta) == names

@@ -58,7 +58,7 @@ def quiet_score(*args, **kwargs):
 
 def per_type(result) -> dict:
     """label → (precision, recall, f1, support), NaN where undefined (quietly)."""
-    from spanagree.pipeline.compare import counts_dict
+    from spanagree.measures.registry import counts_dict
 
     table = {}
     for label, counts in result.pair.by_label.items():

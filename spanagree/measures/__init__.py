@@ -1,1 +1,1 @@
-"""Measures: counts and every rate computed from them, chance-corrected tables, token level, bootstrap."""
+"""Measures: the registry of every formula, counts and their rates, chance-corrected tables, token level, bootstrap."""

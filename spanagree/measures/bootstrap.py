@@ -3,7 +3,8 @@
 Documents are the independent units (spans within a document are not), so a resample draws as
 many documents as the corpus has, with replacement, from ``numpy.random.default_rng(seed)``;
 each pair's a, b, c are summed over the drawn documents (pooled counts, as in the point
-estimate) and its precision ``a/(a+b)``, recall ``a/(a+c)`` and F1 ``2a/(2a+b+c)`` recomputed;
+estimate) and its precision ``a/(a+b)``, recall ``a/(a+c)`` and F1 ``2a/(2a+b+c)`` recomputed
+(all resamples at once, by the registry's implementations: :mod:`spanagree.measures.registry`);
 the mean pairwise F1 is recomputed in each resample too (over the pairs whose F1 is defined).
 The interval is the ``(1 − level)/2`` and ``(1 + level)/2`` percentiles (numpy's linear
 interpolation) of the resampled values — the percentile interval of Efron & Tibshirani (1993,
@@ -26,8 +27,9 @@ import warnings
 from typing import Mapping, Sequence
 
 from ..errors import SpanagreeWarning, UsageError
+from .registry import MEASURES as REGISTRY
 
-MEASURES = ("f1", "precision", "recall")
+MEASURES = ("f1", "precision", "recall")  # keys of the registry's measures given an interval
 CHUNK_CELLS = 1 << 21  # resamples × documents drawn at once (bounds memory, not results)
 
 
@@ -95,12 +97,7 @@ def bootstrap_intervals(per_document, *, n: int = 1000, seed: int | None = None,
 
     sums = resampled_sums(counts, n, np.random.default_rng(seed))  # n × pairs × 3
     a, b, c = sums[..., 0], sums[..., 1], sums[..., 2]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        values = {
-            "f1": np.where(2 * a + b + c > 0, 2 * a / (2 * a + b + c), np.nan),
-            "precision": np.where(a + b > 0, a / (a + b), np.nan),
-            "recall": np.where(a + c > 0, a / (a + c), np.nan),
-        }
+    values = {measure: REGISTRY[measure].compute(a, b, c, None) for measure in MEASURES}  # NaN where 0/0
     tail = (1 - level) / 2 * 100
     entries = []
     for p in range(n_pairs):

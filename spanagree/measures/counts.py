@@ -8,8 +8,8 @@ is unknown for markup::
     first unmarked          c                d  (undefined for spans)
 
 ``a`` may be fractional when partial matches earn partial credit. Counts add (over documents,
-labels, pairs), so every rate is computed here, once, from summed counts ("counts first, rates
-last").
+labels, pairs), so every rate is computed from summed counts ("counts first, rates last"), by
+the one implementation of each formula in :mod:`spanagree.measures.registry`.
 
 Zero-division policy: a rate whose denominator is 0 is undefined and returns ``nan`` with a
 :class:`~spanagree.errors.SpanagreeWarning` — never a silent 0 or 1.
@@ -30,6 +30,7 @@ import warnings
 from dataclasses import dataclass
 
 from ..errors import SpanagreeWarning
+from .registry import MEASURES
 
 
 def ratio(numerator: float, denominator: float, what: str = "rate") -> float:
@@ -40,9 +41,20 @@ def ratio(numerator: float, denominator: float, what: str = "rate") -> float:
     return numerator / denominator
 
 
-def quiet_ratio(numerator: float, denominator: float) -> float:
-    """``numerator / denominator``, or ``nan`` without a warning (callers that count NaNs)."""
-    return numerator / denominator if denominator else math.nan
+def rate(key: str, a: float, b: float, c: float, d: float | None = None, *, name: str | None = None,
+         **parameters) -> float:
+    """The registered measure ``key`` of a, b, c (and d), or ``nan`` with a warning when undefined.
+
+    The warning names the measure by its display name, or by ``name`` when given.
+    """
+    value = MEASURES[key].compute(a, b, c, d, **parameters)
+    if math.isnan(value):
+        warnings.warn(f"{name or MEASURES[key].name} is undefined (0/0): reported as NaN", SpanagreeWarning,
+                      stacklevel=3)
+    return value
+
+
+AS_DICT_RATES = ("precision", "recall", "f1")  # the rates of Counts.as_dict, in its order
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +121,7 @@ class Counts:
         van Rijsbergen (1979), *Information Retrieval*, ch. 7; Manning et al. (2008), eq. 8.1.
         Between two annotators it is the share of the first's spans the second agrees with.
         """
-        return ratio(self.a, self.a + self.b, "precision")
+        return rate("precision", self.a, self.b, self.c)
 
     @property
     def recall(self) -> float:
@@ -117,7 +129,7 @@ class Counts:
 
         van Rijsbergen (1979), ch. 7; Manning et al. (2008), eq. 8.2.
         """
-        return ratio(self.a, self.a + self.c, "recall")
+        return rate("recall", self.a, self.b, self.c)
 
     def f(self, beta: float = 1.0) -> float:
         """F-beta ``(1 + β²) a / ((1 + β²) a + β² c + b)`` (van Rijsbergen 1979, ch. 7;
@@ -134,15 +146,13 @@ class Counts:
         """
         if not beta >= 0:
             raise ValueError(f"beta must be >= 0, got {beta}")
-        if math.isinf(beta):
-            return ratio(self.a, self.a + self.c, "F-inf (recall)")
-        b2 = beta * beta
-        return ratio((1 + b2) * self.a, (1 + b2) * self.a + b2 * self.c + self.b, f"F{beta:g}")
+        return rate("f_beta", self.a, self.b, self.c, beta=beta,
+                    name="F-inf (recall)" if math.isinf(beta) else f"F{beta:g}")
 
     @property
     def f1(self) -> float:
         """F1 ``2a / (2a + b + c)``: equals positive specific agreement (Hripcsak & Rothschild 2005)."""
-        return ratio(2 * self.a, 2 * self.a + self.b + self.c, "F1")
+        return rate("f1", self.a, self.b, self.c)
 
     @property
     def psa(self) -> float:
@@ -153,7 +163,7 @@ class Counts:
     @property
     def jaccard(self) -> float:
         """Jaccard index ``a / (a + b + c)`` (Jaccard 1912; = F1 / (2 − F1), Hripcsak & Rothschild 2005)."""
-        return ratio(self.a, self.a + self.b + self.c, "Jaccard")
+        return rate("jaccard", self.a, self.b, self.c)
 
     # -- measures that need d (the count of items neither marked) ---------------------------
     #
@@ -166,10 +176,10 @@ class Counts:
     # so recall = a/(a+c) (true-positive rate), specificity = d/(b+d) (true-negative rate),
     # precision = a/(a+b) and NPV = d/(c+d). Cohen's kappa, Scott's pi and MCC are symmetric.
 
-    def _n(self, d: float) -> float:
+    @staticmethod
+    def _check_d(d: float) -> None:
         if not d >= 0:
             raise ValueError(f"d must be >= 0, got {d!r}")
-        return self.a + self.b + self.c + d
 
     def accuracy(self, d: float) -> float:
         """Observed agreement (Rand accuracy) ``(a + d) / n`` with ``n = a + b + c + d``.
@@ -179,7 +189,8 @@ class Counts:
         >>> Counts(120, 40, 30).accuracy(d=310)
         0.86
         """
-        return ratio(self.a + d, self._n(d), "accuracy")
+        self._check_d(d)
+        return rate("accuracy", self.a, self.b, self.c, d)
 
     def specificity(self, d: float) -> float:
         """Specificity (true-negative rate) ``d / (b + d)``, the second side being the reference.
@@ -192,8 +203,23 @@ class Counts:
         >>> round(Counts(120, 40, 30).specificity(d=310), 4)
         0.8857
         """
-        self._n(d)
-        return ratio(d, self.b + d, "specificity")
+        self._check_d(d)
+        return rate("specificity", self.a, self.b, self.c, d)
+
+    def npv(self, d: float) -> float:
+        """Negative predictive value ``d / (c + d)``, the second side being the reference.
+
+        ``c + d`` are the items the first side (in ``score``: the prediction) left unmarked; ``d``
+        of them the second side (the gold) left unmarked too. Swapping the sides turns it into
+        :meth:`specificity` (Powers 2011, "inverse precision").
+
+        Examples
+        --------
+        >>> round(Counts(120, 40, 30).npv(d=310), 4)
+        0.9118
+        """
+        self._check_d(d)
+        return rate("npv", self.a, self.b, self.c, d)
 
     def kappa(self, d: float, *, pooled: bool = False) -> float:
         """Cohen's kappa of the 2×2 table, or Scott's pi / Fleiss' kappa with ``pooled=True``.
@@ -219,13 +245,8 @@ class Counts:
         >>> abs(Counts(300, 20, 10).kappa(d=10**9) - Counts(300, 20, 10).psa) < 1e-6
         True
         """
-        a, b, c = self.a, self.b, self.c
-        n = self._n(d)
-        if n == 0:
-            return ratio(0, 0, "Scott's pi" if pooled else "Cohen's kappa")
-        if pooled:
-            return ratio(4 * a * d - (b + c) ** 2, (2 * a + b + c) * (2 * d + b + c), "Scott's pi")
-        return ratio(2 * (a * d - b * c), (a + b) * (b + d) + (a + c) * (c + d), "Cohen's kappa")
+        self._check_d(d)
+        return rate("scott_pi" if pooled else "kappa", self.a, self.b, self.c, d)
 
     def informedness(self, d: float) -> float:
         """Informedness (Youden's J; Powers 2011): recall + specificity − 1, the second side being the reference.
@@ -238,11 +259,8 @@ class Counts:
         >>> round(Counts(120, 40, 30).informedness(d=310), 4)
         0.6857
         """
-        a, b, c = self.a, self.b, self.c
-        self._n(d)
-        if a + c == 0 or b + d == 0:
-            return ratio(0, 0, "informedness")
-        return (a * d - b * c) / ((a + c) * (b + d))
+        self._check_d(d)
+        return rate("informedness", self.a, self.b, self.c, d)
 
     def markedness(self, d: float) -> float:
         """Markedness (Powers 2011): precision + NPV − 1, the second side being the reference.
@@ -255,11 +273,8 @@ class Counts:
         >>> round(Counts(120, 40, 30).markedness(d=310), 4)
         0.6618
         """
-        a, b, c = self.a, self.b, self.c
-        self._n(d)
-        if a + b == 0 or c + d == 0:
-            return ratio(0, 0, "markedness")
-        return (a * d - b * c) / ((a + b) * (c + d))
+        self._check_d(d)
+        return rate("markedness", self.a, self.b, self.c, d)
 
     def mcc(self, d: float) -> float:
         """Matthews correlation ``(ad − bc) / √((a+b)(a+c)(b+d)(c+d))``.
@@ -272,16 +287,10 @@ class Counts:
         >>> round(Counts(120, 40, 30).mcc(d=310), 4)
         0.6736
         """
-        a, b, c = self.a, self.b, self.c
-        self._n(d)
-        return ratio(a * d - b * c, math.sqrt((a + b) * (a + c) * (b + d) * (c + d)), "MCC")
+        self._check_d(d)
+        return rate("mcc", self.a, self.b, self.c, d)
 
     def as_dict(self) -> dict[str, float]:
         """a, b, c, precision, recall, f1 — quietly NaN where undefined."""
         a, b, c = self.a, self.b, self.c
-        return {
-            "a": a, "b": b, "c": c,
-            "precision": quiet_ratio(a, a + b),
-            "recall": quiet_ratio(a, a + c),
-            "f1": quiet_ratio(2 * a, 2 * a + b + c),
-        }
+        return {"a": a, "b": b, "c": c, **{key: MEASURES[key].compute(a, b, c, None) for key in AS_DICT_RATES}}

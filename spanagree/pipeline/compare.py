@@ -15,7 +15,7 @@ from operator import attrgetter
 from typing import Any, Callable, Iterable, Mapping
 
 from ..collector import collector_paused
-from ..measures.counts import Counts, quiet_ratio
+from ..measures.counts import Counts
 from ..errors import SpanagreeWarning, UsageError
 from ..match import Alignment, MatchRule, align
 from ..span import Document, SpanSet
@@ -250,50 +250,6 @@ class MeanF1:
         if not defined:
             return cls(math.nan, math.nan, 0, len(values))
         return cls(statistics.fmean(defined), statistics.pstdev(defined), len(defined), len(values) - len(defined))
-
-
-def counts_dict(counts: Counts, *, beta: float | None = None) -> dict:
-    """a, b, c and the rates, NaN where undefined (rendered ``null`` in JSON).
-
-    Whole counts are ints (``"a": 61``), fractional ones (partial credit) floats. With ``beta``
-    (≠ 1) the F-beta is added as ``f{beta}``, e.g. ``f2``.
-    """
-    result = counts.as_dict()
-    for key in ("a", "b", "c"):
-        if float(result[key]).is_integer():
-            result[key] = int(result[key])
-    if beta is not None and beta != 1:
-        result[f_beta_key(beta)] = f_beta(counts, beta)
-    result["jaccard"] = quiet_ratio(counts.a, counts.a + counts.b + counts.c)
-    return result
-
-
-def f_beta_key(beta: float) -> str:
-    """The name of F-beta in results: ``f2``, ``f0.5``, ``finf``."""
-    return f"f{beta:g}"
-
-
-def f_beta(counts: Counts, beta: float) -> float:
-    """F-beta ``(1 + β²) a / ((1 + β²) a + β² c + b)``, quietly NaN where undefined; β = ∞ gives recall."""
-    if math.isinf(beta):
-        return quiet_ratio(counts.a, counts.a + counts.c)
-    b2 = beta * beta
-    return quiet_ratio((1 + b2) * counts.a, (1 + b2) * counts.a + b2 * counts.c + counts.b)
-
-
-def undefined_rates(counts: Counts, beta: float | None = None) -> list[str]:
-    """The names of the reported rates that are undefined (0/0) for these counts."""
-    a, b, c = counts.a, counts.b, counts.c
-    names = []
-    if a + b == 0:
-        names.append("precision")
-    if a + c == 0:
-        names.append("recall")
-    if 2 * a + b + c == 0:
-        names.append("F1")
-    if beta is not None and beta != 1 and math.isnan(f_beta(counts, beta)) and 2 * a + b + c != 0:
-        names.append(f"F{beta:g}")
-    return names
 
 
 def sorted_labels(labels: Iterable[str]) -> list[str]:

@@ -11,7 +11,7 @@ import json
 import math
 
 from ..agreement import Agreement
-from ..pipeline.compare import f_beta_key
+from ..measures.registry import f_beta_key
 from ..scoring import Score
 
 
