@@ -435,8 +435,9 @@ def vote(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = 
     if reconciled.whitespace_aligned:
         notes.append(f"{len(reconciled.whitespace_aligned)} document(s) merged through their non-whitespace "
                      "characters (texts differ only in whitespace; the first annotator's text is kept)")
-    opts = {"min_votes": min_votes, "match": match, "labels": labels, "only": sorted(only) if only else None,
-            "map": label_map or None, "align_whitespace": align_whitespace, **(options or {})}
+    # The caller's record of the run (the CLI's arguments) first; the values as understood win.
+    opts = {**(options or {}), "min_votes": min_votes, "match": match, "labels": labels,
+            "only": sorted(only) if only else None, "map": label_map or None, "align_whitespace": align_whitespace}
     return Vote(names, reconciled.documents, texts, rule, k, clusters, opts, left_out, notes)
 
 
