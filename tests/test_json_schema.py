@@ -180,6 +180,20 @@ def test_the_json_examples_in_docs_cli_md_conform():
         conforms(command, json.loads(shown))
 
 
+def test_the_changelog_and_docs_cli_md_point_to_every_schema():
+    from spanagree import __version__
+
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    docs = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    for name in SCHEMAS:
+        assert f"](spanagree/report/schemas/{name}.schema.json)" in changelog, name
+        assert f"](../spanagree/report/schemas/{name}.schema.json)" in docs, name
+    versions = re.findall(r"^## ([0-9]+\.[0-9]+\.[0-9]+)", changelog, flags=re.M)
+    assert __version__ in versions  # the running version has its section
+    assert versions == sorted(versions, key=lambda v: tuple(map(int, v.split("."))), reverse=True)
+    assert "](../CHANGELOG.md)" in docs
+
+
 # -- agree on the demo corpus ----------------------------------------------------------------------------------
 
 AGREE_OPTIONS = [
