@@ -1,0 +1,71 @@
+"""The output contract written down: one JSON Schema (draft 2020-12) per kind of JSON document.
+
+This package owns the schemas of what users' scripts parse: ``agree``, ``score`` and ``merge``
+with ``--output json``, the ``score --errors FILE.json`` listing and the ``merge --adjudicate
+FILE.json`` listing. Each is a file ``<name>.schema.json`` next to this module, shipped as
+package data. Every fixed-key object in them has ``additionalProperties: false``, so a renamed,
+removed or unannounced key fails validation; maps (``by_label``, ``by_document``, ``versions``)
+give the schema of their entries. The contract's history, and how it may change, is in
+CHANGELOG.md: fields are added in minor versions; a renamed or removed field, or a changed type
+or order, is a version bump recorded there, and every change updates the schema in the same
+commit.
+
+Validating needs a JSON Schema validator, which spanagree does not depend on (the tests use
+``jsonschema``)::
+
+    import jsonschema
+    jsonschema.Draft202012Validator(schema("agree")).validate(document)
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+
+from ...errors import UsageError
+
+#: The kinds of JSON document, each with its schema ``<name>.schema.json``: what writes it.
+SCHEMAS = {
+    "agree": "spanagree agree --output json",
+    "score": "spanagree score --output json (one prediction, or several)",
+    "merge": "spanagree merge --output json",
+    "errors": "spanagree score --errors FILE.json",
+    "adjudication": "spanagree merge --adjudicate FILE.json",
+}
+
+
+def schema(name: str) -> dict:
+    """The JSON Schema of the document kind ``name`` (a new dict on each call).
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`SCHEMAS`: ``"agree"``, ``"score"``, ``"merge"``, ``"errors"``,
+        ``"adjudication"``.
+
+    Returns
+    -------
+    dict
+        The schema, draft 2020-12.
+
+    Raises
+    ------
+    UsageError
+        ``name`` is not a kind of document.
+
+    Examples
+    --------
+    >>> schema("agree")["title"]
+    'spanagree agree --output json'
+    >>> sorted(schema("errors")["$defs"]["item"]["properties"]["kind"]["enum"])
+    ['missed', 'partial', 'spurious', 'wrong_label', 'wrong_label_and_boundary']
+    """
+    if name not in SCHEMAS:
+        raise UsageError(f"no JSON schema called {name!r}; choose one of: {', '.join(SCHEMAS)}")
+    return json.loads(_text(name))
+
+
+@lru_cache(maxsize=None)
+def _text(name: str) -> str:
+    return resources.files(__name__).joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
