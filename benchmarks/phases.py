@@ -4,13 +4,12 @@ Runs ``spanagree.cli.main`` on the given arguments in this process with light wr
 profiler: each phase is a wall-clock interval) around
 
 * ``read``      — reading the inputs: the format readers, whether the files are read whole first
-  (``spanagree.cli.read_all``) or document by document while comparing (``spanagree.pipeline.stream``:
-  the time spent getting each next document);
-* ``texts``     — checking that every copy of a document has the same text (``reconcile``);
-* ``align``     — aligning every document and adding up counts (``compare_all_pairs``, or
-  ``compare_pair`` per batch when streaming), less
+  (``spanagree.pipeline.read_inputs``) or document by document while comparing
+  (``spanagree.pipeline.sequential``: the time spent getting each next document);
+* ``texts``     — checking that every copy of a document has the same text (``reconciled_batch``);
+* ``align``     — aligning every document and adding up counts (``compare_pair`` per batch), less
 * ``errors``    — for ``score``, the error analysis of each document (``error_keys``);
-* ``render``    — the JSON output (``report.to_json``);
+* ``render``    — the JSON output (``report.document.to_json``);
 
 and ``startup`` (interpreter and imports: the process's wall time minus ``main``), ``other`` (the
 rest of ``main``). Prints JSON (``--markdown``: a table row per phase).
@@ -37,8 +36,11 @@ def main(argv: list[str]) -> int:
 
     import spanagree.cli as cli
 
+    pipeline = importlib.import_module("spanagree.pipeline")
+    sequential = importlib.import_module("spanagree.pipeline.sequential")
     agreement = importlib.import_module("spanagree.agreement")
     score = importlib.import_module("spanagree.scoring")
+    voting = importlib.import_module("spanagree.voting")
     report = importlib.import_module("spanagree.report")
     spent: dict[str, float] = {}
 
@@ -51,17 +53,14 @@ def main(argv: list[str]) -> int:
                 spent[name] = spent.get(name, 0.0) + time.perf_counter() - t
         return wrapper
 
-    cli.read_all = timed("read", cli.read_all)
-    for module in (agreement, score):
-        module.reconcile = timed("texts", module.reconcile)
-        if hasattr(module, "compare_all_pairs"):
-            module.compare_all_pairs = timed("align", module.compare_all_pairs)
-    stream = importlib.import_module("spanagree.pipeline.stream")  # imported before score is patched: its own names
+    pipeline.read_inputs = timed("read", pipeline.read_inputs)
+    sequential._Reading.next = timed("read", sequential._Reading.next)
+    sequential.reconciled_batch = timed("texts", sequential.reconciled_batch)
+    agreement.compare_pair = timed("align", agreement.compare_pair)
+    score.compare_pair = timed("align", score.compare_pair)
     score.error_keys = timed("errors", score.error_keys)
-    stream._Reading.next = timed("read", stream._Reading.next)
-    stream._Texts.reconciled = timed("texts", stream._Texts.reconciled)
-    stream.compare_pair = timed("align", stream.compare_pair)
-    stream.error_keys = timed("errors", stream.error_keys)
+    score.keys_and_items = timed("errors", score.keys_and_items)
+    voting.vote_document = timed("align", voting.vote_document)
     report.to_json = timed("render", report.to_json)
 
     startup = time.perf_counter() - T0

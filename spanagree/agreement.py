@@ -16,7 +16,6 @@ import math
 import warnings
 from dataclasses import dataclass, field
 
-from ._version import __version__
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .measures.counts import Counts
@@ -74,91 +73,36 @@ class Agreement:
         return matrix
 
     def to_dict(self, *, by_document: bool = False) -> dict:
-        """The ``--output json`` document (DESIGN.md, "Command line"), NaN as ``None``."""
-        mean = self.mean
-        pooled = self.pooled
-        result = {
-            "spanagree": __version__,
-            "options": self.options,
-            "annotators": self.annotators,
-            "documents": len(self.documents),
-            "match": self.rule.boundary,
-            "labels": self.rule.labels,
-            "partial_credit": self.rule.partial_credit,
-            "pairs": [pair_dict(p.first, p.second, p.counts) for p in self.pairs],
-            "mean_f1": mean.mean,
-            "sd_f1": mean.sd,
-            "pairs_with_undefined_f1": mean.skipped,
-            "pooled_f1": pooled.as_dict()["f1"],
-            "pooled": counts_dict(pooled),
-            "matrix": {"annotators": self.annotators, "f1": self.matrix()},
-            "by_label": {},
-            "left_out": self.left_out,
-            "notes": self.notes,
-        }
-        for label in self.labels:
-            counts = self.label_pairs(label)
-            label_mean = MeanF1.of(c.as_dict()["f1"] for c in counts)
-            result["by_label"][label] = {
-                "pairs": [pair_dict(p.first, p.second, c) for p, c in zip(self.pairs, counts)],
-                "mean_f1": label_mean.mean,
-                "sd_f1": label_mean.sd,
-                "pairs_with_undefined_f1": label_mean.skipped,
-                "pooled_f1": sum(counts, Counts()).as_dict()["f1"],
-            }
-        if by_document:
-            result["by_document"] = {doc_id: self.document_dict(doc_id) for doc_id in self.documents}
-        result.update(self.extras)
-        return result
+        """The ``--output json`` document (docs/design.md, "Contracts"; the ``agree`` schema), NaN as ``None``."""
+        from .report.document import agreement_document
 
-    def document_dict(self, doc_id: str) -> dict:
-        counts = self.document_pairs(doc_id)
-        doc_mean = MeanF1.of(c.as_dict()["f1"] for c in counts)
-        return {
-            "pairs": [pair_dict(p.first, p.second, c) for p, c in zip(self.pairs, counts)],
-            "mean_f1": doc_mean.mean,
-            "sd_f1": doc_mean.sd,
-            "pairs_with_undefined_f1": doc_mean.skipped,
-            "pooled_f1": sum(counts, Counts()).as_dict()["f1"],
-        }
+        return agreement_document(self, by_document=by_document)
 
-    # -- pandas views (imported lazily) ------------------------------------------------------
+    # -- pandas views (the rows of spanagree.report.tabular; pandas imported when asked for) ---------
 
     def pairs_frame(self):
         """One row per pair: first, second, a, b, c, precision, recall, f1, jaccard."""
-        import pandas as pd
+        from .report.tabular import frame, pair_rows
 
-        return pd.DataFrame([{"first": p.first, "second": p.second, **counts_dict(p.counts)} for p in self.pairs])
+        return frame(pair_rows(self))
 
     def by_label_frame(self):
-        """One row per (label, pair), plus the label's mean and pooled F1."""
-        import pandas as pd
+        """One row per (label, pair)."""
+        from .report.tabular import frame, label_rows
 
-        rows = []
-        for label in self.labels:
-            for pair, counts in zip(self.pairs, self.label_pairs(label)):
-                rows.append({"label": label, "first": pair.first, "second": pair.second, **counts_dict(counts)})
-        return pd.DataFrame(rows)
+        return frame(label_rows(self))
 
     def by_document_frame(self):
         """One row per (document, pair)."""
-        import pandas as pd
+        from .report.tabular import document_rows, frame
 
-        rows = []
-        for doc_id in self.documents:
-            for pair, counts in zip(self.pairs, self.document_pairs(doc_id)):
-                rows.append({"document": doc_id, "first": pair.first, "second": pair.second, **counts_dict(counts)})
-        return pd.DataFrame(rows)
+        return frame(document_rows(self))
 
     def matrix_frame(self):
         """The k×k pairwise F1 matrix as a DataFrame."""
         import pandas as pd
 
         return pd.DataFrame(self.matrix(), index=self.annotators, columns=self.annotators)
-
-
-def pair_dict(first: str, second: str, counts: Counts) -> dict:
-    return {"annotators": [first, second], **counts_dict(counts)}
 
 
 class PairsComparison:

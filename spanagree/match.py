@@ -1,6 +1,6 @@
 """Matching rules and the one-to-one alignment of two annotators' spans in one document.
 
-A rule has two axes (DESIGN.md, "Matching"):
+A rule has two axes (docs/matching.md):
 
 - **boundary** — ``exact`` (same fragments), ``overlap`` (the character sets intersect; full
   credit) or ``partial`` (exact = 1, overlapping otherwise = partial credit: 0.5 by default, as in

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
-from ._version import __version__
 from .errors import SpanagreeWarning, UsageError
 from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
@@ -152,47 +151,27 @@ class Score:
         return {"rows": "gold", "columns": "prediction", "labels": axis, "matrix": matrix}
 
     def to_dict(self, *, by_document: bool = False, with_header: bool = True) -> dict:
-        counts = self.counts
-        result = {}
-        if with_header:
-            result.update({"spanagree": __version__, "options": self.options})
-        result.update({
-            "gold": self.gold,
-            "prediction": self.prediction,
-            "documents": len(self.pair.by_document),
-            "match": self.rule.boundary,
-            "labels": self.rule.labels,
-            "partial_credit": self.rule.partial_credit,
-            "beta": self.beta,
-            **counts_dict(counts, beta=self.beta),
-            "by_label": {label: counts_dict(c, beta=self.beta) for label, c in sorted(self.pair.by_label.items())},
-            "errors": self.error_counts(),
-            "confusion": self.confusion(),
-            "missing_predictions": self.missing_predictions,
-            "notes": self.notes,
-        })
-        if by_document:
-            result["by_document"] = {d: counts_dict(c, beta=self.beta) for d, c in self.pair.by_document.items()}
-        result.update(self.extras)
-        return result
+        """The ``--output json`` document of this prediction (the ``score`` schema)."""
+        from .report.document import score_document
+
+        return score_document(self, by_document=by_document, with_header=with_header)
 
     def errors_frame(self):
         """The error listing as a DataFrame (one row per non-correct item)."""
-        import pandas as pd
+        from .report.tabular import frame
 
-        return pd.DataFrame([item.as_dict() for item in self.errors()],
-                            columns=list(ErrorItem("", "", False, 0, None, None, None, None).as_dict()))
+        return frame([item.as_dict() for item in self.errors()],
+                     list(ErrorItem("", "", False, 0, None, None, None, None).as_dict()))
 
     def by_label_frame(self):
-        import pandas as pd
+        from .report.tabular import frame, score_label_rows
 
-        return pd.DataFrame([{"label": label, **counts_dict(c, beta=self.beta)}
-                             for label, c in sorted(self.pair.by_label.items())])
+        return frame(score_label_rows(self))
 
     def by_document_frame(self):
-        import pandas as pd
+        from .report.tabular import frame, score_document_rows
 
-        return pd.DataFrame([{"document": d, **counts_dict(c, beta=self.beta)} for d, c in self.pair.by_document.items()])
+        return frame(score_document_rows(self))
 
 
 def classified(alignment: Alignment) -> tuple[list[Pair], list[Pair], list[Span], list[Span]]:

@@ -39,7 +39,7 @@ class Span:
     Parameters
     ----------
     doc : str
-        Document id (``/``-separated, see DESIGN.md).
+        Document id (``/``-separated; docs/formats.md gives each format's ids).
     fragments : tuple of (int, int)
         Sorted, non-overlapping, non-empty half-open ranges. A single ``(start, end)`` pair is
         accepted and wrapped.

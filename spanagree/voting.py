@@ -1,7 +1,7 @@
 """Majority-vote merging of several annotators into one gold span set, and the adjudication list.
 
 This module owns the vote: which spans of k annotators end up in a merged gold standard, and
-which places a person should look at (``spanagree merge``; DESIGN.md, "Data flow").
+which places a person should look at (``spanagree merge``; docs/merge.md).
 
 Documents
 ---------
@@ -80,15 +80,12 @@ Merged spans carry one BRAT note (``#:AnnotatorNotes``) with the votes and the v
 
 from __future__ import annotations
 
-import csv
-import io
 import itertools
 import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._version import __version__
 from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, run
@@ -164,56 +161,17 @@ class Vote:
         return [c for c in self.clusters if c.kinds]
 
     def adjudication_rows(self) -> list[dict]:
-        """One row per listed cluster: document, proposed span, kinds, votes, K, every version."""
-        return [self.row(c) for c in self.adjudication()]
+        """One entry per listed cluster: document, proposed span, kinds, votes, K, every version."""
+        from .report.document import cluster_entry
 
-    def row(self, cluster: Cluster) -> dict:
-        text = self.texts[cluster.doc]
-        span = cluster.span
-        return {
-            "document": cluster.doc,
-            "start": span.start,
-            "end": span.end,
-            "fragments": [list(f) for f in span.fragments],
-            "text": span_text(span, text),
-            "label": span.label,
-            "kind": list(cluster.kinds),
-            "kept": cluster.kept,
-            "votes": cluster.votes,
-            "boundary_votes": cluster.boundary_votes,
-            "label_votes": cluster.label_votes,
-            "min_votes": self.min_votes,
-            "versions": {name: [{"fragments": [list(f) for f in s.fragments], "label": s.label,
-                                 "text": span_text(s, text)} for s in cluster.versions(k)]
-                         for k, name in enumerate(self.annotators)},
-        }
+        return [cluster_entry(self, c) for c in self.adjudication()]
 
     def adjudication_text(self, path: str | os.PathLike) -> str:
-        """The ``--adjudicate`` file: JSON when ``path`` ends in ``.json``, CSV otherwise.
+        """The ``--adjudicate`` file: JSON when ``path`` ends in ``.json``, CSV otherwise
+        (:func:`spanagree.report.adjudication_listing`)."""
+        from .report import adjudication_listing
 
-        CSV columns: document, start, end, fragments (``s-e;s-e``), text, label, kind (``; ``
-        between kinds), kept, votes, boundary_votes, label_votes, min_votes, then one column per
-        annotator with its version(s): ``LABEL s-e "text"``, several joined by `` | ``.
-        """
-        rows = self.adjudication_rows()
-        if str(path).lower().endswith(".json"):
-            from .report import to_json
-
-            return to_json({"spanagree": __version__, "options": self.options, "annotators": self.annotators,
-                            "min_votes": self.min_votes, "clusters": rows})
-        fixed = ["document", "start", "end", "fragments", "text", "label", "kind", "kept", "votes",
-                 "boundary_votes", "label_votes", "min_votes"]
-        columns = [name if name not in fixed else f"annotator {name}" for name in self.annotators]
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(fixed + columns)
-        for row in rows:
-            versions = [" | ".join(f'{v["label"]} {fragments_text(v["fragments"])} "{v["text"]}"' for v in row["versions"][n])
-                        for n in self.annotators]
-            writer.writerow([row["document"], row["start"], row["end"], fragments_text(row["fragments"]), row["text"],
-                             row["label"], "; ".join(row["kind"]), row["kept"], row["votes"], row["boundary_votes"],
-                             row["label_votes"], row["min_votes"], *versions])
-        return buffer.getvalue()
+        return adjudication_listing(self, path)
 
     def counts(self) -> dict:
         """Clusters, kept clusters (= gold spans), clusters of each kind and clusters listed."""
@@ -227,53 +185,22 @@ class Vote:
         return {d: tally(clusters) for d, clusters in by_document.items()}
 
     def to_dict(self) -> dict:
-        """The ``--output json`` summary: counts of clusters kept, dropped, tied, split, per document too."""
-        histogram: dict[int, int] = {}
-        for cluster in self.clusters:
-            histogram[cluster.votes] = histogram.get(cluster.votes, 0) + 1
-        return {
-            "spanagree": __version__,
-            "options": self.options,
-            "annotators": self.annotators,
-            "documents": len(self.documents),
-            "match": self.rule.boundary,
-            "labels": self.rule.labels,
-            "min_votes": self.min_votes,
-            **self.counts(),
-            "spans": sum(c.kept for c in self.clusters),
-            "votes": {str(v): histogram[v] for v in sorted(histogram)},
-            "by_document": self.counts_by_document(),
-            "left_out": self.left_out,
-            "notes": self.notes,
-        }
+        """The ``--output json`` summary (the ``merge`` schema)."""
+        from .report.document import vote_document
+
+        return vote_document(self)
 
     def table(self) -> str:
         """A readable summary: one row per document and the total."""
-        from .report import table
+        from .report.terminal import vote_table
 
-        header = ["document", "clusters", "kept"] + [k.replace("_", " ") for k in KINDS]
-        keys = ["clusters", "kept", *KINDS]
-        rows = [[d] + [str(counts[k]) for k in keys] for d, counts in self.counts_by_document().items()]
-        total = self.counts()
-        rows.append(["total"] + [str(total[k]) for k in keys])
-        head = (f"spanagree merge: {len(self.annotators)} annotators ({', '.join(self.annotators)}), "
-                f"{len(self.documents)} documents, match {self.rule.boundary}, labels {self.rule.labels}, "
-                f"min votes {self.min_votes} of {len(self.annotators)}")
-        parts = [head, "", table(header, rows), "",
-                 f"{total['kept']} spans kept; {total['to_adjudicate']} clusters to adjudicate"]
-        for note in self.notes:
-            parts.append(f"note: {note}")
-        return "\n".join(parts) + "\n"
+        return vote_table(self)
 
     def csv(self) -> str:
         """One CSV row per document (and a total row) with the counts of :meth:`counts`."""
-        keys = ["clusters", "kept", *KINDS, "to_adjudicate"]
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(["document"] + keys)
-        for doc_id, counts in [*self.counts_by_document().items(), ("total", self.counts())]:
-            writer.writerow([doc_id] + [counts[k] for k in keys])
-        return buffer.getvalue()
+        from .report.tabular import vote_csv
+
+        return vote_csv(self)
 
     def write(self, dest: str | os.PathLike, format: str, *, adjudicate: str | os.PathLike | None = None,
               force: bool = False, **format_options) -> None:
@@ -304,14 +231,6 @@ def tally(clusters: list[Cluster]) -> dict:
         result[kind] = sum(kind in c.kinds for c in clusters)
     result["to_adjudicate"] = sum(bool(c.kinds) for c in clusters)
     return result
-
-
-def span_text(span: Span, text: str | None) -> str:
-    return "" if text is None else span.text(text)
-
-
-def fragments_text(fragments) -> str:
-    return ";".join(f"{s}-{e}" for s, e in fragments)
 
 
 def check_outputs(dest: str | os.PathLike, adjudicate: str | os.PathLike | None = None, *,

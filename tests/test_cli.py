@@ -169,7 +169,7 @@ def test_convert_round_trip_and_refusal(files, capsys):
     assert code == 2 and back.read_bytes() == before
 
 
-# -- the JSON contract (DESIGN.md, "Command line") ------------------------------------------------
+# -- the JSON contract (docs/design.md, "Contracts") -------------------------------------------------------
 
 NUMBER = (int, float)
 RATE = (float, int, type(None))  # null when undefined
@@ -179,7 +179,7 @@ AGREE = {
     "spanagree": str, "options": dict, "annotators": list, "documents": int, "match": str, "labels": str,
     "pairs": [AGREE_PAIR], "mean_f1": RATE, "pooled_f1": RATE,
     "by_label": {"*": {"pairs": [AGREE_PAIR], "mean_f1": RATE}},
-    # fields added beyond DESIGN.md's list (fields are only ever added)
+    # fields added beyond the first contract (fields are only ever added)
     "partial_credit": (float, str), "sd_f1": RATE, "pairs_with_undefined_f1": int, "pooled": dict,
     "matrix": {"annotators": list, "f1": list}, "left_out": dict, "notes": list,
 }

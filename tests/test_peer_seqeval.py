@@ -10,7 +10,7 @@ P, R, F1 and support, F-beta including β = ∞ — the figures are equal. Where
 test says why:
 
 - **zero division**: seqeval reports 0 (with a warning) for a rate whose denominator is 0;
-  spanagree reports NaN with a warning (DESIGN.md). Only the 0/0 cells differ.
+  spanagree reports NaN with a warning (docs/design.md, "Contracts"). Only the 0/0 cells differ.
 - **macro and weighted averages over types**: seqeval averages the per-type rates (an undefined
   one as 0); spanagree reports per-type figures and the pooled (micro) figure, not type averages.
   The test shows that seqeval's macro figures are the plain means of spanagree's per-type figures

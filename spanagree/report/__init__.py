@@ -1,323 +1,32 @@
-"""Rendering results: terminal tables, JSON and CSV. Reports only see counts and results.
-
-JSON is a contract (DESIGN.md): undefined rates are ``null``; fields are only ever added.
+"""Presentation, the last step of the pipeline: results rendered as terminal tables
+(:mod:`.terminal`), JSON documents (:mod:`.document`) and rows for CSV and DataFrames
+(:mod:`.tabular`). Reports only see results; results call this layer for their own views.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
-
-from ..agreement import Agreement
-from ..measures.registry import f_beta_key
-from ..scoring import Score
+from .document import json_safe, to_json
+from .tabular import agreement_csv, errors_csv, score_csv, vote_csv
+from .terminal import agreement_table, score_table, vote_table
 
 
-def json_safe(value):
-    """Replace NaN and infinities by ``None`` (JSON ``null``), recursively."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy scalars
-        return json_safe(value.item())
-    return value
-
-
-def to_json(document: dict) -> str:
-    return json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-
-
-def number(value, digits: int = 4) -> str:
-    """A rate with ``digits`` decimals, ``n/a`` when undefined."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    return f"{value:.{digits}f}"
-
-
-def count(value) -> str:
-    """A count: an integer as such, a fractional credit with its decimals."""
-    return f"{value:g}" if isinstance(value, float) and not value.is_integer() else f"{int(value)}"
-
-
-def table(header: list[str], rows: list[list[str]], *, align_left: int = 1) -> str:
-    """A plain text table: the first ``align_left`` columns left-aligned, the rest right-aligned."""
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)] if rows else [len(h) for h in header]
-    lines = []
-    for k, row in enumerate([header] + rows):
-        cells = [str(c).ljust(w) if i < align_left else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
-        lines.append("  ".join(cells).rstrip())
-        if k == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
-def counts_row(name: str, d: dict) -> list[str]:
-    return [name, count(d["a"]), count(d["b"]), count(d["c"]), number(d["precision"]), number(d["recall"]), number(d["f1"])]
-
-
-COUNT_HEADER = ["a", "b", "c", "precision", "recall", "F1"]
-
-
-def plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def rule_text(rule) -> str:
-    return (f"match {rule.boundary}, labels {rule.labels}"
-            + (f", partial credit {rule.partial_credit}" if rule.boundary == "partial" else ""))
-
-
-def mean_text(mean, sd, pairs: int, skipped: int) -> str:
-    """``0.8172  (population SD 0.0510, over 3 of 3 pairs)``, saying what was skipped."""
-    text = f"{number(mean)}  (population SD {number(sd)}, over {pairs - skipped} of {pairs} pairs"
-    return text + (f"; {skipped} with an undefined F1 skipped)" if skipped else ")")
-
-
-def agreement_table(result: Agreement, *, by: str | None = None) -> str:
-    data = result.to_dict(by_document=(by == "document"))
-    head = (f"spanagree agree: {len(result.annotators)} annotators ({', '.join(result.annotators)}), "
-            f"{plural(data['documents'], 'document')}, {rule_text(result.rule)}")
-    parts = [head, ""]
-    rows = [counts_row(" × ".join(p["annotators"]), p) for p in data["pairs"]]
-    parts.append(table(["pair"] + COUNT_HEADER, rows))
-    parts.append("")
-    pooled = data["pooled"]
-    parts.append("mean pairwise F1  " + mean_text(data["mean_f1"], data["sd_f1"], len(data["pairs"]),
-                                                 data["pairs_with_undefined_f1"]))
-    parts.append(f"pooled F1         {number(data['pooled_f1'])}  "
-                 f"(a {count(pooled['a'])}, b {count(pooled['b'])}, c {count(pooled['c'])} summed over pairs)")
-    if len(result.annotators) > 2:
-        parts += ["", matrix_section(data["matrix"])]
-    if by == "label":
-        parts += ["", label_section(data)]
-    if by == "document":
-        parts += ["", document_section(data)]
-    if "chance" in data:
-        parts += ["", chance_section(data["chance"])]
-    if "bootstrap" in data:
-        parts += ["", bootstrap_section(data["bootstrap"], [" × ".join(p["annotators"]) for p in data["pairs"]])]
-    parts += ["", "b: spans only the first of a pair marked, c: only the second; "
-              "precision a/(a+b), recall a/(a+c), F1 2a/(2a+b+c)"]
-    for note in data["notes"]:
-        parts.append(f"note: {note}")
-    return "\n".join(parts).rstrip() + "\n"
-
-
-def matrix_section(matrix: dict) -> str:
-    """The k×k pairwise F1 matrix."""
-    names = matrix["annotators"]
-    rows = [[name] + [number(v) for v in row] for name, row in zip(names, matrix["f1"])]
-    return "pairwise F1\n" + table([""] + names, rows)
-
-
-def skipped_footnote(entries) -> str:
-    skipped = sum(1 for entry in entries if entry.get("pairs_with_undefined_f1"))
-    return (f"\nn/a: undefined (0/0: neither annotator of the pair marked one); the mean F1 skips those pairs "
-            f"({skipped} row(s))" if skipped else "")
-
-
-def label_section(data: dict) -> str:
-    if not data["by_label"]:
-        return "per label: only with --labels strict"
-    pair_names = [" × ".join(p["annotators"]) for p in data["pairs"]]
-    header = ["label"] + pair_names + ["mean F1", "pooled F1"]
-    rows = []
-    for label, entry in data["by_label"].items():
-        rows.append([label] + [number(p["f1"]) for p in entry["pairs"]] + [number(entry["mean_f1"]), number(entry["pooled_f1"])])
-    return "F1 per label\n" + table(header, rows) + skipped_footnote(data["by_label"].values())
-
-
-def document_section(data: dict) -> str:
-    pair_names = [" × ".join(p["annotators"]) for p in data["pairs"]]
-    header = ["document"] + pair_names + ["mean F1", "pooled F1"]
-    rows = []
-    for doc_id, entry in data["by_document"].items():
-        rows.append([doc_id] + [number(p["f1"]) for p in entry["pairs"]] + [number(entry["mean_f1"]), number(entry["pooled_f1"])])
-    return "F1 per document\n" + table(header, rows) + skipped_footnote(data["by_document"].values())
-
-
-def chance_section(chance: dict) -> str:
-    """The ``--chance`` block: token PSA beside kappa and the other chance-corrected figures."""
-    head = (f"token level (d known): {chance.get('tokens')} tokens ({chance.get('tokenizer')}), "
-            f"categories {', '.join(chance.get('categories', []))}")
-    rows = []
-    for p in chance.get("pairs", []):
-        rows.append([" × ".join(p["annotators"]), str(p.get("tokens", "")), count(p.get("d", 0)),
-                     number(p.get("psa")), number(p.get("kappa_2x2")), number(p.get("cohen_kappa")),
-                     number(p.get("scott_pi")), number(p.get("informedness")), number(p.get("markedness")),
-                     number(p.get("mcc"))])
-    text = head + "\n" + table(
-        ["pair", "tokens", "d", "PSA", "kappa 2×2", "kappa", "pi", "inform.", "marked.", "MCC"], rows)
-    if "fleiss_kappa" in chance:
-        who = "all annotators" if len(chance.get("pairs", [])) > 1 else "both sides"
-        text += (f"\n{who}: Fleiss' kappa {number(chance.get('fleiss_kappa'))}   "
-                 f"Krippendorff's alpha {number(chance.get('krippendorff_alpha'))}")
-    text += ("\nPSA = 2a/(2a+b+c) and kappa 2×2 = Cohen's kappa of [[a, b], [c, d]] on token counts "
-             "(d = tokens both left O; kappa 2×2 → PSA as d grows); kappa, pi, informedness, markedness, MCC "
-             "on the k×k token table over the categories (informedness, markedness: second of the pair as reference)")
-    return text
-
-
-def bootstrap_section(boot: dict, pair_names: list[str]) -> str:
-    """The ``--bootstrap`` block: percentile intervals per pair and of the mean pairwise F1."""
-    if not boot or boot.get("pairs") is None:
-        return f"bootstrap: no interval ({(boot or {}).get('reason', 'fewer than two documents')})"
-    level = boot.get("level", 0.95)
-    rows = []
-    for name, p in zip(pair_names, boot["pairs"]):
-        rows.append([name] + [interval(p.get(k)) for k in ("f1", "precision", "recall")])
-    text = (f"{level:.0%} percentile bootstrap intervals ({boot.get('n')} resamples of "
-            f"{boot.get('documents')} documents, seed {boot.get('seed')})\n")
-    text += table(["pair", "F1", "precision", "recall"], rows)
-    if boot.get("mean_f1") is not None:
-        text += f"\nmean pairwise F1 {interval(boot['mean_f1'])}"
-    left_out = [f"{name} {k} {n}" for name, p in zip(pair_names, boot["pairs"])
-                for k, n in p.get("undefined", {}).items() if n]
-    if boot.get("mean_f1_undefined"):
-        left_out.append(f"mean F1 {boot['mean_f1_undefined']}")
-    if left_out:
-        text += "\nresamples left out (figure undefined): " + ", ".join(left_out)
-    return text
-
-
-def interval(bounds) -> str:
-    """``[lower, upper]`` with four decimals, ``n/a`` when there is no interval."""
-    if not bounds:
-        return "n/a"
-    return f"[{number(bounds[0])}, {number(bounds[1])}]"
-
-
-def score_table(results: list[Score], *, by: str | None = None) -> str:
-    first = results[0]
-    head = f"spanagree score: gold {first.gold}, {plural(len(first.documents), 'document')}, {rule_text(first.rule)}"
-    beta = first.beta
-    extra = [f"F{beta:g}"] if beta != 1 else []
-
-    def row(name: str, d: dict) -> list[str]:
-        return counts_row(name, d) + ([number(d[f_beta_key(beta)])] if beta != 1 else [])
-
-    header = ["prediction"] + COUNT_HEADER + extra
-    rows = [row(result.prediction, result.to_dict(with_header=False)) for result in results]
-    parts = [head, "", table(header, rows), ""]
-    kinds = ["correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious"]
-    error_rows = [[r.prediction] + [str(r.error_counts()[k]) for k in kinds] for r in results]
-    parts.append("spans by kind\n" + table(["prediction", "correct", "partial", "wrong label", "label+boundary",
-                                              "missed", "spurious"], error_rows))
-    for result in results:
-        if by == "label":
-            label_rows = [row(label, d) for label, d in result.to_dict(with_header=False)["by_label"].items()]
-            title = f"\nper label: {result.prediction}"
-            parts.append(title + "\n" + (table(["label"] + COUNT_HEADER + extra, label_rows) if label_rows
-                                         else "only with --labels strict"))
-            parts.append(f"\nlabel confusion: {result.prediction}\n" + confusion_section(result.confusion()))
-        if by == "document":
-            doc_rows = [row(doc, d) for doc, d in result.to_dict(by_document=True, with_header=False)["by_document"].items()]
-            parts.append(f"\nper document: {result.prediction}\n" + table(["document"] + COUNT_HEADER + extra, doc_rows))
-        extras = result.extras
-        if "chance" in extras:
-            parts += ["", f"{result.prediction}: " + chance_section(extras["chance"])]
-        if "bootstrap" in extras:
-            parts += ["", f"{result.prediction}: " + bootstrap_section(extras["bootstrap"], [result.prediction])]
-    parts += ["", "b: spurious (predicted, not in the gold), c: missed (in the gold, not predicted); "
-              "precision a/(a+b), recall a/(a+c)"]
-    for note in sorted({n for r in results for n in r.notes}):
-        parts.append(f"note: {note}")
-    return "\n".join(parts).rstrip() + "\n"
-
-
-def confusion_section(confusion: dict) -> str:
-    """Gold label (rows) × predicted label (columns) over the paired spans; (none) = missed / spurious."""
-    labels = confusion["labels"]
-    rows = [[f"gold {label}"] + [str(v) if v else "." for v in values]
-            for label, values in zip(labels, confusion["matrix"])]
-    return table(["predicted →"] + labels, rows)
-
-
-def frame_csv(frame) -> str:
-    buffer = io.StringIO()
-    frame.to_csv(buffer, index=False, lineterminator="\n")
-    return buffer.getvalue()
-
-
-def agreement_csv(result: Agreement, *, by: str | None = None) -> str:
-    if by == "label":
-        return frame_csv(result.by_label_frame())
-    if by == "document":
-        return frame_csv(result.by_document_frame())
-    return frame_csv(with_extras_columns(result.pairs_frame(), result.extras))
-
-
-def with_extras_columns(frame, extras: dict):
-    """Add the --chance and --bootstrap figures as columns, one row per pair in order."""
-    from ..measures.bootstrap import interval_columns
-    from ..measures.tokens import pair_columns
-
-    parts = []
-    if "chance" in extras:
-        parts.append(pair_columns(extras["chance"]))
-    if "bootstrap" in extras:
-        parts.append(interval_columns(extras["bootstrap"], len(frame)))
-    if not parts:
-        return frame
-    import pandas as pd
-
-    rows = [{k: v for columns in row for k, v in columns.items()} for row in zip(*parts)]
-    return pd.concat([frame.reset_index(drop=True), pd.DataFrame(rows)], axis=1)
-
-
-def score_csv(results: list[Score], *, by: str | None = None) -> str:
-    import pandas as pd
-
-    frames = []
-    for result in results:
-        if by == "label":
-            frame = result.by_label_frame()
-        elif by == "document":
-            frame = result.by_document_frame()
-        else:
-            frame = pd.DataFrame([{k: v for k, v in result.to_dict(with_header=False).items()
-                                   if k != "prediction" and not isinstance(v, (dict, list))}])
-            frame = with_extras_columns(frame, result.extras)
-        frame.insert(0, "prediction", result.prediction)
-        frames.append(frame)
-    return frame_csv(pd.concat(frames, ignore_index=True))
-
-
-def errors_listing(results: list[Score], path: str) -> str:
-    """The ``--errors`` file: JSON when ``path`` ends in .json, otherwise CSV."""
-    rows = [{"prediction": r.prediction, **item.as_dict()} for r in results for item in r.errors()]
-    if path.lower().endswith(".json"):
-        return to_json({"errors": rows})
-    buffer = io.StringIO()
-    fields = ["prediction"] + list(results[0].errors_frame().columns)
-    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
-def render_agreement(result: Agreement, output: str, *, by: str | None = None) -> str:
+def render_agreement(result, output: str, *, by: str | None = None) -> str:
     """``agree``'s report: ``output`` is ``table``, ``json`` or ``csv``."""
+    from .document import agreement_document
+
     if output == "json":
-        return to_json(result.to_dict(by_document=by == "document"))
+        return to_json(agreement_document(result, by_document=by == "document"))
     if output == "csv":
         return agreement_csv(result, by=by)
     return agreement_table(result, by=by)
 
 
-def render_scores(results: list[Score], output: str, *, by: str | None = None) -> str:
+def render_scores(results: list, output: str, *, by: str | None = None) -> str:
     """``score``'s report for one prediction or several."""
+    from .document import scores_document
+
     if output == "json":
-        if len(results) == 1:
-            return to_json(results[0].to_dict(by_document=by == "document"))
-        header = {k: v for k, v in results[0].to_dict().items() if k in ("spanagree", "options")}
-        return to_json({**header, "gold": results[0].gold,
-                        "predictions": [r.to_dict(by_document=by == "document", with_header=False) for r in results]})
+        return to_json(scores_document(results, by_document=by == "document"))
     if output == "csv":
         return score_csv(results, by=by)
     return score_table(results, by=by)
@@ -325,12 +34,33 @@ def render_scores(results: list[Score], output: str, *, by: str | None = None) -
 
 def render_vote(result, output: str, *, out, to: str, adjudicate=None) -> str:
     """``merge``'s summary; the table ends with what was written where."""
+    from .document import vote_document
+
     if output == "json":
-        return to_json(result.to_dict())
+        return to_json(vote_document(result))
     if output == "csv":
-        return result.csv()
+        return vote_csv(result)
     counts = result.counts()
     wrote = f"wrote {counts['kept']} spans in {len(result.documents)} documents to {out} ({to})"
     if adjudicate:
         wrote += f"; {counts['to_adjudicate']} clusters to adjudicate in {adjudicate}"
-    return result.table() + wrote + "\n"
+    return vote_table(result) + wrote + "\n"
+
+
+def errors_listing(results: list, path: str) -> str:
+    """The ``--errors`` file: JSON when ``path`` ends in .json, otherwise CSV."""
+    from .document import errors_document
+
+    if str(path).lower().endswith(".json"):
+        return to_json(errors_document(results))
+    return errors_csv(results)
+
+
+def adjudication_listing(result, path) -> str:
+    """The ``--adjudicate`` file: JSON when ``path`` ends in ``.json``, CSV otherwise."""
+    from .document import adjudication_document
+    from .tabular import adjudication_csv
+
+    if str(path).lower().endswith(".json"):
+        return to_json(adjudication_document(result))
+    return adjudication_csv(result)

@@ -1,0 +1,175 @@
+"""The JSON documents of every command: ``--output json``, ``--errors FILE.json`` and
+``--adjudicate FILE.json``.
+
+They are a contract that users' scripts parse (docs/design.md, "Contracts"): undefined rates are
+``null``, fields are only ever added, and each kind of document has a JSON Schema in
+``spanagree/report/schemas`` (:func:`spanagree.report.schemas.schema`); a change of a key's type
+or of an order is a version bump recorded in CHANGELOG.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from .._version import __version__
+from ..measures.counts import Counts
+from ..measures.registry import counts_dict
+from ..pipeline.compare import MeanF1
+
+
+def json_safe(value):
+    """Replace NaN and infinities by ``None`` (JSON ``null``), recursively."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy scalars
+        return json_safe(value.item())
+    return value
+
+
+def to_json(document: dict) -> str:
+    """A JSON document as spanagree writes it: indented, UTF-8 as is, NaN as ``null``."""
+    return json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def pair_entry(first: str, second: str, counts: Counts) -> dict:
+    return {"annotators": [first, second], **counts_dict(counts)}
+
+
+def pairs_summary(pairs, counts: list[Counts]) -> dict:
+    """One breakdown's pairs (per label, per document), their mean F1 and the pooled F1."""
+    mean = MeanF1.of(c.as_dict()["f1"] for c in counts)
+    return {
+        "pairs": [pair_entry(p.first, p.second, c) for p, c in zip(pairs, counts)],
+        "mean_f1": mean.mean,
+        "sd_f1": mean.sd,
+        "pairs_with_undefined_f1": mean.skipped,
+        "pooled_f1": sum(counts, Counts()).as_dict()["f1"],
+    }
+
+
+def agreement_document(result, *, by_document: bool = False) -> dict:
+    """``agree --output json``: see the ``agree`` schema."""
+    mean = result.mean
+    pooled = result.pooled
+    document = {
+        "spanagree": __version__,
+        "options": result.options,
+        "annotators": result.annotators,
+        "documents": len(result.documents),
+        "match": result.rule.boundary,
+        "labels": result.rule.labels,
+        "partial_credit": result.rule.partial_credit,
+        "pairs": [pair_entry(p.first, p.second, p.counts) for p in result.pairs],
+        "mean_f1": mean.mean,
+        "sd_f1": mean.sd,
+        "pairs_with_undefined_f1": mean.skipped,
+        "pooled_f1": pooled.as_dict()["f1"],
+        "pooled": counts_dict(pooled),
+        "matrix": {"annotators": result.annotators, "f1": result.matrix()},
+        "by_label": {label: pairs_summary(result.pairs, result.label_pairs(label)) for label in result.labels},
+        "left_out": result.left_out,
+        "notes": result.notes,
+    }
+    if by_document:
+        document["by_document"] = {d: pairs_summary(result.pairs, result.document_pairs(d)) for d in result.documents}
+    document.update(result.extras)
+    return document
+
+
+def score_document(result, *, by_document: bool = False, with_header: bool = True) -> dict:
+    """``score --output json`` of one prediction (``with_header=False``: an entry of several)."""
+    beta = result.beta
+    document = {"spanagree": __version__, "options": result.options} if with_header else {}
+    document.update({
+        "gold": result.gold,
+        "prediction": result.prediction,
+        "documents": len(result.pair.by_document),
+        "match": result.rule.boundary,
+        "labels": result.rule.labels,
+        "partial_credit": result.rule.partial_credit,
+        "beta": beta,
+        **counts_dict(result.counts, beta=beta),
+        "by_label": {label: counts_dict(c, beta=beta) for label, c in sorted(result.pair.by_label.items())},
+        "errors": result.error_counts(),
+        "confusion": result.confusion(),
+        "missing_predictions": result.missing_predictions,
+        "notes": result.notes,
+    })
+    if by_document:
+        document["by_document"] = {d: counts_dict(c, beta=beta) for d, c in result.pair.by_document.items()}
+    document.update(result.extras)
+    return document
+
+
+def scores_document(results: list, *, by_document: bool = False) -> dict:
+    """``score --output json``: one prediction's document, or several under ``predictions``."""
+    if len(results) == 1:
+        return score_document(results[0], by_document=by_document)
+    first = results[0]
+    return {"spanagree": __version__, "options": first.options, "gold": first.gold,
+            "predictions": [score_document(r, by_document=by_document, with_header=False) for r in results]}
+
+
+def errors_document(results: list) -> dict:
+    """``score --errors FILE.json``: every item that is not ``correct``, prediction by prediction."""
+    return {"errors": [{"prediction": r.prediction, **item.as_dict()} for r in results for item in r.errors()]}
+
+
+def vote_document(result) -> dict:
+    """``merge --output json``: counts of clusters kept, dropped, tied, split, per document too."""
+    histogram: dict[int, int] = {}
+    for cluster in result.clusters:
+        histogram[cluster.votes] = histogram.get(cluster.votes, 0) + 1
+    return {
+        "spanagree": __version__,
+        "options": result.options,
+        "annotators": result.annotators,
+        "documents": len(result.documents),
+        "match": result.rule.boundary,
+        "labels": result.rule.labels,
+        "min_votes": result.min_votes,
+        **result.counts(),
+        "spans": sum(c.kept for c in result.clusters),
+        "votes": {str(v): histogram[v] for v in sorted(histogram)},
+        "by_document": result.counts_by_document(),
+        "left_out": result.left_out,
+        "notes": result.notes,
+    }
+
+
+def cluster_entry(result, cluster) -> dict:
+    """One cluster of the adjudication list: document, proposed span, kinds, votes, K, every version."""
+    text = result.texts[cluster.doc]
+    span = cluster.span
+    return {
+        "document": cluster.doc,
+        "start": span.start,
+        "end": span.end,
+        "fragments": [list(f) for f in span.fragments],
+        "text": span_text(span, text),
+        "label": span.label,
+        "kind": list(cluster.kinds),
+        "kept": cluster.kept,
+        "votes": cluster.votes,
+        "boundary_votes": cluster.boundary_votes,
+        "label_votes": cluster.label_votes,
+        "min_votes": result.min_votes,
+        "versions": {name: [{"fragments": [list(f) for f in s.fragments], "label": s.label,
+                             "text": span_text(s, text)} for s in cluster.versions(k)]
+                     for k, name in enumerate(result.annotators)},
+    }
+
+
+def adjudication_document(result) -> dict:
+    """``merge --adjudicate FILE.json``."""
+    return {"spanagree": __version__, "options": result.options, "annotators": result.annotators,
+            "min_votes": result.min_votes, "clusters": [cluster_entry(result, c) for c in result.adjudication()]}
+
+
+def span_text(span, text: str | None) -> str:
+    return "" if text is None else span.text(text)

@@ -1,0 +1,237 @@
+"""Results as text for the terminal: ``--output table`` (the default) of every command."""
+
+from __future__ import annotations
+
+import math
+
+from ..measures.registry import MEASURES, f_beta_key
+
+
+def number(value, digits: int = 4) -> str:
+    """A rate with ``digits`` decimals, ``n/a`` when undefined."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value:.{digits}f}"
+
+
+def count(value) -> str:
+    """A count: an integer as such, a fractional credit with its decimals."""
+    return f"{value:g}" if isinstance(value, float) and not value.is_integer() else f"{int(value)}"
+
+
+def table(header: list[str], rows: list[list[str]], *, align_left: int = 1) -> str:
+    """A plain text table: the first ``align_left`` columns left-aligned, the rest right-aligned."""
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)] if rows else [len(h) for h in header]
+    lines = []
+    for k, row in enumerate([header] + rows):
+        cells = [str(c).ljust(w) if i < align_left else str(c).rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
+        if k == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def counts_row(name: str, d: dict) -> list[str]:
+    return [name, count(d["a"]), count(d["b"]), count(d["c"]), number(d["precision"]), number(d["recall"]), number(d["f1"])]
+
+
+#: The count columns, then the rates (named by the measure registry).
+COUNT_HEADER = ["a", "b", "c", *(MEASURES[key].name for key in ("precision", "recall", "f1"))]
+
+
+def plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def rule_text(rule) -> str:
+    return (f"match {rule.boundary}, labels {rule.labels}"
+            + (f", partial credit {rule.partial_credit}" if rule.boundary == "partial" else ""))
+
+
+def mean_text(mean, sd, pairs: int, skipped: int) -> str:
+    """``0.8172  (population SD 0.0510, over 3 of 3 pairs)``, saying what was skipped."""
+    text = f"{number(mean)}  (population SD {number(sd)}, over {pairs - skipped} of {pairs} pairs"
+    return text + (f"; {skipped} with an undefined F1 skipped)" if skipped else ")")
+
+
+def agreement_table(result, *, by: str | None = None) -> str:
+    from .document import agreement_document
+
+    data = agreement_document(result, by_document=(by == "document"))
+    head = (f"spanagree agree: {len(result.annotators)} annotators ({', '.join(result.annotators)}), "
+            f"{plural(data['documents'], 'document')}, {rule_text(result.rule)}")
+    parts = [head, ""]
+    rows = [counts_row(" × ".join(p["annotators"]), p) for p in data["pairs"]]
+    parts.append(table(["pair"] + COUNT_HEADER, rows))
+    parts.append("")
+    pooled = data["pooled"]
+    parts.append("mean pairwise F1  " + mean_text(data["mean_f1"], data["sd_f1"], len(data["pairs"]),
+                                                 data["pairs_with_undefined_f1"]))
+    parts.append(f"pooled F1         {number(data['pooled_f1'])}  "
+                 f"(a {count(pooled['a'])}, b {count(pooled['b'])}, c {count(pooled['c'])} summed over pairs)")
+    if len(result.annotators) > 2:
+        parts += ["", matrix_section(data["matrix"])]
+    if by == "label":
+        parts += ["", label_section(data)]
+    if by == "document":
+        parts += ["", document_section(data)]
+    if "chance" in data:
+        parts += ["", chance_section(data["chance"])]
+    if "bootstrap" in data:
+        parts += ["", bootstrap_section(data["bootstrap"], [" × ".join(p["annotators"]) for p in data["pairs"]])]
+    parts += ["", "b: spans only the first of a pair marked, c: only the second; "
+              "precision a/(a+b), recall a/(a+c), F1 2a/(2a+b+c)"]
+    for note in data["notes"]:
+        parts.append(f"note: {note}")
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def matrix_section(matrix: dict) -> str:
+    """The k×k pairwise F1 matrix."""
+    names = matrix["annotators"]
+    rows = [[name] + [number(v) for v in row] for name, row in zip(names, matrix["f1"])]
+    return "pairwise F1\n" + table([""] + names, rows)
+
+
+def skipped_footnote(entries) -> str:
+    skipped = sum(1 for entry in entries if entry.get("pairs_with_undefined_f1"))
+    return (f"\nn/a: undefined (0/0: neither annotator of the pair marked one); the mean F1 skips those pairs "
+            f"({skipped} row(s))" if skipped else "")
+
+
+def label_section(data: dict) -> str:
+    if not data["by_label"]:
+        return "per label: only with --labels strict"
+    pair_names = [" × ".join(p["annotators"]) for p in data["pairs"]]
+    header = ["label"] + pair_names + ["mean F1", "pooled F1"]
+    rows = []
+    for label, entry in data["by_label"].items():
+        rows.append([label] + [number(p["f1"]) for p in entry["pairs"]] + [number(entry["mean_f1"]), number(entry["pooled_f1"])])
+    return "F1 per label\n" + table(header, rows) + skipped_footnote(data["by_label"].values())
+
+
+def document_section(data: dict) -> str:
+    pair_names = [" × ".join(p["annotators"]) for p in data["pairs"]]
+    header = ["document"] + pair_names + ["mean F1", "pooled F1"]
+    rows = []
+    for doc_id, entry in data["by_document"].items():
+        rows.append([doc_id] + [number(p["f1"]) for p in entry["pairs"]] + [number(entry["mean_f1"]), number(entry["pooled_f1"])])
+    return "F1 per document\n" + table(header, rows) + skipped_footnote(data["by_document"].values())
+
+
+def chance_section(chance: dict) -> str:
+    """The ``--chance`` block: token PSA beside kappa and the other chance-corrected figures."""
+    head = (f"token level (d known): {chance.get('tokens')} tokens ({chance.get('tokenizer')}), "
+            f"categories {', '.join(chance.get('categories', []))}")
+    rows = []
+    for p in chance.get("pairs", []):
+        rows.append([" × ".join(p["annotators"]), str(p.get("tokens", "")), count(p.get("d", 0)),
+                     number(p.get("psa")), number(p.get("kappa_2x2")), number(p.get("cohen_kappa")),
+                     number(p.get("scott_pi")), number(p.get("informedness")), number(p.get("markedness")),
+                     number(p.get("mcc"))])
+    text = head + "\n" + table(
+        ["pair", "tokens", "d", "PSA", "kappa 2×2", "kappa", "pi", "inform.", "marked.", "MCC"], rows)
+    if "fleiss_kappa" in chance:
+        who = "all annotators" if len(chance.get("pairs", [])) > 1 else "both sides"
+        text += (f"\n{who}: Fleiss' kappa {number(chance.get('fleiss_kappa'))}   "
+                 f"Krippendorff's alpha {number(chance.get('krippendorff_alpha'))}")
+    text += ("\nPSA = 2a/(2a+b+c) and kappa 2×2 = Cohen's kappa of [[a, b], [c, d]] on token counts "
+             "(d = tokens both left O; kappa 2×2 → PSA as d grows); kappa, pi, informedness, markedness, MCC "
+             "on the k×k token table over the categories (informedness, markedness: second of the pair as reference)")
+    return text
+
+
+def bootstrap_section(boot: dict, pair_names: list[str]) -> str:
+    """The ``--bootstrap`` block: percentile intervals per pair and of the mean pairwise F1."""
+    if not boot or boot.get("pairs") is None:
+        return f"bootstrap: no interval ({(boot or {}).get('reason', 'fewer than two documents')})"
+    level = boot.get("level", 0.95)
+    rows = []
+    for name, p in zip(pair_names, boot["pairs"]):
+        rows.append([name] + [interval(p.get(k)) for k in ("f1", "precision", "recall")])
+    text = (f"{level:.0%} percentile bootstrap intervals ({boot.get('n')} resamples of "
+            f"{boot.get('documents')} documents, seed {boot.get('seed')})\n")
+    text += table(["pair", "F1", "precision", "recall"], rows)
+    if boot.get("mean_f1") is not None:
+        text += f"\nmean pairwise F1 {interval(boot['mean_f1'])}"
+    left_out = [f"{name} {k} {n}" for name, p in zip(pair_names, boot["pairs"])
+                for k, n in p.get("undefined", {}).items() if n]
+    if boot.get("mean_f1_undefined"):
+        left_out.append(f"mean F1 {boot['mean_f1_undefined']}")
+    if left_out:
+        text += "\nresamples left out (figure undefined): " + ", ".join(left_out)
+    return text
+
+
+def interval(bounds) -> str:
+    """``[lower, upper]`` with four decimals, ``n/a`` when there is no interval."""
+    if not bounds:
+        return "n/a"
+    return f"[{number(bounds[0])}, {number(bounds[1])}]"
+
+
+def score_table(results: list, *, by: str | None = None) -> str:
+    from .document import score_document
+
+    first = results[0]
+    head = f"spanagree score: gold {first.gold}, {plural(len(first.documents), 'document')}, {rule_text(first.rule)}"
+    beta = first.beta
+    extra = [f"F{beta:g}"] if beta != 1 else []
+
+    def row(name: str, d: dict) -> list[str]:
+        return counts_row(name, d) + ([number(d[f_beta_key(beta)])] if beta != 1 else [])
+
+    header = ["prediction"] + COUNT_HEADER + extra
+    rows = [row(result.prediction, score_document(result, with_header=False)) for result in results]
+    parts = [head, "", table(header, rows), ""]
+    kinds = ["correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious"]
+    error_rows = [[r.prediction] + [str(r.error_counts()[k]) for k in kinds] for r in results]
+    parts.append("spans by kind\n" + table(["prediction", "correct", "partial", "wrong label", "label+boundary",
+                                              "missed", "spurious"], error_rows))
+    for result in results:
+        if by == "label":
+            label_rows = [row(label, d) for label, d in score_document(result, with_header=False)["by_label"].items()]
+            title = f"\nper label: {result.prediction}"
+            parts.append(title + "\n" + (table(["label"] + COUNT_HEADER + extra, label_rows) if label_rows
+                                         else "only with --labels strict"))
+            parts.append(f"\nlabel confusion: {result.prediction}\n" + confusion_section(result.confusion()))
+        if by == "document":
+            doc_rows = [row(doc, d) for doc, d in score_document(result, by_document=True, with_header=False)["by_document"].items()]
+            parts.append(f"\nper document: {result.prediction}\n" + table(["document"] + COUNT_HEADER + extra, doc_rows))
+        extras = result.extras
+        if "chance" in extras:
+            parts += ["", f"{result.prediction}: " + chance_section(extras["chance"])]
+        if "bootstrap" in extras:
+            parts += ["", f"{result.prediction}: " + bootstrap_section(extras["bootstrap"], [result.prediction])]
+    parts += ["", "b: spurious (predicted, not in the gold), c: missed (in the gold, not predicted); "
+              "precision a/(a+b), recall a/(a+c)"]
+    for note in sorted({n for r in results for n in r.notes}):
+        parts.append(f"note: {note}")
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def confusion_section(confusion: dict) -> str:
+    """Gold label (rows) × predicted label (columns) over the paired spans; (none) = missed / spurious."""
+    labels = confusion["labels"]
+    rows = [[f"gold {label}"] + [str(v) if v else "." for v in values]
+            for label, values in zip(labels, confusion["matrix"])]
+    return table(["predicted →"] + labels, rows)
+
+
+def vote_table(result) -> str:
+    """``merge``'s summary: one row per document and the total."""
+    from ..voting import KINDS
+
+    header = ["document", "clusters", "kept"] + [k.replace("_", " ") for k in KINDS]
+    keys = ["clusters", "kept", *KINDS]
+    rows = [[d] + [str(counts[k]) for k in keys] for d, counts in result.counts_by_document().items()]
+    total = result.counts()
+    rows.append(["total"] + [str(total[k]) for k in keys])
+    head = (f"spanagree merge: {len(result.annotators)} annotators ({', '.join(result.annotators)}), "
+            f"{len(result.documents)} documents, match {result.rule.boundary}, labels {result.rule.labels}, "
+            f"min votes {result.min_votes} of {len(result.annotators)}")
+    parts = [head, "", table(header, rows), "",
+             f"{total['kept']} spans kept; {total['to_adjudicate']} clusters to adjudicate"]
+    for note in result.notes:
+        parts.append(f"note: {note}")
+    return "\n".join(parts) + "\n"
