@@ -182,12 +182,20 @@ def normalize_fragments(fragments: Iterable[tuple[int, int]]) -> Fragments:
 
 @dataclass(slots=True)
 class Document:
-    """One document of one annotator: its id, its text (``None`` when unknown) and its spans."""
+    """One document of one annotator: its id, its text (``None`` when unknown) and its spans.
+
+    ``source`` is the file it was read from. ``tokens_from_text`` says that the document comes
+    with its tokens (CoNLL's): they are the whitespace-separated pieces of the text
+    (:func:`spanagree.measures.tokens.document_tokens`). A marker rather than a list of offsets:
+    on the 10,000-document benchmark file (2.9 million tokens) a list of ``(start, end)`` per
+    document took the CoNLL reader's memory from 98 to 439 MiB and its time up by 40-85%.
+    """
 
     id: str
     text: str | None
     spans: list[Span] = field(default_factory=list)
     source: str | None = None
+    tokens_from_text: bool = False
 
     def __len__(self) -> int:
         return len(self.spans)
