@@ -134,7 +134,8 @@ class Format:
 
 _XML_OPTIONS = (
     FormatOption("xml_label_attr", "label from this attribute (e.g. TYPE, class)", metavar="ATTR", writer=True,
-                 details="; the writer puts the label in this attribute of generic elements"),
+                 details=" instead of the tag name; the writer then writes generic elements with the label in "
+                         "this attribute"),
     FormatOption("xml_span_tags", "only these elements are spans", metavar="A,B", writer=True,
                  details="; the writer names generic elements after the first"),
     FormatOption("xml_doc_tag", "every TAG element is a document (e.g. DOC)", metavar="TAG", writer=True,
