@@ -151,6 +151,16 @@ def test_no_extension_belongs_to_two_formats():
         assert len(claimed) == len(set(claimed)), attribute
 
 
+def test_docs_formats_md_lists_every_extension():
+    text = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    detection = text[text.index("## Choosing the format"):text.index("## BRAT standoff")]
+    for fmt in FORMATS.values():
+        for suffix in fmt.extensions:
+            assert (f"`*{suffix}`" if suffix else "without extension") in detection, (fmt.name, suffix)
+        for suffix in fmt.folder_extensions:
+            assert f"`{suffix}`" in detection, (fmt.name, suffix)
+
+
 def test_folder_precedence(tmp_path):
     # .ann before .xml before .jsonl before .conll, at any depth; none of them: empty folder
     folder = tmp_path / "corpus"

@@ -302,9 +302,9 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
     name : str, optional
         The span set's name; defaults to the file stem or folder name.
     **options
-        Format options (:class:`FormatOption` keywords: ``xml_label_attr``, ``xml_span_tags``,
-        ``xml_doc_tag``, ``conll_column``, ``scheme``); those the format's reader does not take
-        are ignored, so one set of options can serve a mixed call.
+        Format options by keyword (:func:`registered_options`: ``xml_label_attr``,
+        ``conll_column``, ``scheme``, ...); those the format's reader does not take are ignored,
+        so one set of options can serve a mixed call.
 
     Raises
     ------
