@@ -11,7 +11,7 @@ import warnings
 
 from ._version import __version__
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
-from .formats import FORMATS
+from .formats import FORMATS, registered_options
 from .match import BOUNDARIES, LABEL_RULES
 
 OUTPUTS = ("table", "json", "csv")
@@ -25,14 +25,12 @@ class Parser(argparse.ArgumentParser):
 
 
 def add_format_options(parser: argparse.ArgumentParser) -> None:
+    """``--format`` and every format's options, made from the registry (:class:`~spanagree.formats.FormatOption`)."""
     group = parser.add_argument_group("input format")
     group.add_argument("--format", choices=list(FORMATS), help="input format (default: detected per path)")
-    group.add_argument("--xml-label-attr", metavar="ATTR", help="XML: label from this attribute (e.g. TYPE, class)")
-    group.add_argument("--xml-span-tags", metavar="A,B", help="XML: only these elements are spans")
-    group.add_argument("--xml-doc-tag", metavar="TAG", help="XML: every TAG element is a document (e.g. DOC)")
-    group.add_argument("--conll-column", type=int, metavar="N", help="CoNLL: tag column, counted from 1 (default: last)")
-    group.add_argument("--scheme", choices=["iob1", "iob2", "ioe", "bioes", "io"],
-                       help="CoNLL: decode strictly in this tag scheme (default: conlleval's lenient decoding)")
+    for option, formats in registered_options():
+        group.add_argument(option.flag, dest=option.keyword, type=option.type, choices=option.choices,
+                           metavar=option.metavar, help=f"{'/'.join(f.title for f in formats)}: {option.help}")
 
 
 def add_match_options(parser: argparse.ArgumentParser) -> None:
@@ -106,13 +104,8 @@ def build_parser() -> Parser:
 
 
 def format_options(args) -> dict:
-    return {
-        "xml_label_attr": args.xml_label_attr,
-        "xml_span_tags": args.xml_span_tags,
-        "xml_doc_tag": args.xml_doc_tag,
-        "conll_column": args.conll_column,
-        "scheme": args.scheme,
-    }
+    """Every registered format option's value, by keyword (``None`` when not given)."""
+    return {option.keyword: getattr(args, option.keyword, None) for option, _ in registered_options()}
 
 
 def recorded_options(args) -> dict:

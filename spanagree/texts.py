@@ -6,9 +6,10 @@ compared through their non-whitespace characters: every span's fragments are map
 positions of the first annotator's copy (whitespace at a fragment's edges drops out), nothing is
 rewritten on disk, and documents that still differ are left out with a warning naming them.
 
-CoNLL files are compared by token position: they must have the same sentences and the same
-number of tokens in each; tokens spelt differently only warn (with a count), and spans are
-placed on the first file's tokens.
+Documents that come with their tokens (``Document.tokens_from_text``: CoNLL's) are compared by
+token position when every copy does: they must have the same sentences and the same number of
+tokens in each; tokens spelt differently only warn (with a count), and spans are placed on the
+first copy's tokens.
 """
 
 from __future__ import annotations
@@ -56,7 +57,6 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
     """
     result = Reconciled(list(spansets), [])
     mapped: dict[int, dict[str, Document]] = {k: {} for k in range(len(spansets))}
-    all_conll = all(s.format == "conll" for s in spansets)
     for doc_id in documents:
         copies = [s.documents[doc_id] for s in spansets]
         texts = [d.text for d in copies]
@@ -65,7 +65,7 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
             result.documents.append(doc_id)
             continue
         reference = next(t for t in texts if t is not None)
-        if all_conll:
+        if all(document.tokens_from_text for document in copies):
             differences = conll_token_differences(spansets, doc_id, texts)
             for k, document in enumerate(copies):
                 if document.text is not None and document.text != reference:
@@ -83,9 +83,10 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
             result.left_out.append(doc_id)
             continue
         positions = non_whitespace_positions(reference)
+        tokens_from_text = next(d for d in copies if d.text is not None).tokens_from_text
         for k, document in enumerate(copies):
             if document.text is not None:
-                mapped[k][doc_id] = onto_reference(document, reference, positions)
+                mapped[k][doc_id] = onto_reference(document, reference, positions, tokens_from_text)
         result.whitespace_aligned.append(doc_id)
         result.documents.append(doc_id)
     if announce:
@@ -130,8 +131,10 @@ def non_whitespace_positions(text: str) -> list[int]:
     return [i for i, ch in enumerate(text) if not ch.isspace()]
 
 
-def onto_reference(document: Document, reference: str, reference_positions: list[int]) -> Document:
-    """Map a document's spans through its non-whitespace characters onto the reference text."""
+def onto_reference(document: Document, reference: str, reference_positions: list[int],
+                   tokens_from_text: bool = False) -> Document:
+    """Map a document's spans through its non-whitespace characters onto the reference text
+    (whose copy comes with its tokens when ``tokens_from_text``)."""
     own_positions = non_whitespace_positions(document.text)
     spans = []
     for span in document.spans:
@@ -145,7 +148,7 @@ def onto_reference(document: Document, reference: str, reference_positions: list
         else:
             warnings.warn(f"{span.source or document.id}: a span covers only whitespace and is left out",
                           SpanagreeWarning, stacklevel=3)
-    return Document(document.id, reference, spans, document.source)
+    return Document(document.id, reference, spans, document.source, tokens_from_text)
 
 
 def token_offsets(text: str) -> list[list[tuple[int, int]]]:
@@ -185,7 +188,8 @@ def conll_token_differences(spansets: list[SpanSet], doc_id: str, texts: list[st
 
 
 def onto_tokens(document: Document, reference: str) -> Document:
-    """Place a CoNLL document's spans on the reference copy's tokens (same token positions)."""
+    """Place the spans of a document that comes with its tokens on the reference copy's tokens
+    (same token positions; the reference comes with its tokens too)."""
     own = [t for line in token_offsets(document.text) for t in line]
     target = [t for line in token_offsets(reference) for t in line]
     start_index = {s: i for i, (s, _) in enumerate(own)}
@@ -194,4 +198,4 @@ def onto_tokens(document: Document, reference: str) -> Document:
     for span in document.spans:
         fragments = tuple((target[start_index[s]][0], target[end_index[e]][1]) for s, e in span.fragments)
         spans.append(Span.trusted(span.doc, fragments, span.label, span.source, span.attributes))
-    return Document(document.id, reference, spans, document.source)
+    return Document(document.id, reference, spans, document.source, True)

@@ -269,8 +269,9 @@ def test_jobs_give_identical_results():
 
 
 def conll_spanset(name, text, spans):
-    return SpanSet(name, {"1": Document("1", text, [Span("1", (s, e), label) for s, e, label in spans])},
-                   format="conll")
+    """A span set as the CoNLL reader makes one: its document comes with its tokens."""
+    return SpanSet(name, {"1": Document("1", text, [Span("1", (s, e), label) for s, e, label in spans],
+                                        tokens_from_text=True)}, format="conll")
 
 
 def test_conll_files_are_compared_by_token_position():

@@ -107,7 +107,7 @@ def test_errors_file_and_refusal_to_overwrite(files, capsys):
         (["agree", "{ann1}", "{ann2}", "--labels", "loose"], 2, "invalid choice: 'loose'"),
         (["agree", "{ann1}", "{ann2}", "--by", "pair"], 2, "invalid choice: 'pair'"),
         (["agree", "{ann1}", "{ann2}", "--output", "xml"], 2, "invalid choice: 'xml'"),
-        (["agree", "{ann1}", "{ann2}", "--scheme", "bio"], 2, "invalid choice: 'bio'"),
+        (["agree", "{ann1}", "{ann2}", "--scheme", "biluo"], 2, "invalid choice: 'biluo'"),  # bio is iob2's alias
         (["agree", "{ann1}", "{ann2}", "--map", "PER"], 2, "--map takes OLD=NEW, got 'PER'"),
         (["agree", "{ann1}", "{ann2}", "--partial-credit", "half"], 2, "--partial-credit must be a number"),
         (["agree", "{ann1}", "{ann2}", "--jobs", "0"], 2, "--jobs must be at least 1"),

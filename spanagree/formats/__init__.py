@@ -1,7 +1,9 @@
 """Readers and writers, one module per format, and the registry that names them.
 
-The registry :data:`FORMATS` is the single source of truth for format names: it drives the
-command line's choices, the error for an unknown name, and auto-detection.
+The registry :data:`FORMATS` is the single source of truth for formats: their names drive the
+command line's choices and the error for an unknown name, their extensions auto-detection
+(:func:`detect_format`), and their options (:class:`FormatOption`) the command line's format
+options, the keywords passed to readers and writers, and the docs' options table.
 
 Every format module ``spanagree.formats.<name>`` provides
 ``stream_<name>(path, *, name=None, **options) -> DocumentStream`` (the reader: documents one at
@@ -16,23 +18,109 @@ import importlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 from ..collector import collector_paused
 from ..errors import FormatError, UsageError
 from ..span import Document, SpanSet
+from .schemes import SCHEME_NAMES, SCHEMES
+
+
+@dataclass(frozen=True)
+class FormatOption:
+    """One option of a format, declared once: the reader's or writer's keyword, its command-line
+    flag, how the flag's value is parsed, and what it means.
+
+    The command line's options (``spanagree.cli.add_format_options``), the keywords passed on to
+    a reader or a writer (:func:`open_stream`, :func:`write`) and the options table of the docs
+    (:func:`options_table`) are all made from these records, so a format added to
+    :data:`FORMATS` with its options needs no other edit.
+
+    Parameters
+    ----------
+    keyword : str
+        The keyword of ``stream_<format>``/``read_<format>`` and/or ``write_<format>``, named
+        ``<format>_<option>`` (``xml_label_attr``); also the attribute of the parsed arguments.
+        One exception, kept for its users: CoNLL's ``scheme``.
+    help : str
+        The command line's help text, without the format's name (``XML: `` is put before it).
+    metavar : str, optional
+        The value's placeholder in the help (``ATTR``); options with ``choices`` show those.
+    type : callable, optional
+        Turns the command line's string into the keyword's value (``int``); default the string.
+    choices : tuple of str, optional
+        The values allowed, checked by the command line.
+    reader, writer : bool
+        Whether the format's reader, its writer, takes the keyword.
+    details : str
+        What the docs' table says beyond ``help`` (appended to it there).
+
+    Examples
+    --------
+    >>> option = FormatOption("xml_doc_tag", "every TAG element is a document", metavar="TAG")
+    >>> option.flag
+    '--xml-doc-tag'
+    """
+
+    keyword: str
+    help: str
+    metavar: str | None = None
+    type: Callable[[str], Any] | None = None
+    choices: tuple[str, ...] | None = None
+    reader: bool = True
+    writer: bool = False
+    details: str = ""
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag: ``--`` and the keyword with ``-`` for ``_`` (``--<format>-<option>``)."""
+        return "--" + self.keyword.replace("_", "-")
 
 
 @dataclass(frozen=True)
 class Format:
-    """A registered format: its name, module, what it reads, its reader's options and its writer's."""
+    """A registered format: its name, module, how it is recognised, and its options.
+
+    Parameters
+    ----------
+    name : str
+        The registry name and module name (``spanagree.formats.<name>``).
+    title : str
+        How the docs and help texts write it (``CoNLL``).
+    description : str
+        One line: what the format is.
+    extensions : tuple of str
+        Lower-case file suffixes that make a file this format when detected (``""``: a file
+        without suffix). A suffix belongs to one format at most.
+    folder_extensions : tuple of str
+        A folder holding (at any depth) a file with one of these suffixes is this format...
+    folder_precedence : int
+        ...unless it also holds the files of a format of lower precedence, which wins (BRAT's
+        ``.ann`` before XML's ``.xml`` before JSONL's ``.jsonl`` before CoNLL's ``.conll``).
+    writes_to_folder : bool
+        The writer makes a folder (else one file).
+    options : tuple of FormatOption
+        The reader's and the writer's options.
+    """
 
     name: str
+    title: str
     description: str
     extensions: tuple[str, ...]
-    options: tuple[str, ...]
+    folder_extensions: tuple[str, ...]
+    folder_precedence: int
     writes_to_folder: bool
-    write_options: tuple[str, ...] = ()
+    options: tuple[FormatOption, ...] = ()
+
+    @property
+    def reader_keywords(self) -> frozenset[str]:
+        """The keywords the reader takes (besides ``name``)."""
+        return frozenset(o.keyword for o in self.options if o.reader)
+
+    @property
+    def writer_keywords(self) -> frozenset[str]:
+        """The keywords the writer takes."""
+        return frozenset(o.keyword for o in self.options if o.writer)
 
     def module(self):
         return importlib.import_module(f"spanagree.formats.{self.name}")
@@ -44,23 +132,73 @@ class Format:
         return getattr(self.module(), f"write_{self.name}")
 
 
+_XML_OPTIONS = (
+    FormatOption("xml_label_attr", "label from this attribute (e.g. TYPE, class)", metavar="ATTR", writer=True,
+                 details=" instead of the tag name; the writer then writes generic elements with the label in "
+                         "this attribute"),
+    FormatOption("xml_span_tags", "only these elements are spans", metavar="A,B", writer=True,
+                 details="; the writer names generic elements after the first"),
+    FormatOption("xml_doc_tag", "every TAG element is a document (e.g. DOC)", metavar="TAG", writer=True,
+                 details="; without it each file's root is one; its id is its `id` attribute, else its 1-based "
+                         "ordinal (in a folder, prefixed with the file's path and `#`: `sub/file#3`); the writer's "
+                         "document element (default `doc`)"),
+)
+
+_CONLL_OPTIONS = (
+    FormatOption("conll_column", "tag column, counted from 1 (default: last)", metavar="N", type=int,
+                 details="; the token is column 1"),
+    FormatOption("scheme", "decode strictly in this tag scheme (default: conlleval's lenient decoding)",
+                 type=str.lower, choices=SCHEME_NAMES, writer=True,
+                 details=", dropping invalid chunks with a warning giving their number (seqeval "
+                         "`mode=\"strict\"`; "
+                         + ", ".join(f"{alias} is {s.name}" for s in SCHEMES.values() for alias in s.aliases)
+                         + "); the CoNLL writer's scheme (default `iob2`)"),
+)
+
+#: The formats, by name, in the order the command line and the docs list them.
 FORMATS: dict[str, Format] = {
-    "brat": Format("brat", "BRAT standoff: a folder of .txt + .ann files", (".ann",), (), True),
-    "xml": Format(
-        "xml", "inline XML markup (an .xml file or a folder of them)", (".xml",),
-        ("xml_label_attr", "xml_span_tags", "xml_doc_tag"), False,
-        write_options=("xml_label_attr", "xml_span_tags", "xml_doc_tag"),
-    ),
-    "conll": Format(
-        "conll", "CoNLL columns with IOB/BIOES tags", (".conll", ".bio", ".iob", ".tsv", ".txt"),
-        ("conll_column", "scheme"), False,
-        write_options=("scheme",),
-    ),
-    "jsonl": Format(
-        "jsonl", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
-        (".jsonl", ".json", ".ndjson"), (), False,
-    ),
+    "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True),
+    "xml": Format("xml", "XML", "inline XML markup (an .xml file or a folder of them)", (".xml",), (".xml",), 2,
+                  False, _XML_OPTIONS),
+    "conll": Format("conll", "CoNLL", "CoNLL columns with IOB/BIOES tags",
+                    (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""), (".conll",), 4,
+                    False, _CONLL_OPTIONS),
+    "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
+                    (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False),
 }
+
+
+def registered_options() -> list[tuple[FormatOption, list[Format]]]:
+    """Every format option once, in registry order, with the formats that declare it.
+
+    Several formats may take one keyword (a later format with tags could take ``scheme``): each
+    declares the same record, and the command line has the option once.
+
+    Examples
+    --------
+    >>> [(o.flag, [f.name for f in formats]) for o, formats in registered_options()][-2:]
+    [('--conll-column', ['conll']), ('--scheme', ['conll'])]
+    """
+    found: dict[str, tuple[FormatOption, list[Format]]] = {}
+    for fmt in FORMATS.values():
+        for option in fmt.options:
+            found.setdefault(option.keyword, (option, []))[1].append(fmt)
+    return list(found.values())
+
+
+def options_table() -> str:
+    """The docs' table of format options, made from the registry (docs/formats.md and docs/cli.md
+    hold it; a test checks that they hold this one).
+
+    A row per option: the flag with its metavar (or its choices), the formats, and the help
+    followed by the details.
+    """
+    rows = ["| option | format | meaning |", "|---|---|---|"]
+    for option, formats in registered_options():
+        value = option.metavar or "|".join(option.choices or ())
+        flag = f"`{option.flag} {value}`".replace("|", "\\|") if value else f"`{option.flag}`"
+        rows.append(f"| {flag} | {', '.join(f.title for f in formats)} | {option.help}{option.details} |")
+    return "\n".join(rows) + "\n"
 
 
 @dataclass
@@ -111,26 +249,44 @@ def get_format(name: str) -> Format:
 
 
 def detect_format(path: str | os.PathLike) -> str:
-    """Guess a path's format from its extension, or, for a folder, from the files inside.
+    """The format of a path, told by the registry: a file's by its extension
+    (:attr:`Format.extensions`), a folder's by the files inside (:attr:`Format.folder_extensions`,
+    in order of :attr:`Format.folder_precedence`).
 
-    A folder holding ``.ann`` files is BRAT; one holding ``.xml`` files is XML; a ``.txt`` file
-    whose first non-blank line has at least two whitespace-separated columns is CoNLL.
+    A folder holding ``.ann`` files is BRAT, else one holding ``.xml`` files XML, else ``.jsonl``
+    JSONL, else ``.conll`` CoNLL (the last two are read from one file: their readers then say
+    so). A file ``.txt`` (or without extension) is CoNLL, as are ``.conll``, ``.bio``, ``.iob``,
+    ``.tsv``, ``.test``, ``.dev`` and ``.train``.
+
+    Raises
+    ------
+    FormatError
+        No such path, a folder with none of those files, or an extension no format claims.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> (folder / "a.ann").touch(); (folder / "b.xml").touch()
+    >>> detect_format(folder), detect_format(folder / "b.xml")
+    ('brat', 'xml')
     """
     path = Path(path)
     if not path.exists():
         raise FormatError(path, "no such file or folder")
     if path.is_dir():
-        for suffix, fmt in ((".ann", "brat"), (".xml", "xml"), (".jsonl", "jsonl"), (".conll", "conll")):
-            if next(path.rglob(f"*{suffix}"), None) is not None:
-                return fmt
-        raise FormatError(path, "empty folder: no .ann, .xml, .jsonl or .conll file in it")
+        by_precedence = sorted(FORMATS.values(), key=lambda fmt: fmt.folder_precedence)
+        for fmt in by_precedence:
+            for suffix in fmt.folder_extensions:
+                if next(path.rglob(f"*{suffix}"), None) is not None:
+                    return fmt.name
+        suffixes = [suffix for fmt in by_precedence for suffix in fmt.folder_extensions]
+        listed = ", ".join(suffixes[:-1]) + " or " + suffixes[-1] if len(suffixes) > 1 else suffixes[0]
+        raise FormatError(path, f"empty folder: no {listed} file in it")
     suffix = path.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return "jsonl"
-    if suffix == ".xml":
-        return "xml"
-    if suffix in (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""):
-        return "conll"
+    for fmt in FORMATS.values():
+        if suffix in fmt.extensions:
+            return fmt.name
     raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give --format")
 
 
@@ -146,9 +302,9 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
     name : str, optional
         The span set's name; defaults to the file stem or folder name.
     **options
-        Format options (``xml_label_attr``, ``xml_span_tags``, ``xml_doc_tag``, ``conll_column``,
-        ``scheme``); options of other formats are ignored, so one set of options can serve a
-        mixed call.
+        Format options by keyword (:func:`registered_options`: ``xml_label_attr``,
+        ``conll_column``, ``scheme``, ...); those the format's reader does not take are ignored,
+        so one set of options can serve a mixed call.
 
     Raises
     ------
@@ -168,19 +324,19 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
     fmt = get_format(format) if format else get_format(detect_format(path))
     if not Path(path).exists():
         raise FormatError(path, "no such file or folder")
-    own = {k: v for k, v in options.items() if k in fmt.options and v is not None}
+    own = {k: v for k, v in options.items() if k in fmt.reader_keywords and v is not None}
     return fmt.streamer()(path, name=name, **own)
 
 
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> None:
     """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``.
 
-    Only the options the chosen format's writer takes (:attr:`Format.write_options`) are passed
+    Only the options the chosen format's writer takes (:attr:`Format.writer_keywords`) are passed
     on, so one set of command-line options can serve a reader and a writer (``--conll-column``
     means something to the CoNLL reader only). The caller decides about overwriting.
     """
     fmt = get_format(format)
-    own = {k: v for k, v in options.items() if k in fmt.write_options and v is not None}
+    own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
     fmt.writer()(spanset, dest, **own)
 
 

@@ -18,6 +18,8 @@ Reading
   their first token to the end of their last. The tokenisation is therefore recoverable from the
   text alone: ``[line.split(" ") for line in text.split("\\n")]`` (see :func:`token_offsets`);
   tokens never contain a space, tab or newline.
+  Every document says so (``Document.tokens_from_text`` is true), so that comparisons by token
+  (:func:`spanagree.texts.reconcile`, ``--chance``) know it comes with its tokens.
 * Each span's source is the file and the line of its first token.
 * :func:`stream_conll` is the reader: it reads the file in blocks of whole documents (cut before
   ``-DOCSTART-`` lines) as the documents are asked for, so that it never holds more than a block's
@@ -443,7 +445,8 @@ def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, 
     starts, ends = _chunk_offsets(tokens, chunks, bounds, cuts)
     spans = _spans(path, chain.from_iterable(map(repeat, ids, map(sub, cuts, [0] + cuts[:-1]))), starts, ends,
                    map(_LABEL, chunks), map(add, firsts, repeat(lines_before + 1)), len(chunks))
-    return deque(map(Document, ids, texts, map(spans.__getitem__, map(slice, [0] + cuts[:-1], cuts)), repeat(path)))
+    return deque(map(Document, ids, texts, map(spans.__getitem__, map(slice, [0] + cuts[:-1], cuts)), repeat(path),
+                     repeat(True)))  # tokens_from_text: the text is the tokens joined by spaces and newlines
 
 
 def _chunk_offsets(tokens: list[str], chunks: list[tuple[int, int, str]], bounds: list[tuple[int, int]],

@@ -208,6 +208,10 @@ SCHEMES: dict[str, Scheme] = {
 
 _BY_NAME = {alias: s for s in SCHEMES.values() for alias in (s.name, *s.aliases)}
 
+#: Every name :func:`get_scheme` accepts, in registry order, each scheme's aliases after its name
+#: (lower case; ``get_scheme`` takes any case): the choices of ``--scheme``.
+SCHEME_NAMES: tuple[str, ...] = tuple(_BY_NAME)
+
 
 def get_scheme(name: str | Scheme | None) -> Scheme:
     """The scheme called ``name`` (``None``: the lenient :data:`LENIENT`), or a :class:`UsageError`."""

@@ -7,9 +7,10 @@ Scott's pi, informedness, markedness, MCC, Fleiss' kappa and Krippendorff's alph
 reported beside the PSA.
 
 Tokens
-    CoNLL input: the CoNLL tokens (its text is the tokens joined by single spaces, so the tokens
-    are the whitespace-separated pieces of the text). Otherwise spaCy's tokenizer on the
-    document text: a blank pipeline for ``lang`` (default ``en``), or the tokenizer of the
+    Documents that come with their tokens (``Document.tokens_from_text``: CoNLL's, whose text is
+    the tokens joined by single spaces and newlines) give their own: the whitespace-separated
+    pieces of the text (:func:`document_tokens`); :func:`tokenizer_for` says whether every
+    document of the inputs does. Otherwise spaCy's tokenizer on the document text: a blank pipeline for ``lang`` (default ``en``), or the tokenizer of the
     installed pipeline ``spacy_model``. Whitespace-only tokens (spaCy's tokens for runs of spaces
     and line breaks) are not items.
 Labels
@@ -55,7 +56,7 @@ from dataclasses import dataclass, field
 
 from .counts import Counts
 from ..errors import SpanagreeWarning, UsageError
-from ..span import Span, SpanSet
+from ..span import Document, Span, SpanSet
 
 TOKENIZERS = ("conll", "spacy")
 MARKED = "marked"
@@ -71,6 +72,40 @@ def conll_tokens(text: str) -> list[tuple[int, int]]:
     [(0, 3), (4, 8), (9, 11), (12, 20)]
     """
     return [m.span() for m in WHITESPACE_TOKEN.finditer(text)]
+
+
+def document_tokens(document: Document) -> list[tuple[int, int]] | None:
+    """The tokens a document comes with, as offsets ``[start, end)``, or ``None`` when it has none.
+
+    A document read from CoNLL has ``tokens_from_text`` set: its tokens are the
+    whitespace-separated pieces of its text (:func:`conll_tokens`).
+
+    Examples
+    --------
+    >>> document_tokens(Document("1", "EU rejects\\nGerman", tokens_from_text=True))
+    [(0, 2), (3, 10), (11, 17)]
+    >>> document_tokens(Document("1", "EU rejects\\nGerman")) is None
+    True
+    """
+    if not document.tokens_from_text or document.text is None:
+        return None
+    return conll_tokens(document.text)
+
+
+def tokenizer_for(spansets: list[SpanSet]) -> str:
+    """The tokenizer of :func:`token_agreement` (``tokens=``) for these inputs: ``"conll"`` when
+    every document of every span set comes with its tokens (``Document.tokens_from_text``, as
+    CoNLL's do), else ``"spacy"``.
+
+    Examples
+    --------
+    >>> conll = SpanSet("a", {"1": Document("1", "EU rejects", tokens_from_text=True)})
+    >>> jsonl = SpanSet("b", {"1": Document("1", "EU rejects")})
+    >>> tokenizer_for([conll, conll]), tokenizer_for([conll, jsonl])
+    ('conll', 'spacy')
+    """
+    documents = [d for s in spansets for d in s.documents.values()]
+    return "conll" if documents and all(d.tokens_from_text for d in documents) else "spacy"
 
 
 def spacy_tokenizer(*, lang: str | None = "en", spacy_model: str | None = None):
@@ -259,7 +294,8 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
     documents : list of str, optional
         The documents to compare (default: the first span set's).
     tokens : {"spacy", "conll"}
-        ``"conll"``: the whitespace-separated pieces of the text (CoNLL's tokens); ``"spacy"``:
+        ``"conll"``: the whitespace-separated pieces of the text (the tokens of documents that
+        come with theirs, :func:`document_tokens`; :func:`tokenizer_for` chooses); ``"spacy"``:
         spaCy's tokenizer.
     lang : str
         Language of spaCy's blank tokenizer (default ``en``).

@@ -61,7 +61,7 @@ def select_labels(spanset: SpanSet, *, label_map: Mapping[str, str] | None = Non
         spans = [s.relabel(label_map[s.label]) if label_map and s.label in label_map else s for s in document.spans]
         if only:
             spans = [s for s in spans if s.label in only]
-        documents[doc_id] = Document(document.id, document.text, spans, document.source)
+        documents[doc_id] = Document(document.id, document.text, spans, document.source, document.tokens_from_text)
     return SpanSet(spanset.name, documents, list(spanset.notes), spanset.format)
 
 
