@@ -386,11 +386,6 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
                           {name: count for name, count in zip(names, multiply) if count})
 
 
-def tokenizer_for(spansets: list[SpanSet]) -> str:
-    """CoNLL tokens when every span set was read from CoNLL, else spaCy's tokenizer on the texts."""
-    return "conll" if all(s.format == "conll" for s in spansets) else "spacy"
-
-
 def pair_columns(chance: dict) -> list[dict]:
     """Per pair, the token-level figures as flat CSV columns (``token_`` prefix)."""
     keys = ("tokens", "a", "b", "c", "d", "psa", "kappa_2x2", "cohen_kappa", "scott_pi", "informedness",
