@@ -216,3 +216,14 @@ def test_cli_jobs_output_is_identical(tmp_path, capsys, command):
             assert main(["score", *paths, "--errors", str(path), "--jobs", jobs, "--output", "json"]) == 0
             capsys.readouterr()
         assert errors[0].read_text() == errors[1].read_text()
+
+
+def test_a_format_error_travels_back_from_a_worker_whole():
+    """A worker's FormatError is pickled with its parts (path, message, line), not its text alone."""
+    import pickle
+
+    from spanagree.errors import FormatError
+
+    error = pickle.loads(pickle.dumps(FormatError("ann1/d.ann", "expected a span", 12)))
+    assert (type(error), error.path, error.message, error.line, str(error)) == (
+        FormatError, "ann1/d.ann", "expected a span", 12, "ann1/d.ann:12: expected a span")

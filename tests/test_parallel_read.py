@@ -191,3 +191,44 @@ def test_chance_reads_in_this_process(capsys, small_shards):
 def test_too_few_documents_stay_in_one_process(monkeypatch, capsys, small_shards):
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
     assert_same_runs(capsys, small_shards, ["agree", str(DEMO / "ann1"), str(DEMO / "ann2")], sharded=False)
+
+
+@pytest.mark.parametrize("output", ["json", "table", "csv"])
+def test_score_reads_its_shards_too(tmp_path, capsys, small_shards, output):
+    """score on BRAT folders: the gold's document the prediction lacks, the prediction's document
+    the gold lacks, notes and warnings — all as in one process."""
+    folders = small_corpus(tmp_path)
+    gold, pred = folders[1], folders[0]  # the gold has "only2", which the prediction lacks
+    errors = [tmp_path / f"errors{jobs}.csv" for jobs in (1, 2)]
+    code, out, err = assert_same_runs(capsys, small_shards, ["score", str(gold), str(pred), "--output", output])
+    assert code == 0 and "1 gold document(s) have no prediction and count as empty: only2" in err
+    for jobs, path in zip((1, 2), errors):
+        assert main(["score", str(gold), str(pred), "--errors", str(path), "--jobs", str(jobs)]) == 0
+        capsys.readouterr()
+    assert errors[0].read_text() == errors[1].read_text() and errors[0].read_text().count("\n") > 1
+
+
+def test_merge_reads_its_shards_too(tmp_path, capsys, small_shards):
+    """merge on BRAT folders: the same summary, the same gold files and the same adjudication list."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    generate.generate(tmp_path, docs=30, annotators=3, formats=("brat",), quiet=True)
+    paths = [str(tmp_path / "brat" / f"ann{k}") for k in (1, 2, 3)]
+    golds = []
+    for jobs in ("1", "2"):
+        before = len(small_shards)
+        out, listing = tmp_path / f"gold{jobs}", tmp_path / f"adjudicate{jobs}.json"
+        assert main(["merge", *paths, "--to", "jsonl", "--out", str(out), "--adjudicate", str(listing),
+                     "--match", "overlap", "--output", "json", "--jobs", jobs]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        summary["options"].pop("jobs"), summary["options"].pop("out"), summary["options"].pop("adjudicate")
+        adjudication = json.loads(listing.read_text())
+        for key in ("jobs", "out", "adjudicate"):
+            adjudication["options"].pop(key)
+        golds.append((summary, out.read_text(), adjudication))
+        assert (len(small_shards) > before) == (jobs == "2")
+    assert golds[0] == golds[1]
+    assert golds[0][0]["clusters"] > 0 and golds[0][0]["documents"] == 30
