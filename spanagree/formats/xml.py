@@ -544,7 +544,9 @@ class _DocumentWriter:
         root = etree.Element(self.doc_tag, id=doc_id)
         root.text = ""  # <doc id="..."></doc>, never <doc/>, for a document without text
         root.tail = "\n"
-        stack: list[tuple[Span, etree._Element]] = []
+        # The open elements, outermost first: [span, element, its last child so far]; text goes at
+        # the end of the innermost one's content (its text, or its last child's tail).
+        stack: list[list] = [[None, root, None]]
         position = 0
         for span in sorted(document.spans, key=_nesting_order):
             if span.is_discontinuous:
@@ -554,28 +556,29 @@ class _DocumentWriter:
                 raise UsageError(f"document {doc_id!r}: span {_show(span, text)} ends beyond its text "
                                  f"({n} characters)")
             start = span.start
-            while stack and stack[-1][0].end <= start:
-                closed, element = stack.pop()
-                _add_text(element, text[position:closed.end])
+            while len(stack) > 1 and stack[-1][0].end <= start:
+                closed = stack[-1][0]
+                _add_text(stack.pop(), text[position:closed.end])
                 position = closed.end
-            if stack and stack[-1][0].end < span.end:
+            if len(stack) > 1 and stack[-1][0].end < span.end:
                 raise UsageError(f"document {doc_id!r}: span {_show(span, text)} crosses "
                                  f"{_show(stack[-1][0], text)} (they overlap, neither inside the other); inline XML "
                                  "cannot write that")
-            parent = stack[-1][1] if stack else root
+            parent = stack[-1]
             _add_text(parent, text[position:start])
             self._check(doc_id, span.label)
             if self.attr is None:
-                child = etree.SubElement(parent, span.label)
+                child = etree.SubElement(parent[1], span.label)
             else:
-                child = etree.SubElement(parent, self.element, {self.attr: span.label})
+                child = etree.SubElement(parent[1], self.element, {self.attr: span.label})
+            parent[2] = child
             position = start
-            stack.append((span, child))
-        while stack:
-            closed, element = stack.pop()
-            _add_text(element, text[position:closed.end])
+            stack.append([span, child, None])
+        while len(stack) > 1:
+            closed = stack[-1][0]
+            _add_text(stack.pop(), text[position:closed.end])
             position = closed.end
-        _add_text(root, text[position:])
+        _add_text(stack[0], text[position:])
         return root
 
     def _check(self, doc_id: str, label: str) -> None:
@@ -598,14 +601,15 @@ class _DocumentWriter:
         self.checked.add(label)
 
 
-def _add_text(element, text: str) -> None:
-    """Append text at the end of an element's content: its text, or its last child's tail."""
+def _add_text(entry: list, text: str) -> None:
+    """Append text at the end of an open element's content (``entry``: span, element, last child):
+    the element's text, or its last child's tail."""
     if text:
-        if len(element):
-            last = element[-1]
-            last.tail = text if last.tail is None else last.tail + text
+        _, element, last = entry
+        if last is None:
+            element.text = element.text + text if element.text else text
         else:
-            element.text = text if element.text is None else element.text + text
+            last.tail = last.tail + text if last.tail else text
 
 
 def _nesting_order(span: Span) -> tuple:
