@@ -10,6 +10,16 @@ assignment scipy returns, ties included (``tests/test_match_index.py`` checks th
 on random matrices full of ties). Its cost grows as rows² × columns, so the matcher hands larger
 components to scipy.
 
+Why not scipy for every component (measured on the benchmark corpus, ``benchmarks/RESULTS.md``,
+"Hand-written where scipy was measured"): ``score`` on its JSONL files solves 126 components (109 of
+them 2 × 1, the largest 3 × 2) in 1.3 ms here, 1.1 ms with scipy once imported — but importing
+``scipy.optimize`` took 2.3 s against 0.15 s for a bare interpreter (best of 5, same machine), and
+``score`` solves some component in practically every corpus with boundary errors. Forcing scipy on
+every component made that run 25% slower (10.1 → 12.6 s, best of 3, on a loaded machine), which
+would break the benchmark's target of staying within 3× of a plain parse. Per component, scipy is
+faster from 3 × 3 up (11 µs against 41 µs; 164 against 703 µs at 20 × 20), so up to :data:`SMALL`
+cells the import is what decides.
+
 Reference
 ---------
 Crouse DF (2016). On implementing 2D rectangular assignment algorithms. IEEE Transactions on

@@ -1,4 +1,4 @@
-"""The span model: validation, equality without source and attributes, and readers' drafts."""
+"""The span model: validation, equality without source and attributes, and the readers' fast constructor."""
 
 from __future__ import annotations
 
@@ -6,13 +6,7 @@ import dataclasses
 
 import pytest
 
-from spanagree.span import Source, Span, SpanDraft, sealed
-
-
-def draft(doc, fragments, label, source=None, attributes=()):
-    span = SpanDraft()
-    span.doc, span.fragments, span.label, span.source, span.attributes = doc, fragments, label, source, attributes
-    return span
+from spanagree.span import Source, Span
 
 
 def test_fragments_are_validated_and_a_single_pair_is_wrapped():
@@ -30,16 +24,18 @@ def test_source_and_attributes_take_no_part_in_equality():
     assert plain != Span("d", ((0, 5),), "LOC") and plain != Span("e", ((0, 5),), "PER")
 
 
-def test_sealed_drafts_are_spans_like_any_other():
-    source = Source("ann1.jsonl", 4)
-    drafts = [draft("d", ((0, 5),), "PER", source), draft("d", ((6, 9),), "LOC", source, (("k", "v"),))]
-    built = Span("d", ((0, 7),), "ORG")  # a reader's checked-the-slow-way span among the drafts
-    spans = sealed([drafts[0], built, drafts[1]])
-    assert [type(s) for s in spans] == [Span, Span, Span]
-    assert spans[1] is built
+def test_trusted_spans_are_spans_like_any_other():
+    source = Source.at("ann1.jsonl", 4)
+    assert type(source) is Source and source == Source("ann1.jsonl", 4) and str(source) == "ann1.jsonl:4"
+    spans = [Span.trusted("d", ((0, 5),), "PER", source), Span.trusted("d", ((6, 9),), "LOC", source, (("k", "v"),))]
+    assert [type(s) for s in spans] == [Span, Span]
     assert spans[0] == Span("d", ((0, 5),), "PER") and hash(spans[0]) == hash(Span("d", ((0, 5),), "PER"))
-    assert (spans[2].source, spans[2].attributes, spans[2].end) == (source, (("k", "v"),), 9)
+    assert (spans[1].source, spans[1].attributes, spans[1].end, spans[1].length) == (source, (("k", "v"),), 9, 3)
     assert repr(spans[0]) == "Span(doc='d', fragments=((0, 5),), label='PER')"
-    with pytest.raises(dataclasses.FrozenInstanceError):  # frozen like any span once sealed
+    assert spans[0].relabel("ORG") == Span("d", ((0, 5),), "ORG") and spans[0].relabel("ORG").source is source
+    with pytest.raises(dataclasses.FrozenInstanceError):  # frozen like any span
         spans[0].label = "LOC"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        source.line = 5
     assert {spans[0], Span("d", ((0, 5),), "PER")} == {spans[0]}
+    assert dataclasses.replace(spans[1], label="X") == Span("d", ((6, 9),), "X")

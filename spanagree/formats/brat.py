@@ -47,8 +47,6 @@ import warnings
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
-                    _set_path, _set_source)
 from . import DocumentStream, collect
 
 __all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "scan_brat"]
@@ -271,9 +269,7 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
         lines = [line[:-1] if line[-1:] == "\r" else line for line in lines]
     del data
 
-    new, set_path, set_line = _new, _set_path, _set_line
-    set_doc, set_fragments, set_label, set_source, set_attributes = (
-        _set_doc, _set_fragments, _set_label, _set_source, _set_attributes)
+    trusted, at = Span.trusted, Source.at
     n = len(text)
     spans: list[Span] = []
     ids: list[str] = []
@@ -316,17 +312,7 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
                             mismatch_first = (lineno, parts[0], column, covered)
             if not label:
                 raise _malformed(ann_path, line, lineno)
-            # Span.trusted, inlined: the offsets were checked above.
-            source = new(Source)
-            set_path(source, ann_path)
-            set_line(source, lineno)
-            span = new(Span)
-            set_doc(span, doc_id)
-            set_fragments(span, fragments)
-            set_label(span, label)
-            set_source(span, source)
-            set_attributes(span, ())
-            spans.append(span)
+            spans.append(trusted(doc_id, fragments, label, at(ann_path, lineno)))  # offsets checked above
             ids.append(parts[0])
         elif not line or line.isspace():
             continue
@@ -419,8 +405,8 @@ def _attach(spans: list[Span], ids: list[str], extras: list[tuple[str, str, str]
         if i is not None:
             attached.setdefault(i, []).append((key, value))
     for i, pairs in attached.items():
-        # The spans are this reader's own and not yet shared: setting the slot is safe.
-        _set_attributes(spans[i], tuple(pairs))
+        span = spans[i]
+        spans[i] = Span.trusted(span.doc, span.fragments, span.label, span.source, tuple(pairs))
 
 
 def write_brat(spanset: SpanSet, dest) -> None:

@@ -50,8 +50,6 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
-from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
-                    _set_path, _set_source)
 from . import DocumentStream, collect, open_file
 
 DOCSTART = "-DOCSTART-"
@@ -444,7 +442,7 @@ def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, 
     cuts = [bisect_left(firsts, end) for _, end in bounds]
     starts, ends = _chunk_offsets(tokens, chunks, bounds, cuts)
     spans = _spans(path, chain.from_iterable(map(repeat, ids, map(sub, cuts, [0] + cuts[:-1]))), starts, ends,
-                   map(_LABEL, chunks), map(add, firsts, repeat(lines_before + 1)), len(chunks))
+                   map(_LABEL, chunks), map(add, firsts, repeat(lines_before + 1)))
     return deque(map(Document, ids, texts, map(spans.__getitem__, map(slice, [0] + cuts[:-1], cuts)), repeat(path),
                      repeat(True)))  # tokens_from_text: the text is the tokens joined by spaces and newlines
 
@@ -476,28 +474,10 @@ def _chunk_offsets(tokens: list[str], chunks: list[tuple[int, int, str]], bounds
     return starts, ends
 
 
-def _spans(path: str, doc_ids, starts, ends, labels, lines, count: int) -> list[Span]:
-    """``count`` spans of one fragment each, with their sources, attribute by attribute.
-
-    ``Span.trusted(doc_id, ((start, end),), label, Source(path, line))`` for each item of the
-    iterables, built a field at a time over all of them by the slots' own setters (C loops, no
-    checks: the reader's offsets are valid).
-    """
-    sources = list(map(_new, repeat(Source, count)))
-    _set_every(_set_path, sources, repeat(path))
-    _set_every(_set_line, sources, lines)
-    spans = list(map(_new, repeat(Span, count)))
-    _set_every(_set_doc, spans, doc_ids)
-    _set_every(_set_fragments, spans, zip(zip(starts, ends)))
-    _set_every(_set_label, spans, labels)
-    _set_every(_set_source, spans, sources)
-    _set_every(_set_attributes, spans, repeat(()))
-    return spans
-
-
-def _set_every(setter, objects: list, values) -> None:
-    """``setter(obj, value)`` for each object and value in turn (a slot's setter over a list)."""
-    deque(map(setter, objects, values), maxlen=0)
+def _spans(path: str, doc_ids, starts, ends, labels, lines) -> list[Span]:
+    """``Span.trusted(doc_id, ((start, end),), label, Source.at(path, line))`` for each item of the
+    iterables (no checks: the reader's offsets are valid)."""
+    return list(map(Span.trusted, doc_ids, zip(zip(starts, ends)), labels, map(Source.at, repeat(path), lines)))
 
 
 def write_conll(spanset: SpanSet, dest, *, scheme: str = "iob2") -> None:

@@ -40,8 +40,7 @@ import sys
 from typing import Iterator
 
 from ..errors import FormatError, UsageError
-from ..span import Document, Source, Span, SpanDraft, SpanSet, normalize_fragments, sealed
-from ..span import _new, _set_line, _set_path  # hot-loop setters
+from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from . import DocumentStream, collect, default_name, open_file
 
 __all__ = ["read_jsonl", "stream_jsonl", "write_jsonl"]
@@ -198,9 +197,7 @@ def _document(record: dict, path: str, lineno: int) -> Document:
     elif type(doc_id) is not str:
         raise FormatError(path, f'"id" must be a string or an integer, got {json.dumps(doc_id)[:40]}', lineno)
 
-    source = _new(Source)
-    _set_path(source, path)
-    _set_line(source, lineno)
+    source = Source.at(path, lineno)
     n = None if text is None else len(text)
     entries = record.get("spans")
     if entries is not None:
@@ -218,8 +215,7 @@ def _spans(entries, doc_id: str, n: int | None, source: Source, path: str, linen
     """The spans of a record's ``"spans"``: ``[{"start", "end", "label"(, "fragments")}, ...]``.
 
     The loop every span of a large corpus goes through, so the common span (one fragment,
-    inside the text) is checked and built inline as a :class:`~spanagree.span.SpanDraft`, the
-    list sealed at the end, as :meth:`Span.trusted` would build it; anything else
+    inside the text) is checked inline and built by :meth:`Span.trusted`; anything else
     (discontinuous, or an error to report) goes through the full checks.
     """
     if type(entries) is not list:
@@ -227,7 +223,7 @@ def _spans(entries, doc_id: str, n: int | None, source: Source, path: str, linen
     limit = sys.maxsize if n is None else n
     spans: list = []
     append = spans.append
-    draft = SpanDraft
+    trusted = _trusted
     for entry in entries:
         try:  # a list, a string or a number as entry: TypeError; a key missing: KeyError
             start = entry["start"]
@@ -238,16 +234,10 @@ def _spans(entries, doc_id: str, n: int | None, source: Source, path: str, linen
         else:
             if (type(start) is int and type(end) is int and 0 <= start < end <= limit
                     and type(label) is str and label and "fragments" not in entry):
-                span = draft()
-                span.doc = doc_id
-                span.fragments = ((start, end),)
-                span.label = label
-                span.source = source
-                span.attributes = ()
-                append(span)
+                append(trusted(doc_id, ((start, end),), label, source))
                 continue
         append(_span(entry, len(spans) + 1, doc_id, n, source, path, lineno))
-    return sealed(spans)
+    return spans
 
 
 def _span(entry, number: int, doc_id: str, n: int | None, source: Source, path: str, lineno: int) -> Span:

@@ -83,9 +83,10 @@ spans are the same. ``xml_doc_tag`` names the document element instead of ``doc`
   is an element inside the other's; spans with the same extent nest with their labels in sorted
   order from the outside in, and identical spans (same extent and label) nest inside each other,
   so duplicates survive the round trip.
-* **Escaping**: ``&``, ``<``, ``>`` as entity references, and ``\\r`` as ``&#13;`` (a raw
-  ``\\r`` would be read back as ``\\n``), so that texts with ``\\r\\n`` round-trip; in attribute
-  values also ``"`` and tab, ``\\n``, ``\\r`` as character references.
+* **Escaping** (lxml's serializer; the tree is built with lxml, never as strings): ``&``, ``<``,
+  ``>`` as entity references, and ``\\r`` as ``&#13;`` (a raw ``\\r`` would be read back as
+  ``\\n``), so that texts with ``\\r\\n`` round-trip; in attribute values also ``"`` and tab,
+  ``\\n``, ``\\r`` as character references.
 * **Refused** (:class:`~spanagree.errors.UsageError`, naming the document and the span; nothing is
   written): a discontinuous span, spans that cross (overlap without one inside the other), a span
   beyond its text, a document without text, a character that XML 1.0 cannot hold (U+0000 to
@@ -103,8 +104,6 @@ from lxml import etree
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
-from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
-                    _set_path, _set_source)
 from . import DocumentStream, collect
 
 __all__ = ["read_xml", "stream_xml", "write_xml"]
@@ -214,8 +213,8 @@ def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: l
                 raise FormatError(file, f"document id {doc_id!r} appears twice (also in {sources[doc_id]})")
             sources[doc_id] = document.source
             document.id = doc_id
-            for span in document.spans:
-                _set_doc(span, doc_id)
+            trusted = Span.trusted
+            document.spans = [trusted(doc_id, s.fragments, s.label, s.source, s.attributes) for s in document.spans]
             yield document
         if reader.empty:
             skipped += reader.empty
@@ -347,9 +346,7 @@ class _FileReader:
         spans: list[Span | None] = []
         sources: list = [0, None]  # the last span's line and its Source
         position = 0
-        new, set_path, set_line = _new, _set_path, _set_line
-        set_fragments, set_label, set_source, set_attributes = (
-            _set_fragments, _set_label, _set_source, _set_attributes)
+        trusted, at = Span.trusted, Source.at
 
         def walk(element) -> None:
             nonlocal position
@@ -396,17 +393,8 @@ class _FileReader:
                         if position > start:
                             line = child.sourceline
                             if line != sources[0]:  # spans of one line share their (immutable) source
-                                source = new(Source)
-                                set_path(source, path)
-                                set_line(source, line)
-                                sources[0], sources[1] = line, source
-                            source = sources[1]
-                            span = new(Span)
-                            set_fragments(span, ((start, position),))
-                            set_label(span, label)
-                            set_source(span, source)
-                            set_attributes(span, ())
-                            spans[index] = span
+                                sources[0], sources[1] = line, at(path, line)
+                            spans[index] = trusted("", ((start, position),), label, sources[1])
                         else:
                             self.empty += 1
                             if self.first_empty is None:
@@ -457,11 +445,6 @@ def _utf8_error(path: str) -> tuple[str, int] | None:
 
 
 # -- writing -------------------------------------------------------------------------------------
-
-_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", "\r": "&#13;"})
-_ATTR_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\t": "&#9;",
-                               "\n": "&#10;", "\r": "&#13;"})
-
 
 def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
               xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None) -> None:
@@ -523,12 +506,15 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
         writer = _DocumentWriter(doc_tag, element, attr, None)
     else:
         writer = _DocumentWriter(doc_tag, None, None, None if tags is None else frozenset(tags))
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<corpus>\n']
+    corpus = etree.Element("corpus")
+    corpus.text = "\n"
     for doc_id, document in spanset.documents.items():
-        parts.append(writer.write(doc_id, document))
-    parts.append("</corpus>\n")
+        corpus.append(writer.document_element(doc_id, document))
+    # lxml's own declaration quotes with ' : this one is written as before, with ".
     with open(os.fspath(dest), "w", encoding="utf-8", newline="") as file:
-        file.write("".join(parts))
+        file.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        file.write(etree.tostring(corpus, encoding="unicode"))
+        file.write("\n")
 
 
 def _check_name(name: str, option: str) -> None:
@@ -538,24 +524,29 @@ def _check_name(name: str, option: str) -> None:
 
 
 class _DocumentWriter:
-    """One ``<doc>`` element per document; spans as nested elements."""
+    """One ``<doc>`` element per document, built with lxml; spans as nested elements."""
 
     def __init__(self, doc_tag: str, element: str | None, attr: str | None, allowed: frozenset | None):
         self.doc_tag = doc_tag
         self.element = element
         self.attr = attr
         self.allowed = allowed
-        self.opening: dict[str, str] = {}
+        self.checked: set[str] = set()
 
-    def write(self, doc_id: str, document: Document) -> str:
+    def document_element(self, doc_id: str, document: Document) -> etree._Element:
+        """The document's element, a line break after it; lxml escapes the text when writing it."""
         text = document.text
         if text is None:
             raise UsageError(f"document {doc_id!r} has no text; XML is written from texts")
         _check_characters(doc_id, "its id", doc_id)
         _check_characters(doc_id, "its text", text)
         n = len(text)
-        out = [f'<{self.doc_tag} id="{doc_id.translate(_ATTR_ESCAPES)}">']
-        stack: list[Span] = []
+        root = etree.Element(self.doc_tag, id=doc_id)
+        root.text = ""  # <doc id="..."></doc>, never <doc/>, for a document without text
+        root.tail = "\n"
+        # The open elements, outermost first: [span, element, its last child so far]; text goes at
+        # the end of the innermost one's content (its text, or its last child's tail).
+        stack: list[list] = [[None, root, None]]
         position = 0
         for span in sorted(document.spans, key=_nesting_order):
             if span.is_discontinuous:
@@ -565,34 +556,37 @@ class _DocumentWriter:
                 raise UsageError(f"document {doc_id!r}: span {_show(span, text)} ends beyond its text "
                                  f"({n} characters)")
             start = span.start
-            while stack and stack[-1].end <= start:
-                closed = stack.pop()
-                out.append(text[position:closed.end].translate(_TEXT_ESCAPES))
-                out.append(self._closing(closed.label))
+            while len(stack) > 1 and stack[-1][0].end <= start:
+                closed = stack[-1][0]
+                _add_text(stack.pop(), text[position:closed.end])
                 position = closed.end
-            if stack and stack[-1].end < span.end:
-                raise UsageError(f"document {doc_id!r}: span {_show(span, text)} crosses {_show(stack[-1], text)} "
-                                 "(they overlap, neither inside the other); inline XML cannot write that")
-            out.append(text[position:start].translate(_TEXT_ESCAPES))
-            out.append(self._opening(doc_id, span.label))
+            if len(stack) > 1 and stack[-1][0].end < span.end:
+                raise UsageError(f"document {doc_id!r}: span {_show(span, text)} crosses "
+                                 f"{_show(stack[-1][0], text)} (they overlap, neither inside the other); inline XML "
+                                 "cannot write that")
+            parent = stack[-1]
+            _add_text(parent, text[position:start])
+            self._check(doc_id, span.label)
+            if self.attr is None:
+                child = etree.SubElement(parent[1], span.label)
+            else:
+                child = etree.SubElement(parent[1], self.element, {self.attr: span.label})
+            parent[2] = child
             position = start
-            stack.append(span)
-        while stack:
-            closed = stack.pop()
-            out.append(text[position:closed.end].translate(_TEXT_ESCAPES))
-            out.append(self._closing(closed.label))
+            stack.append([span, child, None])
+        while len(stack) > 1:
+            closed = stack[-1][0]
+            _add_text(stack.pop(), text[position:closed.end])
             position = closed.end
-        out.append(text[position:].translate(_TEXT_ESCAPES))
-        out.append(f"</{self.doc_tag}>\n")
-        return "".join(out)
+        _add_text(stack[0], text[position:])
+        return root
 
-    def _opening(self, doc_id: str, label: str) -> str:
-        tag = self.opening.get(label)
-        if tag is not None:
-            return tag
+    def _check(self, doc_id: str, label: str) -> None:
+        """Refuse a label that cannot be written, or would not be read back (once per label)."""
+        if label in self.checked:
+            return
         if self.attr is not None:
             _check_characters(doc_id, "a label", label)
-            tag = f'<{self.element} {self.attr}="{label.translate(_ATTR_ESCAPES)}">'
         else:
             if _NAME.fullmatch(label) is None:
                 raise UsageError(f"document {doc_id!r}: label {label!r} is not an XML name, so it cannot be an "
@@ -604,12 +598,18 @@ class _DocumentWriter:
             if self.allowed is not None and label not in self.allowed:
                 raise UsageError(f"document {doc_id!r}: label {label!r} is not among --xml-span-tags "
                                  f"{','.join(sorted(self.allowed))}, so it would not be read back")
-            tag = f"<{label}>"
-        self.opening[label] = tag
-        return tag
+        self.checked.add(label)
 
-    def _closing(self, label: str) -> str:
-        return f"</{self.element if self.element is not None else label}>"
+
+def _add_text(entry: list, text: str) -> None:
+    """Append text at the end of an open element's content (``entry``: span, element, last child):
+    the element's text, or its last child's tail."""
+    if text:
+        _, element, last = entry
+        if last is None:
+            element.text = element.text + text if element.text else text
+        else:
+            last.tail = last.tail + text if last.tail else text
 
 
 def _nesting_order(span: Span) -> tuple:
