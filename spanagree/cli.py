@@ -14,6 +14,7 @@ from .collector import collector_paused
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .formats import FORMATS
 from .match import BOUNDARIES, LABEL_RULES
+from .outputs import exit_status, signals_as_interrupts
 
 OUTPUTS = ("table", "json", "csv")
 
@@ -34,6 +35,9 @@ def add_format_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--conll-column", type=int, metavar="N", help="CoNLL: tag column, counted from 1 (default: last)")
     group.add_argument("--scheme", choices=["iob1", "iob2", "ioe", "bioes", "io"],
                        help="CoNLL: decode strictly in this tag scheme (default: conlleval's lenient decoding)")
+    group.add_argument("--max-record-bytes", type=int, metavar="N",
+                       help="largest record read: a JSONL line, a CoNLL or XML document, a BRAT file "
+                            "(default: 64 MiB = 67108864)")
 
 
 def add_match_options(parser: argparse.ArgumentParser) -> None:
@@ -113,6 +117,7 @@ def format_options(args) -> dict:
         "xml_doc_tag": args.xml_doc_tag,
         "conll_column": args.conll_column,
         "scheme": args.scheme,
+        "max_record_bytes": args.max_record_bytes,
     }
 
 
@@ -245,12 +250,13 @@ def prepared(spansets, args):
 
 
 def command_score(args) -> str:
-    from .outputs import check_destination, write_text
+    from .outputs import check_destination, check_not_inputs, write_text
     from .report import errors_listing, score_csv, score_table, to_json
     from .scoring import score
 
     check_common(args)
     if args.errors:
+        check_not_inputs([args.errors], [args.gold, *args.preds], what="errors file")
         check_destination(args.errors, force=args.force, what="errors file")
     matching = dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, beta=args.beta,
                     only=args.only, label_map=args.map, align_whitespace=args.align_whitespace,
@@ -326,11 +332,13 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
 
 
 def command_merge(args) -> str:
+    from .outputs import check_not_inputs
     from .voting import check_outputs, vote
     from .report import to_json
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    check_not_inputs([args.out, args.adjudicate], args.paths)
     check_outputs(args.out, args.adjudicate, force=args.force)  # refuse before reading anything
     result = vote(read_all(args.paths, args), args.min_votes, match=args.match, labels=args.labels,
                   only=args.only, label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs,
@@ -349,10 +357,12 @@ def command_merge(args) -> str:
 
 def command_convert(args) -> str:
     from .formats import write
-    from .outputs import write_atomically
+    from .outputs import check_destination, check_not_inputs, write_atomically
 
     if args.source_format is None:
         args.source_format = args.format
+    check_not_inputs([args.out], [args.path])
+    check_destination(args.out, force=args.force)  # refuse before reading anything
     (spanset,) = read_all([args.path], args)
     write_atomically(args.out, lambda temporary: write(spanset, temporary, args.to, **format_options(args)),
                      force=args.force)
@@ -374,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        with warnings.catch_warnings():
+        with signals_as_interrupts(), warnings.catch_warnings():
             warnings.simplefilter("always", SpanagreeWarning)
             warnings.showwarning = show_warning
             output = COMMANDS[args.command](args)
@@ -391,9 +401,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{error.filename}: " if getattr(error, "filename", None) else ""
         print(f"spanagree: error: {where}{error.strerror or error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         print("spanagree: interrupted", file=sys.stderr)
-        return 130
+        return exit_status(interrupt)
     except BrokenPipeError:
         return 1
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -21,6 +22,11 @@ from typing import Iterator
 from ..collector import collector_paused
 from ..errors import FormatError, UsageError
 from ..span import Document, SpanSet
+
+
+# The largest record a reader takes (a JSONL line, a CoNLL document, an XML document, a BRAT file),
+# in bytes; ``--max-record-bytes`` raises it. Reading stays bounded even on endless input (/dev/zero).
+MAX_RECORD_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -164,12 +170,25 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
     (``read`` is this stream collected).
 
     Parameters and errors as :func:`read`; reading errors come as the documents are read.
+    ``max_record_bytes`` (every format; default :data:`MAX_RECORD_BYTES`) bounds what one record
+    may take, so that endless input ends in one error.
     """
     fmt = get_format(format) if format else get_format(detect_format(path))
     if not Path(path).exists():
         raise FormatError(path, "no such file or folder")
     own = {k: v for k, v in options.items() if k in fmt.options and v is not None}
+    limit = options.get("max_record_bytes")
+    if limit is not None:
+        if type(limit) is not int or limit < 1:
+            raise UsageError(f"--max-record-bytes must be a positive number of bytes, not {limit!r}")
+        own["max_record_bytes"] = limit
     return fmt.streamer()(path, name=name, **own)
+
+
+def too_large(path: str, what: str, limit: int, line: int | None = None) -> FormatError:
+    """The error for a record beyond ``max_record_bytes``, naming the option that raises the limit."""
+    return FormatError(path, f"{what} is longer than {limit:,} bytes, the largest record read "
+                       "(raise it with --max-record-bytes)", line)
 
 
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> None:
@@ -206,3 +225,49 @@ def open_file(path: str, what: str):
         raise FormatError(path, f"is a folder; {what} is read from one file") from None
     except OSError as error:
         raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+
+
+# Opening without waiting: a FIFO with no writer would otherwise block the run for ever.
+_NONBLOCKING = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_regular(path: str, what: str):
+    """A file found in a folder, opened for reading bytes: a regular file, or a one-line error.
+
+    Opened without blocking and checked before anything is read, so that a FIFO, a device or a
+    socket among the files of a folder is an error at once instead of a run that waits for ever.
+
+    Raises
+    ------
+    FormatError
+        No such file, unreadable, or not a regular file.
+    """
+    try:
+        fd = os.open(path, _NONBLOCKING)
+    except FileNotFoundError:
+        raise FormatError(path, "no such file") from None
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise FormatError(path, f"not a regular file (a folder, FIFO, device or socket); {what} are read "
+                          "from regular files")
+    if hasattr(os, "set_blocking"):
+        os.set_blocking(fd, True)
+    return open(fd, "rb")
+
+
+def read_bounded(file, path: str, limit: int, what: str) -> bytes:
+    """All of ``file`` (opened for bytes), or :func:`too_large` when it holds more than ``limit`` bytes.
+
+    A regular file is measured first; anything else (a pipe given on purpose) is read at most
+    ``limit + 1`` bytes, so that endless input ends in one error.
+    """
+    if stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        if os.fstat(file.fileno()).st_size > limit:
+            raise too_large(path, what, limit)
+        return file.read()
+    data = file.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(path, what, limit)
+    return data

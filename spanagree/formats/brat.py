@@ -26,9 +26,11 @@ Reading
   span's ``attributes``: ``("A:Negation", "True")``, ``("A:Certainty", "High")``,
   ``("N:Reference", "Wikipedia:534366")``, ``("#:AnnotatorNotes", "C0011849")``.
 * **Errors** (:class:`~spanagree.errors.FormatError`, ``path:line: message``): a malformed ``T``
-  line (too few tab-separated fields, offsets that are not integers, an empty or reversed range,
+  line (too few tab-separated fields, offsets that are not ASCII digits, an empty or reversed range,
   an offset beyond the text), a line of an unknown kind, bytes that are not UTF-8 (with the line of
-  the first bad byte), a ``.ann`` without its ``.txt``, a folder with no ``.ann``.
+  the first bad byte), a ``.ann`` without its ``.txt``, a folder with no ``.ann``, a ``.txt`` or
+  ``.ann`` that is not a regular file (a FIFO, a device: never waited on), a file larger than
+  ``max_record_bytes`` (64 MiB unless raised).
 
 Writing
 -------
@@ -49,7 +51,7 @@ from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
                     _set_path, _set_source)
-from . import DocumentStream, collect
+from . import MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded
 
 __all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "scan_brat"]
 
@@ -102,7 +104,7 @@ def read_brat(path, *, name: str | None = None) -> SpanSet:
     return collect(stream_brat(path, name=name))
 
 
-def stream_brat(path, *, name: str | None = None) -> DocumentStream:
+def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """A BRAT folder's documents, each read (its .txt and .ann) when the stream gets to it.
 
     The folder is listed when the stream is made (errors of the listing then: a .ann without its
@@ -121,18 +123,22 @@ def stream_brat(path, *, name: str | None = None) -> DocumentStream:
         skipped: list[str] = []
     elif os.path.isdir(top):
         entries, skipped = _scan(top)
+    elif os.path.exists(top):
+        raise FormatError(top, "not a regular file or folder (a FIFO, device or socket): BRAT is read from "
+                          "a folder of .txt and .ann files (or one .ann file)")
     else:
         raise FormatError(top, "no such file or folder")
     stream = DocumentStream(name, "brat", iter(()))
-    stream.documents = _documents(entries, skipped, stream.notes)
+    stream.documents = _documents(entries, skipped, stream.notes, max_record_bytes)
     return stream
 
 
-def _documents(entries: list[tuple[str, str, str | None]], skipped: list[str], notes: list[str]):
+def _documents(entries: list[tuple[str, str, str | None]], skipped: list[str], notes: list[str],
+               limit: int = MAX_RECORD_BYTES):
     """Each entry's document in turn; ``notes`` filled in at the end."""
     counts = dict.fromkeys(_NOTE_ORDER, 0)
     for doc_id, txt_path, ann_path in entries:
-        yield _read_document(doc_id, txt_path, ann_path, counts)
+        yield _read_document(doc_id, txt_path, ann_path, counts, limit)
     notes += _notes(counts, skipped)
 
 
@@ -242,12 +248,11 @@ def _walk_error(error: OSError) -> None:
     raise FormatError(error.filename or "?", f"cannot read: {error.strerror or error}")
 
 
-def _read_utf8(path: str) -> str:
+def _read_utf8(path: str, limit: int = MAX_RECORD_BYTES) -> str:
+    """A regular file's text (never waiting on a FIFO), at most ``limit`` bytes of it."""
     try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except FileNotFoundError:
-        raise FormatError(path, "no such file") from None
+        with open_regular(path, "BRAT's .txt and .ann") as file:
+            data = read_bounded(file, path, limit, "the file")
     except OSError as error:
         raise FormatError(path, f"cannot read: {error.strerror or error}") from None
     try:
@@ -258,12 +263,13 @@ def _read_utf8(path: str) -> str:
                           line) from None
 
 
-def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dict[str, int]) -> Document:
+def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dict[str, int],
+                   limit: int = MAX_RECORD_BYTES) -> Document:
     """One document: its text and the spans of its ``.ann`` (the hot loop of the reader)."""
-    text = _read_utf8(txt_path)
+    text = _read_utf8(txt_path, limit)
     if ann_path is None:
         return Document(doc_id, text, [], txt_path)
-    data = _read_utf8(ann_path)
+    data = _read_utf8(ann_path, limit)
     if data[:1] == "\ufeff":
         data = data[1:]
     lines = data.split("\n")
@@ -290,10 +296,13 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
             label, _, offsets = parts[1].partition(" ")
             if ";" not in offsets:
                 start, _, end = offsets.partition(" ")
+                # Offsets are ASCII digits only: int() would also take "1_0", "+0", " 5" and "٣".
+                if not (offsets.isascii() and start.isdigit() and end.isdigit()):
+                    raise _malformed(ann_path, line, lineno)
                 try:
                     start = int(start)
                     end = int(end)
-                except ValueError:
+                except ValueError:  # more digits than Python converts (4,300)
                     raise _malformed(ann_path, line, lineno) from None
                 if not 0 <= start < end <= n:
                     raise _bad_range(ann_path, parts[0], start, end, n, txt_path, lineno)
@@ -360,6 +369,8 @@ def _fragments(offsets: str, path: str, line: str, lineno: int, tid: str, n: int
     fragments = []
     for piece in offsets.split(";"):
         start, _, end = piece.partition(" ")
+        if not (piece.isascii() and start.isdigit() and end.isdigit()):
+            raise _malformed(path, line, lineno)
         try:
             start = int(start)
             end = int(end)
