@@ -45,6 +45,7 @@ is an error naming it, as is a label with whitespace (BRAT cannot hold it).
 from __future__ import annotations
 
 import os
+import re
 import warnings
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
@@ -298,7 +299,7 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
                 start, _, end = offsets.partition(" ")
                 # Offsets are ASCII digits only: int() would also take "1_0", "+0", " 5" and "٣".
                 if not (offsets.isascii() and start.isdigit() and end.isdigit()):
-                    raise _malformed(ann_path, line, lineno)
+                    raise _not_offsets(ann_path, line, lineno, parts[0], start, end, n, txt_path)
                 try:
                     start = int(start)
                     end = int(end)
@@ -370,7 +371,7 @@ def _fragments(offsets: str, path: str, line: str, lineno: int, tid: str, n: int
     for piece in offsets.split(";"):
         start, _, end = piece.partition(" ")
         if not (piece.isascii() and start.isdigit() and end.isdigit()):
-            raise _malformed(path, line, lineno)
+            raise _not_offsets(path, line, lineno, tid, start, end, n, txt_path)
         try:
             start = int(start)
             end = int(end)
@@ -383,6 +384,17 @@ def _fragments(offsets: str, path: str, line: str, lineno: int, tid: str, n: int
         if start < previous_end:
             return fragments, normalize_fragments(fragments)
     return fragments, tuple(fragments)
+
+
+_SIGNED_OFFSET = re.compile(r"-?[0-9]{1,18}")
+
+
+def _not_offsets(path: str, line: str, lineno: int, tid: str, start: str, end: str, n: int,
+                 txt_path: str) -> FormatError:
+    """The error for offsets that are not ASCII digits: a negative one's, or the malformed line's."""
+    if _SIGNED_OFFSET.fullmatch(start) and _SIGNED_OFFSET.fullmatch(end):
+        return _bad_range(path, tid, int(start), int(end), n, txt_path, lineno)
+    return _malformed(path, line, lineno)
 
 
 def _malformed(path: str, line: str, lineno: int) -> FormatError:
