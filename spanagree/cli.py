@@ -14,7 +14,7 @@ from .collector import collector_paused
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .formats import FORMATS
 from .match import BOUNDARIES, LABEL_RULES
-from .outputs import exit_status, signals_as_interrupts
+from .outputs import exit_status, signals_as_interrupts, write_stdout
 
 OUTPUTS = ("table", "json", "csv")
 
@@ -388,8 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("always", SpanagreeWarning)
             warnings.showwarning = show_warning
             output = COMMANDS[args.command](args)
-        sys.stdout.write(output)
-        sys.stdout.flush()
+        write_stdout(output)
         return 0
     except UsageError as error:
         print(f"spanagree: error: {error}", file=sys.stderr)

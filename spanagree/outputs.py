@@ -16,6 +16,7 @@ import contextlib
 import os
 import shutil
 import signal
+import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -156,7 +157,7 @@ def check_not_inputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterab
                 continue
             problem = {"is": f"{what} is the input {given}",
                        "holds": f"{what} would replace the input {given} (it holds it)",
-                       "lies inside": f"{what} lies inside the input folder {given}"}[relation]
+                       "lies inside": f"{what} lies inside the input {given}"}[relation]
             raise UsageError(f"{output}: {problem}; nothing was written (--force never replaces an input)")
 
 
@@ -247,3 +248,22 @@ def write_text(dest: str | os.PathLike, text: str, *, force: bool = False, what:
             handle.write(text)
 
     write_atomically(dest, produce, force=force, what=what)
+
+
+def write_stdout(text: str) -> None:
+    """Write the report to standard output; a refusal (``> /dev/full``) is one line naming it.
+
+    Raises
+    ------
+    BrokenPipeError
+        The reader went away (``| head``): the caller ends quietly.
+    OutputError
+        Any other refusal, naming standard output.
+    """
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"standard output: cannot write the report: {error.strerror or error}") from None
