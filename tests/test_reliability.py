@@ -154,7 +154,7 @@ def test_write_jsonl_names_the_id_or_the_label_that_cannot_be_written(tmp_path):
 @pytest.mark.parametrize("fmt, what", [
     ("jsonl", "1: the line is longer than 100,000 bytes"),
     ("conll", "1: the document beginning here (up to the next -DOCSTART- line) is longer than 100,000 bytes"),
-    ("xml", " the file (one document) is longer than 100,000 bytes"),
+    ("xml", " the file is longer than 100,000 bytes"),
 ])
 def test_endless_input_ends_in_one_error(tmp_path, capsys, fmt, what):
     out = tmp_path / "z.jsonl"
@@ -162,7 +162,7 @@ def test_endless_input_ends_in_one_error(tmp_path, capsys, fmt, what):
                        "--max-record-bytes", "100000")
     assert code == 1
     assert one_error(err) == (f"spanagree: error: /dev/zero:{what}, the largest record read (raise it with "
-                              "--max-record-bytes)").replace("/dev/zero: the file", "/dev/zero: the file")
+                              "--max-record-bytes)")
     assert listing(tmp_path) == []
 
 

@@ -252,9 +252,50 @@ def open_regular(path: str, what: str):
         os.close(fd)
         raise FormatError(path, f"not a regular file (a folder, FIFO, device or socket); {what} are read "
                           "from regular files")
-    if hasattr(os, "set_blocking"):
-        os.set_blocking(fd, True)
-    return open(fd, "rb")
+    return open(fd, "rb")  # O_NONBLOCK changes nothing on a regular file
+
+
+def read_regular(path: str, what: str, limit: int) -> bytes:
+    """All the bytes of a file found in a folder: a regular file of at most ``limit`` bytes.
+
+    :func:`open_regular`'s checks, then the file read in one system call (its size is known), so
+    that a folder of many small files is read as fast as with ``open(path, "rb").read()``.
+
+    Raises
+    ------
+    FormatError
+        No such file, unreadable, not a regular file, or larger than ``limit`` (:func:`too_large`).
+    """
+    try:
+        fd = os.open(path, _NONBLOCKING)
+    except FileNotFoundError:
+        raise FormatError(path, "no such file") from None
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FormatError(path, f"not a regular file (a folder, FIFO, device or socket); {what} are read "
+                              "from regular files")
+        if info.st_size > limit:
+            raise too_large(path, "the file", limit)
+        data = os.read(fd, info.st_size + 1)
+        if len(data) != info.st_size:  # a short read, or the file grew: read on to its end
+            parts, total = [data], len(data)
+            while True:
+                more = os.read(fd, 1 << 20)
+                if not more:
+                    break
+                parts.append(more)
+                total += len(more)
+                if total > limit:
+                    raise too_large(path, "the file", limit)
+            data = b"".join(parts)
+        return data
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
 
 
 def read_bounded(file, path: str, limit: int, what: str) -> bytes:
@@ -263,8 +304,9 @@ def read_bounded(file, path: str, limit: int, what: str) -> bytes:
     A regular file is measured first; anything else (a pipe given on purpose) is read at most
     ``limit + 1`` bytes, so that endless input ends in one error.
     """
-    if stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-        if os.fstat(file.fileno()).st_size > limit:
+    info = os.fstat(file.fileno())
+    if stat.S_ISREG(info.st_mode):
+        if info.st_size > limit:
             raise too_large(path, what, limit)
         return file.read()
     data = file.read(limit + 1)

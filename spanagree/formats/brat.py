@@ -52,7 +52,7 @@ from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
                     _set_path, _set_source)
-from . import MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded
+from . import MAX_RECORD_BYTES, DocumentStream, collect, read_regular
 
 __all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "scan_brat"]
 
@@ -251,11 +251,7 @@ def _walk_error(error: OSError) -> None:
 
 def _read_utf8(path: str, limit: int = MAX_RECORD_BYTES) -> str:
     """A regular file's text (never waiting on a FIFO), at most ``limit`` bytes of it."""
-    try:
-        with open_regular(path, "BRAT's .txt and .ann") as file:
-            data = read_bounded(file, path, limit, "the file")
-    except OSError as error:
-        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+    data = read_regular(path, "BRAT's .txt and .ann", limit)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

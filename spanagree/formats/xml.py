@@ -105,7 +105,7 @@ from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
 from ..span import (_new, _set_attributes, _set_doc, _set_fragments, _set_label, _set_line,  # hot-loop setters
                     _set_path, _set_source)
-from . import MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded
+from . import MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, read_regular
 
 __all__ = ["read_xml", "stream_xml", "write_xml"]
 
@@ -297,16 +297,19 @@ class _FileReader:
     def documents(self):
         path, doc_tag = self.path, self.options.doc_tag
         try:
-            if doc_tag is None:
-                with self._open() as file:
-                    data = read_bounded(file, path, self.limit, "the file (one document)")
-                try:
-                    root = etree.fromstring(data, etree.XMLParser(**_SAFE))
-                except etree.XMLSyntaxError as error:
-                    raise self._syntax_error(error) from None
-                yield None, self._document(root)
-            else:
+            if doc_tag is not None:
                 yield from self._documents_by_tag(doc_tag)
+                return
+            if self.in_folder:  # a regular file only, never waited on
+                data = read_regular(path, "a folder's .xml files", self.limit)
+            else:  # the file given as the path: a pipe too
+                with open(path, "rb") as file:
+                    data = read_bounded(file, path, self.limit, "the file")
+            try:
+                root = etree.fromstring(data, etree.XMLParser(**_SAFE))
+            except etree.XMLSyntaxError as error:
+                raise self._syntax_error(error) from None
+            yield None, self._document(root)
         except FileNotFoundError:
             raise FormatError(path, "no such file") from None
         except OSError as error:
