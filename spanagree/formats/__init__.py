@@ -242,16 +242,7 @@ def open_regular(path: str, what: str):
     FormatError
         No such file, unreadable, or not a regular file.
     """
-    try:
-        fd = os.open(path, _NONBLOCKING)
-    except FileNotFoundError:
-        raise FormatError(path, "no such file") from None
-    except OSError as error:
-        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise FormatError(path, f"not a regular file (a folder, FIFO, device or socket); {what} are read "
-                          "from regular files")
+    fd, _ = _regular(path, what)
     return open(fd, "rb")  # O_NONBLOCK changes nothing on a regular file
 
 
@@ -266,17 +257,8 @@ def read_regular(path: str, what: str, limit: int) -> bytes:
     FormatError
         No such file, unreadable, not a regular file, or larger than ``limit`` (:func:`too_large`).
     """
+    fd, info = _regular(path, what)
     try:
-        fd = os.open(path, _NONBLOCKING)
-    except FileNotFoundError:
-        raise FormatError(path, "no such file") from None
-    except OSError as error:
-        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FormatError(path, f"not a regular file (a folder, FIFO, device or socket); {what} are read "
-                              "from regular files")
         if info.st_size > limit:
             raise too_large(path, "the file", limit)
         data = os.read(fd, info.st_size + 1)
@@ -296,6 +278,22 @@ def read_regular(path: str, what: str, limit: int) -> bytes:
         raise FormatError(path, f"cannot read: {error.strerror or error}") from None
     finally:
         os.close(fd)
+
+
+def _regular(path: str, what: str) -> tuple[int, os.stat_result]:
+    """A regular file's descriptor, opened without blocking, and its status; else the error."""
+    try:
+        fd = os.open(path, _NONBLOCKING)
+    except FileNotFoundError:
+        raise FormatError(path, "no such file") from None
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise FormatError(path, f"not a regular file (a folder, FIFO, device or socket); {what} are read "
+                          "from regular files")
+    return fd, info
 
 
 def read_bounded(file, path: str, limit: int, what: str) -> bytes:
