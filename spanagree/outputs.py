@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import sys
-import tempfile
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -186,6 +184,9 @@ def write_atomically(dest: str | os.PathLike, produce: Callable[[Path], None], *
         The system refused to write (a full disk, a read-only folder): one line naming ``dest``,
         never the hidden temporary path.
     """
+    import shutil
+    import tempfile
+
     dest = check_destination(dest, force=force, what=what)
     parent = dest.parent if str(dest.parent) else Path(".")
     try:
