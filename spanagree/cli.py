@@ -13,6 +13,7 @@ from ._version import __version__
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .formats import FORMATS, registered_options
 from .match import BOUNDARIES, LABEL_RULES
+from .outputs import exit_status, signals_as_interrupts, write_stdout
 
 OUTPUTS = ("table", "json", "csv")
 
@@ -31,6 +32,9 @@ def add_format_options(parser: argparse.ArgumentParser) -> None:
     for option, formats in registered_options():
         group.add_argument(option.flag, dest=option.keyword, type=option.type, choices=option.choices,
                            metavar=option.metavar, help=f"{'/'.join(f.title for f in formats)}: {option.help}")
+    group.add_argument("--max-record-bytes", type=int, metavar="N",
+                       help="largest record read: a JSONL line, a CoNLL or XML document, a BRAT file "
+                            "(default: 64 MiB = 67108864)")
 
 
 def add_match_options(parser: argparse.ArgumentParser) -> None:
@@ -104,8 +108,10 @@ def build_parser() -> Parser:
 
 
 def format_options(args) -> dict:
-    """Every registered format option's value, by keyword (``None`` when not given)."""
-    return {option.keyword: getattr(args, option.keyword, None) for option, _ in registered_options()}
+    """Every registered format option's value, by keyword (``None`` when not given), and the
+    record limit every reader takes."""
+    return {**{option.keyword: getattr(args, option.keyword, None) for option, _ in registered_options()},
+            "max_record_bytes": args.max_record_bytes}
 
 
 def recorded_options(args) -> dict:
@@ -147,7 +153,7 @@ def command_agree(args) -> str:
 
 
 def command_score(args) -> str:
-    from .outputs import check_destination, write_text
+    from .outputs import check_destination, check_not_inputs, write_text
     from .report import errors_listing, render_scores
     from .scoring import score
 
@@ -155,6 +161,7 @@ def command_score(args) -> str:
     if not args.beta >= 0:
         raise UsageError(f"--beta must be >= 0, got {args.beta!r}")
     if args.errors:
+        check_not_inputs([args.errors], [args.gold, *args.preds], what="errors file")
         check_destination(args.errors, force=args.force, what="errors file")
     results = score(args.gold, args.preds, beta=args.beta, errors=bool(args.errors), **run_options(args))
     if args.errors:
@@ -190,11 +197,13 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
 
 
 def command_merge(args) -> str:
+    from .outputs import check_not_inputs
     from .report import render_vote
     from .voting import check_outputs, vote
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    check_not_inputs([args.out, args.adjudicate], args.paths)
     check_outputs(args.out, args.adjudicate, force=args.force)  # refuse before reading anything
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
                   label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
@@ -205,7 +214,10 @@ def command_merge(args) -> str:
 
 def command_convert(args) -> str:
     from .formats import convert
+    from .outputs import check_destination, check_not_inputs
 
+    check_not_inputs([args.out], [args.path])
+    check_destination(args.out, force=args.force)  # refuse before reading anything
     spanset = convert(args.path, args.out, source_format=args.source_format or args.format, to=args.to,
                       force=args.force, **format_options(args))
     return f"wrote {len(spanset.documents)} documents, {len(spanset)} spans to {args.out} ({args.to})\n"
@@ -226,12 +238,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 2
-        with warnings.catch_warnings():
+        with signals_as_interrupts(), warnings.catch_warnings():
             warnings.simplefilter("always", SpanagreeWarning)
             warnings.showwarning = show_warning
             output = COMMANDS[args.command](args)
-        sys.stdout.write(output)
-        sys.stdout.flush()
+        write_stdout(output)
         return 0
     except UsageError as error:
         print(f"spanagree: error: {error}", file=sys.stderr)
@@ -243,9 +254,9 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{error.filename}: " if getattr(error, "filename", None) else ""
         print(f"spanagree: error: {where}{error.strerror or error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
         print("spanagree: interrupted", file=sys.stderr)
-        return 130
+        return exit_status(interrupt)
 
 
 if __name__ == "__main__":

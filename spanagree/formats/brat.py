@@ -26,9 +26,11 @@ Reading
   span's ``attributes``: ``("A:Negation", "True")``, ``("A:Certainty", "High")``,
   ``("N:Reference", "Wikipedia:534366")``, ``("#:AnnotatorNotes", "C0011849")``.
 * **Errors** (:class:`~spanagree.errors.FormatError`, ``path:line: message``): a malformed ``T``
-  line (too few tab-separated fields, offsets that are not integers, an empty or reversed range,
+  line (too few tab-separated fields, offsets that are not ASCII digits, an empty or reversed range,
   an offset beyond the text), a line of an unknown kind, bytes that are not UTF-8 (with the line of
-  the first bad byte), a ``.ann`` without its ``.txt``, a folder with no ``.ann``.
+  the first bad byte), a ``.ann`` without its ``.txt``, a folder with no ``.ann``, a ``.txt`` or
+  ``.ann`` that is not a regular file (a FIFO, a device: never waited on), a file larger than
+  ``max_record_bytes`` (64 MiB unless raised).
 
 Writing
 -------
@@ -43,11 +45,12 @@ is an error naming it, as is a label with whitespace (BRAT cannot hold it).
 from __future__ import annotations
 
 import os
+import re
 import warnings
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from . import DocumentStream, collect
+from . import MAX_RECORD_BYTES, DocumentStream, collect, read_regular
 
 __all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "scan_brat"]
 
@@ -100,7 +103,7 @@ def read_brat(path, *, name: str | None = None) -> SpanSet:
     return collect(stream_brat(path, name=name))
 
 
-def stream_brat(path, *, name: str | None = None) -> DocumentStream:
+def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """A BRAT folder's documents, each read (its .txt and .ann) when the stream gets to it.
 
     The folder is listed when the stream is made (errors of the listing then: a .ann without its
@@ -119,18 +122,22 @@ def stream_brat(path, *, name: str | None = None) -> DocumentStream:
         skipped: list[str] = []
     elif os.path.isdir(top):
         entries, skipped = _scan(top)
+    elif os.path.exists(top):
+        raise FormatError(top, "not a regular file or folder (a FIFO, device or socket): BRAT is read from "
+                          "a folder of .txt and .ann files (or one .ann file)")
     else:
         raise FormatError(top, "no such file or folder")
     stream = DocumentStream(name, "brat", iter(()))
-    stream.documents = _documents(entries, skipped, stream.notes)
+    stream.documents = _documents(entries, skipped, stream.notes, max_record_bytes)
     return stream
 
 
-def _documents(entries: list[tuple[str, str, str | None]], skipped: list[str], notes: list[str]):
+def _documents(entries: list[tuple[str, str, str | None]], skipped: list[str], notes: list[str],
+               limit: int = MAX_RECORD_BYTES):
     """Each entry's document in turn; ``notes`` filled in at the end."""
     counts = dict.fromkeys(_NOTE_ORDER, 0)
     for doc_id, txt_path, ann_path in entries:
-        yield _read_document(doc_id, txt_path, ann_path, counts)
+        yield _read_document(doc_id, txt_path, ann_path, counts, limit)
     notes += _notes(counts, skipped)
 
 
@@ -164,10 +171,12 @@ class BratFolder:
         The .txt files passed over (not documents).
     """
 
-    def __init__(self, name: str, entries: list[tuple[str, str, str | None]], skipped: list[str]):
+    def __init__(self, name: str, entries: list[tuple[str, str, str | None]], skipped: list[str],
+                 max_record_bytes: int = MAX_RECORD_BYTES):
         self.name = name
         self.entries = {entry[0]: entry for entry in entries}
         self.skipped = skipped
+        self.max_record_bytes = max_record_bytes
 
     @staticmethod
     def new_counts() -> dict[str, int]:
@@ -176,14 +185,14 @@ class BratFolder:
 
     def read_document(self, doc_id: str, counts: dict[str, int]) -> Document:
         """One document, exactly as :func:`read_brat` reads it (warnings and errors included)."""
-        return _read_document(*self.entries[doc_id], counts)
+        return _read_document(*self.entries[doc_id], counts, self.max_record_bytes)
 
     def notes(self, counts: dict[str, int]) -> list[str]:
         """The notes :func:`read_brat` gives when ``counts`` are the counts of all documents."""
         return _notes(counts, self.skipped)
 
 
-def scan_brat(path, *, name: str | None = None) -> BratFolder:
+def scan_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> BratFolder:
     """A BRAT folder's documents (files only, nothing read), as :func:`read_brat` would read them.
 
     Raises
@@ -195,7 +204,7 @@ def scan_brat(path, *, name: str | None = None) -> BratFolder:
     if not os.path.isdir(top):
         raise FormatError(top, "not a folder")
     entries, skipped = _scan(top)
-    return BratFolder(_default_name(top) if name is None else name, entries, skipped)
+    return BratFolder(_default_name(top) if name is None else name, entries, skipped, max_record_bytes)
 
 
 def _default_name(top: str) -> str:
@@ -240,14 +249,9 @@ def _walk_error(error: OSError) -> None:
     raise FormatError(error.filename or "?", f"cannot read: {error.strerror or error}")
 
 
-def _read_utf8(path: str) -> str:
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except FileNotFoundError:
-        raise FormatError(path, "no such file") from None
-    except OSError as error:
-        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+def _read_utf8(path: str, limit: int = MAX_RECORD_BYTES) -> str:
+    """A regular file's text (never waiting on a FIFO), at most ``limit`` bytes of it."""
+    data = read_regular(path, "BRAT's .txt and .ann", limit)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -256,12 +260,13 @@ def _read_utf8(path: str) -> str:
                           line) from None
 
 
-def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dict[str, int]) -> Document:
+def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dict[str, int],
+                   limit: int = MAX_RECORD_BYTES) -> Document:
     """One document: its text and the spans of its ``.ann`` (the hot loop of the reader)."""
-    text = _read_utf8(txt_path)
+    text = _read_utf8(txt_path, limit)
     if ann_path is None:
         return Document(doc_id, text, [], txt_path)
-    data = _read_utf8(ann_path)
+    data = _read_utf8(ann_path, limit)
     if data[:1] == "\ufeff":
         data = data[1:]
     lines = data.split("\n")
@@ -286,10 +291,13 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
             label, _, offsets = parts[1].partition(" ")
             if ";" not in offsets:
                 start, _, end = offsets.partition(" ")
+                # Offsets are ASCII digits only: int() would also take "1_0", "+0", " 5" and "٣".
+                if not (offsets.isascii() and start.isdigit() and end.isdigit()):
+                    raise _not_offsets(ann_path, line, lineno, parts[0], start, end, n, txt_path)
                 try:
                     start = int(start)
                     end = int(end)
-                except ValueError:
+                except ValueError:  # more digits than Python converts (4,300)
                     raise _malformed(ann_path, line, lineno) from None
                 if not 0 <= start < end <= n:
                     raise _bad_range(ann_path, parts[0], start, end, n, txt_path, lineno)
@@ -346,6 +354,8 @@ def _fragments(offsets: str, path: str, line: str, lineno: int, tid: str, n: int
     fragments = []
     for piece in offsets.split(";"):
         start, _, end = piece.partition(" ")
+        if not (piece.isascii() and start.isdigit() and end.isdigit()):
+            raise _not_offsets(path, line, lineno, tid, start, end, n, txt_path)
         try:
             start = int(start)
             end = int(end)
@@ -358,6 +368,17 @@ def _fragments(offsets: str, path: str, line: str, lineno: int, tid: str, n: int
         if start < previous_end:
             return fragments, normalize_fragments(fragments)
     return fragments, tuple(fragments)
+
+
+_SIGNED_OFFSET = re.compile(r"-?[0-9]{1,18}")
+
+
+def _not_offsets(path: str, line: str, lineno: int, tid: str, start: str, end: str, n: int,
+                 txt_path: str) -> FormatError:
+    """The error for offsets that are not ASCII digits: a negative one's, or the malformed line's."""
+    if _SIGNED_OFFSET.fullmatch(start) and _SIGNED_OFFSET.fullmatch(end):
+        return _bad_range(path, tid, int(start), int(end), n, txt_path, lineno)
+    return _malformed(path, line, lineno)
 
 
 def _malformed(path: str, line: str, lineno: int) -> FormatError:

@@ -25,6 +25,9 @@ Reading
   ``-DOCSTART-`` lines) as the documents are asked for, so that it never holds more than a block's
   documents; :func:`read_conll` collects it. Errors name the file's line; in a file with two, the
   first block holding one reports it.
+* A document (its lines from one ``-DOCSTART-`` line to the next; the whole file when there is
+  none) may take at most ``max_record_bytes`` bytes (64 MiB unless raised): endless input such
+  as ``/dev/zero`` ends in that error, naming the line the document begins on.
 
 Writing
 -------
@@ -50,7 +53,7 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
-from . import DocumentStream, collect, open_file
+from . import MAX_RECORD_BYTES, DocumentStream, collect, open_file, too_large
 
 DOCSTART = "-DOCSTART-"
 
@@ -132,7 +135,8 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
 
 
 def stream_conll(path, *, name: str | None = None, conll_column: int | None = None,
-                 scheme: str | None = None, _block_bytes: int = _BLOCK_BYTES) -> DocumentStream:
+                 scheme: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
+                 _block_bytes: int = _BLOCK_BYTES) -> DocumentStream:
     """A CoNLL file's documents, read a block of whole documents at a time as the stream gets to them.
 
     The reader proper (:func:`read_conll` collects it; parameters as there). The options are
@@ -166,12 +170,13 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     path_str = str(path)
     open_file(path_str, "CoNLL").close()
     stream = DocumentStream(name if name is not None else Path(path).stem, "conll", iter(()))
-    stream.documents = _read_documents(path_str, conll_column, scheme_, stream.notes, _block_bytes)
+    stream.documents = _read_documents(path_str, conll_column, scheme_, stream.notes, _block_bytes,
+                                       max_record_bytes)
     return stream
 
 
 def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: list[str],
-                    block_bytes: int) -> Iterator[Document]:
+                    block_bytes: int, limit: int = MAX_RECORD_BYTES) -> Iterator[Document]:
     """The file's documents in order, one block read at a time: the reader's loop.
 
     Each block is read whole with the collector paused (:func:`_block_documents`), then its
@@ -180,7 +185,15 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
     """
     lines_before = documents_before = invalid = 0
     with open_file(path, "CoNLL") as file:
-        for block in _blocks(file, block_bytes):
+        blocks = _blocks(file, block_bytes, limit)
+        while True:
+            try:
+                block = next(blocks, None)
+            except _TooLarge:
+                raise too_large(path, "the document beginning here (up to the next -DOCSTART- line)", limit,
+                                lines_before + 1) from None
+            if block is None:
+                break
             with collector_paused():
                 documents, dropped = _block_documents(block, path, conll_column, scheme, lines_before,
                                                       documents_before)
@@ -199,7 +212,11 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
         warnings.warn(message, SpanagreeWarning, stacklevel=2)
 
 
-def _blocks(file: BinaryIO, size: int) -> Iterator[bytes]:
+class _TooLarge(Exception):
+    """A document beyond the reader's ``max_record_bytes`` (:func:`_blocks` to its caller)."""
+
+
+def _blocks(file: BinaryIO, size: int, limit: int = MAX_RECORD_BYTES) -> Iterator[bytes]:
     """The file's bytes in blocks of whole documents: each ends just before a ``-DOCSTART-`` line.
 
     ``size`` bytes are read at a time, and a block ends before the last line in what was read
@@ -209,6 +226,8 @@ def _blocks(file: BinaryIO, size: int) -> Iterator[bytes]:
     without ``-DOCSTART-`` is one block. Each block but the last ends with ``\\n``, so the blocks'
     lines are the file's lines (a cut never splits a ``\\r\\n``, nor a UTF-8 character, whose
     bytes are never ``\\n``); each block but the first begins with a ``-DOCSTART-`` line.
+    What is pending (the last document, not yet ended) growing beyond ``limit`` bytes raises
+    :class:`_TooLarge`, so that memory stays bounded on endless input.
     """
     pending = bytearray()
     while True:
@@ -221,6 +240,8 @@ def _blocks(file: BinaryIO, size: int) -> Iterator[bytes]:
             del pending[:cut]
         if not data:
             return
+        if len(pending) > limit:
+            raise _TooLarge
 
 
 def _last_document_start(data: bytearray, start: int) -> int:

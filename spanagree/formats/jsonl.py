@@ -20,7 +20,10 @@ Reading
 * **Errors** (:class:`~spanagree.errors.FormatError`, ``path:line: message``): invalid JSON, a
   line that is not an object, no ``text``, an id seen twice, a span without a label or with offsets
   that are not integers, empty, reversed or outside the text, bytes that are not UTF-8, an empty
-  file.
+  file; a text, id or label holding a lone surrogate (``"\\ud800"`` escaped alone: not a character,
+  it cannot be written as UTF-8); a number of more than 4,300 digits (Python's limit on integers
+  read from text); nesting deeper than Python's recursion limit (about 1,000 levels); a line longer
+  than ``max_record_bytes`` (64 MiB unless raised: endless input such as ``/dev/zero`` ends there).
 * :func:`stream_jsonl` reads the file one line at a time and raises each error when its line is
   read (so, of two errors, the first in the file); :func:`read_jsonl` collects the stream.
 
@@ -36,12 +39,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+from functools import partial
 from typing import Iterator
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from . import DocumentStream, collect, default_name, open_file
+from . import MAX_RECORD_BYTES, DocumentStream, collect, default_name, open_file, too_large
 
 __all__ = ["read_jsonl", "stream_jsonl", "write_jsonl"]
 
@@ -50,6 +55,11 @@ _trusted = Span.trusted
 _MISSING = object()
 
 _BOM = "\ufeff"
+
+# A JSON escape that may make a lone surrogate (\ud800-\udfff); only lines holding one are checked
+# (a surrogate cannot come as UTF-8 bytes: they do not decode).
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def read_jsonl(path, *, name: str | None = None) -> SpanSet:
@@ -89,7 +99,7 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
     return collect(stream_jsonl(path, name=name))
 
 
-def stream_jsonl(path, *, name: str | None = None) -> DocumentStream:
+def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """A JSON-lines file's documents, each record read and checked when the stream gets to it.
 
     The reader proper (:func:`read_jsonl` collects it). The file is tried (opened and closed)
@@ -105,6 +115,8 @@ def stream_jsonl(path, *, name: str | None = None) -> DocumentStream:
         A ``.jsonl`` file.
     name : str, optional
         The span set's name; default the file name without extension.
+    max_record_bytes : int, optional
+        The longest line read, in bytes (default 64 MiB); a longer one is an error.
 
     Raises
     ------
@@ -130,23 +142,26 @@ def stream_jsonl(path, *, name: str | None = None) -> DocumentStream:
     if name is None:
         name = default_name(path_str)
     open_file(path_str, "JSONL").close()
-    return DocumentStream(name, "jsonl", _documents(path_str))
+    return DocumentStream(name, "jsonl", _documents(path_str, max_record_bytes))
 
 
-def _documents(path: str) -> Iterator[Document]:
+def _documents(path: str, limit: int = MAX_RECORD_BYTES) -> Iterator[Document]:
     """Each record's document in file order, read one line at a time: the reader's loop.
 
     Lines are split on ``\\n`` only and decoded one by one (a bad byte names its line); a line
     keeps its ``\\r`` and its ``\\n``, which JSON reads as white space, so only an error's
     message is worked out again on the line without its ``\\n`` (the column of an error at its
     end, and ``"\\n"`` inside an unterminated string, would otherwise differ from the line's own).
+    A line is read at most ``limit`` bytes (and its ``\\n``) at a time, so memory stays bounded.
     """
     loads, decode_error = json.loads, json.JSONDecodeError
     first_line: dict[str, int] = {}  # every id read -> its line: an id seen twice is an error
     with open_file(path, "JSONL") as file:
         lineno = 0
-        for raw in file:
+        for raw in iter(partial(file.readline, limit + 1), b""):
             lineno += 1
+            if len(raw) > limit and raw[-1] != 10:  # 10: b"\\n"
+                raise too_large(path, "the line", limit, lineno)
             try:
                 line = raw.decode()
             except UnicodeDecodeError as error:
@@ -159,10 +174,18 @@ def _documents(path: str) -> Iterator[Document]:
                 record = loads(line)
             except decode_error as error:
                 raise _invalid_json(path, line, lineno, error) from None
+            except ValueError:  # only the limit on integer digits, in Python 3.11+
+                raise FormatError(path, f"a number of more than {_max_digits():,} digits (Python's limit on "
+                                  "integers read from text)", lineno) from None
+            except RecursionError:
+                raise FormatError(path, f"nested deeper than Python's recursion limit ({sys.getrecursionlimit():,} "
+                                  "levels, less what is already in use)", lineno) from None
             if type(record) is not dict:
                 raise FormatError(path, f"expected a JSON object {{\"id\", \"text\", \"spans\"}}, "
                                   f"got {type(record).__name__}", lineno)
             document = _document(record, path, lineno)
+            if _ESCAPED_SURROGATE.search(line):  # a regex with a literal prefix: faster than "\\u" in line
+                _check_characters(document, path, lineno)
             doc_id = document.id
             if doc_id in first_line:
                 raise FormatError(path, f"document id {doc_id!r} appears twice (first at line "
@@ -171,6 +194,31 @@ def _documents(path: str) -> Iterator[Document]:
             yield document
     if not first_line:
         raise FormatError(path, "empty file: no JSON record in it")
+
+
+def _max_digits() -> int:
+    get = getattr(sys, "get_int_max_str_digits", None)
+    return get() if get is not None else 4300
+
+
+def _check_characters(document: Document, path: str, lineno: int) -> None:
+    """A lone surrogate (from a ``\\udxxx`` escape) in the text, the id or a label is an error:
+    it is not a character, and no output (UTF-8) can hold it."""
+    where = None
+    if document.text is not None and _SURROGATE.search(document.text):
+        where = '"text"', _SURROGATE.search(document.text)
+    elif _SURROGATE.search(document.id):
+        where = '"id"', _SURROGATE.search(document.id)
+    else:
+        for number, span in enumerate(document.spans, 1):
+            found = _SURROGATE.search(span.label)
+            if found:
+                where = f"span {number}'s label", found
+                break
+    if where is not None:
+        field, found = where
+        raise FormatError(path, f"{field} holds a lone surrogate (\\u{ord(found.group()):04x} at character "
+                          f"{found.start()}), which is not a character and cannot be written as UTF-8", lineno)
 
 
 def _invalid_json(path: str, line: str, lineno: int, error: json.JSONDecodeError) -> FormatError:
@@ -376,8 +424,17 @@ def write_jsonl(spanset: SpanSet, dest) -> None:
         try:
             line.encode("utf-8")
         except UnicodeEncodeError:
-            raise UsageError(f"document {doc_id!r}: its text cannot be written as UTF-8 "
+            raise UsageError(f"document {doc_id!r}: {_unwritable(doc_id, document)} cannot be written as UTF-8 "
                              "(it holds a lone surrogate)") from None
         lines.append(line + "\n")
     with open(os.fspath(dest), "w", encoding="utf-8", newline="\n") as file:
         file.write("".join(lines))
+
+
+def _unwritable(doc_id: str, document: Document) -> str:
+    """Which part of a document holds a lone surrogate: its text, its id or a label."""
+    if document.text is not None and _SURROGATE.search(document.text):
+        return "its text"
+    if _SURROGATE.search(doc_id):
+        return "its id"
+    return "a label"

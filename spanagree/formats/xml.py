@@ -104,7 +104,7 @@ from lxml import etree
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import DocumentStream, collect
+from . import MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, read_regular
 
 __all__ = ["read_xml", "stream_xml", "write_xml"]
 
@@ -176,16 +176,22 @@ def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None
 
 
 def stream_xml(path, *, name: str | None = None, xml_label_attr: str | None = None,
-               xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None) -> DocumentStream:
+               xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None,
+               max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """:func:`read_xml`'s documents one at a time: file by file, and with ``xml_doc_tag`` element by
-    element (each freed once read). Options and the path are checked when the stream is made."""
+    element (each freed once read). Options and the path are checked when the stream is made.
+
+    A file given as ``path`` may be a pipe (``<(...)``); the files of a folder must be regular
+    files (a FIFO among them is an error, never waited on). Without ``xml_doc_tag``, a file is one
+    document and may take at most ``max_record_bytes`` bytes (64 MiB unless raised).
+    """
     options = _Options(xml_label_attr, xml_span_tags, xml_doc_tag)
     top = os.fspath(path)
     if name is None:
         from . import default_name
 
         name = default_name(top) or os.path.basename(os.path.abspath(top))
-    if os.path.isfile(top):
+    if os.path.exists(top) and not os.path.isdir(top):  # a regular file, or a pipe given on purpose
         stem = os.path.splitext(os.path.basename(top))[0]
         files = [(stem, top, False)]
     elif os.path.isdir(top):
@@ -193,17 +199,18 @@ def stream_xml(path, *, name: str | None = None, xml_label_attr: str | None = No
     else:
         raise FormatError(top, "no such file or folder")
     stream = DocumentStream(name, "xml", iter(()))
-    stream.documents = _documents(files, options, stream.notes)
+    stream.documents = _documents(files, options, stream.notes, max_record_bytes)
     return stream
 
 
-def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: list[str]):
+def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: list[str],
+               limit: int = MAX_RECORD_BYTES):
     """The documents of every file in turn (ids made unique across files); ``notes`` at the end."""
     sources: dict[str, str] = {}  # id -> the file it was read from
     skipped = 0
     first_skipped = None
     for rel, file, in_folder in files:
-        reader = _FileReader(file, options)
+        reader = _FileReader(file, options, in_folder, limit)
         for key, document in reader.documents():
             if options.doc_tag is None:
                 doc_id = rel
@@ -278,36 +285,45 @@ class _FileReader:
     """One file's documents: ``documents()`` yields ``(key, Document)``; ``empty`` counts skipped elements
     and ``first_empty`` is the first one's ``(line, tag)``."""
 
-    def __init__(self, path: str, options: _Options):
+    def __init__(self, path: str, options: _Options, in_folder: bool = False, limit: int = MAX_RECORD_BYTES):
         self.path = path
         self.options = options
+        self.in_folder = in_folder
+        self.limit = limit
         self.empty = 0
         self.first_empty: tuple[int, str] | None = None
 
     def documents(self):
         path, doc_tag = self.path, self.options.doc_tag
         try:
-            if doc_tag is None:
-                with open(path, "rb") as file:
-                    data = file.read()
-                try:
-                    root = etree.fromstring(data, etree.XMLParser(**_SAFE))
-                except etree.XMLSyntaxError as error:
-                    raise self._syntax_error(error) from None
-                yield None, self._document(root)
-            else:
+            if doc_tag is not None:
                 yield from self._documents_by_tag(doc_tag)
+                return
+            if self.in_folder:  # a regular file only, never waited on
+                data = read_regular(path, "a folder's .xml files", self.limit)
+            else:  # the file given as the path: a pipe too
+                with open(path, "rb") as file:
+                    data = read_bounded(file, path, self.limit, "the file")
+            try:
+                root = etree.fromstring(data, etree.XMLParser(**_SAFE))
+            except etree.XMLSyntaxError as error:
+                raise self._syntax_error(error) from None
+            yield None, self._document(root)
         except FileNotFoundError:
             raise FormatError(path, "no such file") from None
         except OSError as error:
             raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+
+    def _open(self):
+        """The file for reading bytes; in a folder, only a regular file (never waiting on a FIFO)."""
+        return open_regular(self.path, "a folder's .xml files") if self.in_folder else open(self.path, "rb")
 
     def _documents_by_tag(self, doc_tag: str):
         """Stream the file: each document element is read when it ends, then freed."""
         path = self.path
         seen: dict[str, int | None] = {}
         ordinal = 0
-        with open(path, "rb") as file:
+        with self._open() as file:
             events = etree.iterparse(file, events=("end",), tag="{*}" + doc_tag, **_SAFE)
             try:
                 for _, element in events:

@@ -116,7 +116,7 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
 
     if not can_fork():
         return None
-    folders = brat_folders(inputs, format)
+    folders = brat_folders(inputs, format, format_options)
     if folders is not None:
         return _read_in_shards(folders, names, groups, comparison, jobs, **common)
     spansets = read_inputs(inputs, format, format_options)
@@ -142,7 +142,7 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
     return result
 
 
-def brat_folders(inputs, format) -> list | None:
+def brat_folders(inputs, format, format_options=None) -> list | None:
     """Every input scanned as a BRAT folder (files listed, nothing read), or ``None`` when some
     input is not a BRAT folder or listing one fails (the caller then reports it as reading would)."""
     from ..formats import detect_format
@@ -152,7 +152,8 @@ def brat_folders(inputs, format) -> list | None:
         if any(not isinstance(item, (str, os.PathLike)) or not os.path.isdir(item)
                or (format or detect_format(item)) != "brat" for item in inputs):
             return None
-        return [scan_brat(item) for item in inputs]
+        limit = (format_options or {}).get("max_record_bytes")
+        return [scan_brat(item) if limit is None else scan_brat(item, max_record_bytes=limit) for item in inputs]
     except SpanagreeError:
         return None
 
