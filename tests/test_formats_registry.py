@@ -48,8 +48,9 @@ def test_declared_options_are_the_reader_and_writer_keywords(fmt):
     """Declared once and true to the code: the reader's keywords (stream_ and read_) and the
     writer's are exactly the declared ones."""
     module = fmt.module()
-    assert keyword_only(fmt.streamer()) == fmt.reader_keywords
-    assert keyword_only(getattr(module, f"read_{fmt.name}")) == fmt.reader_keywords
+    # and the record limit, which every reader takes (open_stream passes --max-record-bytes to all)
+    assert keyword_only(fmt.streamer()) == fmt.reader_keywords | {"max_record_bytes"}
+    assert keyword_only(getattr(module, f"read_{fmt.name}")) - {"max_record_bytes"} == fmt.reader_keywords
     assert keyword_only(fmt.writer()) == fmt.writer_keywords
     assert all(o.reader or o.writer for o in fmt.options)
 
@@ -82,6 +83,8 @@ def test_the_command_line_options_are_made_from_the_registry(command):
         "--conll-column": ("conll_column", "N", int, "CoNLL: tag column, counted from 1 (default: last)"),
         "--scheme": ("scheme", None, str.lower,
                      "CoNLL: decode strictly in this tag scheme (default: conlleval's lenient decoding)"),
+        "--max-record-bytes": ("max_record_bytes", "N", int, "largest record read: a JSONL line, a CoNLL or XML "
+                               "document, a BRAT file (default: 64 MiB = 67108864)"),
     }
     assert actions["--format"].choices == ["brat", "xml", "conll", "jsonl"]
     assert list(actions["--scheme"].choices) == list(SCHEME_NAMES)
@@ -91,7 +94,7 @@ def test_format_options_of_the_parsed_arguments():
     args = build_parser().parse_args(["convert", "a.xml", "--to", "conll", "--out", "b.conll", "--xml-doc-tag", "doc",
                                       "--scheme", "BILOU", "--conll-column", "3"])
     assert format_options(args) == {"xml_label_attr": None, "xml_span_tags": None, "xml_doc_tag": "doc",
-                                    "conll_column": 3, "scheme": "bilou"}
+                                    "conll_column": 3, "scheme": "bilou", "max_record_bytes": None}
 
 
 def test_scheme_choices_are_every_name_get_scheme_accepts():
