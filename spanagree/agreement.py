@@ -20,12 +20,11 @@ from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .measures.counts import Counts
 from .pipeline import Group, read_inputs, run
-from .measures.registry import counts_dict, undefined_rates
+from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
-                               parse_label_map, select_labels, sorted_labels, warn_duplicates)
-from .pipeline.finish import announce_texts, common_documents, unique_names
+                               parse_label_map, sorted_labels, warn_duplicates)
+from .pipeline.finish import announce_texts, check_jobs, common_documents, reconciled_quietly, unique_names
 from .span import SpanSet
-from .texts import reconcile
 
 
 @dataclass
@@ -204,29 +203,10 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if bootstrap:
         from .measures.bootstrap import bootstrap_intervals
 
-        per_document = [[astuple(p.by_document[d]) for p in result.pairs] for d in documents]
+        per_document = [[p.by_document[d].astuple() for p in result.pairs] for d in documents]
         result.extras["bootstrap"] = bootstrap_intervals(per_document, n=bootstrap, seed=seed,
                                                          pairs=[[p.first, p.second] for p in result.pairs])
     return result
-
-
-def check_jobs(jobs) -> None:
-    """``jobs`` must be a whole number of processes, at least 1."""
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise UsageError(f"jobs must be a whole number of processes, at least 1; got {jobs!r}")
-
-
-def reconciled_quietly(spansets: list[SpanSet], documents: list[str], label_map, only, align_whitespace: bool):
-    """The span sets (labels selected) reconciled again on ``documents``, for the token level; the
-    run has already warned about their texts."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SpanagreeWarning)
-        return reconcile([select_labels(s, label_map=label_map, only=only) for s in spansets], documents,
-                         align_whitespace=align_whitespace)
-
-
-def astuple(counts):
-    return counts.a, counts.b, counts.c
 
 
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],

@@ -40,10 +40,10 @@ from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
 from .pipeline import Group, read_inputs, run
-from .measures.registry import counts_dict, undefined_rates
+from .measures.registry import undefined_rates
 from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
                                sorted_labels, warn_duplicates)
-from .pipeline.finish import announce_texts, input_name
+from .pipeline.finish import announce_texts, check_jobs, input_name, reconciled_quietly
 from .span import Span, SpanSet
 
 KINDS = ("correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious")
@@ -160,8 +160,9 @@ class Score:
         """The error listing as a DataFrame (one row per non-correct item)."""
         from .report.tabular import frame
 
-        return frame([item.as_dict() for item in self.errors()],
-                     list(ErrorItem("", "", False, 0, None, None, None, None).as_dict()))
+        from .report.tabular import ERROR_COLUMNS
+
+        return frame([item.as_dict() for item in self.errors()], ERROR_COLUMNS[1:])
 
     def by_label_frame(self):
         from .report.tabular import frame, score_label_rows
@@ -337,8 +338,6 @@ def score(gold, pred, *, match: str = "exact", labels: str = "strict", partial_c
     >>> result.error_counts()["wrong_label"], result.error_counts()["spurious"]
     (1, 1)
     """
-    from .agreement import astuple, check_jobs, reconciled_quietly
-
     if not beta >= 0:
         raise UsageError(f"beta must be >= 0, got {beta!r}")
     check_jobs(jobs)
@@ -395,7 +394,7 @@ def score(gold, pred, *, match: str = "exact", labels: str = "strict", partial_c
         if bootstrap:
             from .measures.bootstrap import bootstrap_intervals
 
-            per_document = [[astuple(result.pair.by_document[d])] for d in result.documents]
+            per_document = [[result.pair.by_document[d].astuple()] for d in result.documents]
             result.extras["bootstrap"] = bootstrap_intervals(per_document, n=bootstrap, seed=seed,
                                                              pairs=[[result.prediction, result.gold]], mean=False)
         results.append(result)

@@ -90,7 +90,7 @@ from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, run
 from .pipeline.compare import parse_label_list, parse_label_map
-from .pipeline.finish import announce_texts, common_documents, unique_names
+from .pipeline.finish import announce_texts, check_jobs, common_documents, unique_names
 from .span import Document, Span, SpanSet
 
 #: Boundary rules of the vote (a subset of the matching rules): the CLI's choices and the docs'.
@@ -146,6 +146,9 @@ class Vote:
     options: dict = field(default_factory=dict)
     left_out: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+    #: Why a cluster is listed for adjudication (:data:`KINDS`), for the reports.
+    kinds = tuple(KINDS)
 
     @property
     def gold(self) -> SpanSet:
@@ -328,8 +331,6 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
     [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
     """
-    from .agreement import check_jobs
-
     if len(inputs) < 2:
         raise UsageError("merge needs at least two annotators")
     if match not in VOTE_RULES:

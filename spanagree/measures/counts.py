@@ -98,6 +98,10 @@ class Counts:
             return self
         return NotImplemented
 
+    def astuple(self) -> tuple[float, float, float]:
+        """``(a, b, c)``."""
+        return self.a, self.b, self.c
+
     def swapped(self) -> "Counts":
         """The same comparison with the sides exchanged: b and c swap."""
         return Counts(self.a, self.c, self.b)

@@ -40,7 +40,7 @@ def open_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
     error when its turn to be read comes, so the error reported is the one reading the inputs
     one after the other would meet first.
     """
-    from ..formats import default_name, open_stream
+    from ..formats import open_stream
 
     streams = []
     for item in inputs:

@@ -72,3 +72,23 @@ def announce_texts(texts: TextsTally, documents: list[str]) -> list[str]:
     if texts.spellings:
         warn_token_spellings(texts.spellings)
     return left_out
+
+
+def check_jobs(jobs) -> None:
+    """``jobs`` must be a whole number of processes, at least 1."""
+    from ..errors import UsageError
+
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise UsageError(f"jobs must be a whole number of processes, at least 1; got {jobs!r}")
+
+
+def reconciled_quietly(spansets, documents: list[str], label_map, only, align_whitespace: bool):
+    """The span sets (labels selected) reconciled again on ``documents``, for the token level; the
+    run has already warned about their texts."""
+    from ..texts import reconcile
+    from .compare import select_labels
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        return reconcile([select_labels(s, label_map=label_map, only=only) for s in spansets], documents,
+                         align_whitespace=align_whitespace)

@@ -17,7 +17,6 @@ children.
 from __future__ import annotations
 
 import gc
-import itertools
 import os
 from typing import Any, Callable
 

@@ -9,6 +9,10 @@ from .document import json_safe, to_json
 from .tabular import agreement_csv, errors_csv, score_csv, vote_csv
 from .terminal import agreement_table, score_table, vote_table
 
+__all__ = ["adjudication_listing", "agreement_csv", "agreement_table", "errors_csv", "errors_listing", "json_safe",
+           "render_agreement", "render_scores", "render_vote", "score_csv", "score_table", "to_json", "vote_csv",
+           "vote_table"]
+
 
 def render_agreement(result, output: str, *, by: str | None = None) -> str:
     """``agree``'s report: ``output`` is ``table``, ``json`` or ``csv``."""

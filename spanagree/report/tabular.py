@@ -142,10 +142,14 @@ def error_rows(results: list) -> list[dict]:
     return [{"prediction": r.prediction, **item.as_dict()} for r in results for item in r.errors()]
 
 
-def errors_csv(results: list) -> str:
-    from ..scoring import ErrorItem
+#: The error listing's columns (``--errors``): the item, then the gold's span, then the prediction's.
+ERROR_COLUMNS = ["prediction", "document", "kind", "aligned", "credit",
+                 *(f"{side}_{field}" for side in ("gold", "pred")
+                   for field in ("start", "end", "fragments", "label", "text", "source"))]
 
-    columns = ["prediction", *ErrorItem("", "", False, 0, None, None, None, None).as_dict()]
+
+def errors_csv(results: list) -> str:
+    columns = ERROR_COLUMNS
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
@@ -157,9 +161,7 @@ def errors_csv(results: list) -> str:
 
 def vote_csv(result) -> str:
     """One row per document (and a total row) with the counts of clusters kept, dropped, tied, split."""
-    from ..voting import KINDS
-
-    keys = ["clusters", "kept", *KINDS, "to_adjudicate"]
+    keys = ["clusters", "kept", *result.kinds, "to_adjudicate"]
     rows = [{"document": d, **{k: counts[k] for k in keys}}
             for d, counts in [*result.counts_by_document().items(), ("total", result.counts())]]
     return csv_text(rows, ["document", *keys])

@@ -220,10 +220,8 @@ def confusion_section(confusion: dict) -> str:
 
 def vote_table(result) -> str:
     """``merge``'s summary: one row per document and the total."""
-    from ..voting import KINDS
-
-    header = ["document", "clusters", "kept"] + [k.replace("_", " ") for k in KINDS]
-    keys = ["clusters", "kept", *KINDS]
+    header = ["document", "clusters", "kept"] + [k.replace("_", " ") for k in result.kinds]
+    keys = ["clusters", "kept", *result.kinds]
     rows = [[d] + [str(counts[k]) for k in keys] for d, counts in result.counts_by_document().items()]
     total = result.counts()
     rows.append(["total"] + [str(total[k]) for k in keys])
