@@ -482,3 +482,49 @@ def test_a_full_standard_output_is_one_line(tmp_path):
     assert process.returncode == 1
     assert one_error(process.stderr) == ("spanagree: error: standard output: cannot write the report: "
                                          "No space left on device")
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (Linux: /proc/PID/task/*/children)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux's /proc to see the workers")
+def test_sigterm_during_jobs_ends_the_workers_too(tmp_path):
+    """SIGTERM to `agree --jobs 2` while its workers compare: the run ends with 143 and takes its
+    workers with it (none is left running its shard)."""
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(root / "benchmarks"))
+    generate.generate(tmp_path, docs=1200, annotators=2, formats=("brat",), quiet=True)
+    script = ("import sys; from spanagree.pipeline import parallel; parallel.MIN_DOCUMENTS_PER_JOB = 1; "
+              "from spanagree.cli import main; sys.exit(main(sys.argv[1:]))")
+    argv = [sys.executable, "-c", script, "agree", str(tmp_path / "brat" / "ann1"), str(tmp_path / "brat" / "ann2"),
+            "--format", "brat", "--match", "partial", "--jobs", "2", "--output", "json"]
+    for attempt in range(3):  # the workers must be caught at work: a quick run may end first
+        process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        workers: list[int] = []
+        while process.poll() is None and time.monotonic() < deadline and len(workers) < 2:
+            workers = _children(process.pid)
+            time.sleep(0.005)
+        if process.poll() is None and len(workers) >= 2:
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=60)
+            assert process.returncode == 143 and err.strip().splitlines() == ["spanagree: interrupted"]
+            time.sleep(0.2)
+            alive = [w for w in workers if Path(f"/proc/{w}").exists()
+                     and "zombie" not in Path(f"/proc/{w}/status").read_text().lower()]
+            assert alive == []
+            return
+        process.communicate(timeout=60)
+    pytest.fail("the run ended before its workers could be seen three times")

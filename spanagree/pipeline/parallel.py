@@ -88,17 +88,30 @@ def forked_map(function: Callable[[Any], Any], items: list, jobs: int) -> list:
     A process that dies (killed, or out of memory) ends the whole map with a
     :class:`~spanagree.errors.SpanagreeError` rather than leaving it waiting for an answer that
     will never come (``concurrent.futures`` notices the death; a ``multiprocessing.Pool`` would not).
+    When this process is interrupted (Ctrl-C, or SIGTERM/SIGHUP, which the command line turns into
+    an interrupt), the workers are ended with it rather than left to finish their shards.
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
     try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            return list(pool.map(function, items))
-    except BrokenProcessPool:
-        raise SpanagreeError(f"a worker process of --jobs {jobs} ended abruptly (killed, or out of memory?); "
-                             "nothing was written; try fewer --jobs") from None
+        results = list(pool.map(function, items))
+    except BaseException as error:
+        workers = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+        for worker in workers:
+            worker.join(5)
+        if isinstance(error, BrokenProcessPool):
+            raise SpanagreeError(f"a worker process of --jobs {jobs} ended abruptly (killed, or out of memory?); "
+                                 "nothing was written; try fewer --jobs") from None
+        raise
+    pool.shutdown()
+    return results
 
 
 def _call_shared_item(item):
