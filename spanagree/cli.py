@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         write_stdout(output)
         return 0
     except UsageError as error:
-        print(f"spanagree: error: {error}", file=sys.stderr)
+        print(f"spanagree: error: {error.command_line_message()}", file=sys.stderr)
         return 2
     except SpanagreeError as error:
         print(f"spanagree: error: {error}", file=sys.stderr)

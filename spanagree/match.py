@@ -92,9 +92,10 @@ class MatchRule:
             try:
                 credit = float(credit)
             except (TypeError, ValueError):
-                raise UsageError(f"--partial-credit must be a number in (0, 1] or 'dice', got {credit!r}") from None
+                raise UsageError(f"{{option}} must be a number in (0, 1] or 'dice', got {credit!r}",
+                                 option="partial_credit") from None
             if not 0 < credit <= 1:
-                raise UsageError(f"--partial-credit must be in (0, 1], got {credit}")
+                raise UsageError(f"{{option}} must be in (0, 1], got {credit}", option="partial_credit")
             object.__setattr__(self, "partial_credit", credit)
 
     @property

@@ -256,9 +256,10 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
     if min_votes is None:
         return annotators // 2 + 1
     if isinstance(min_votes, bool) or not isinstance(min_votes, int):
-        raise UsageError(f"--min-votes must be a whole number, got {min_votes!r}")
+        raise UsageError(f"{{option}} must be a whole number, got {min_votes!r}", option="min_votes")
     if not 1 <= min_votes <= annotators:
-        raise UsageError(f"--min-votes must be between 1 and the number of annotators ({annotators}), got {min_votes}")
+        raise UsageError(f"{{option}} must be between 1 and the number of annotators ({annotators}), got {min_votes}",
+                         option="min_votes")
     return min_votes
 
 

@@ -336,7 +336,7 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
     limit = options.get("max_record_bytes")
     if limit is not None:
         if type(limit) is not int or limit < 1:
-            raise UsageError(f"--max-record-bytes must be a positive number of bytes, not {limit!r}")
+            raise UsageError(f"{{option}} must be a positive number of bytes, not {limit!r}", option="max_record_bytes")
         own["max_record_bytes"] = limit
     return fmt.streamer()(path, name=name, **own)
 

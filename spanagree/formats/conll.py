@@ -165,8 +165,8 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     scheme_ = get_scheme(scheme)
     if conll_column is not None and (isinstance(conll_column, bool) or not isinstance(conll_column, int)
                                      or conll_column < 2):
-        raise UsageError("--conll-column counts from 1 and column 1 is the token: "
-                         f"give 2 or more, not {conll_column!r}")
+        raise UsageError("{option} counts from 1 and column 1 is the token: "
+                         f"give 2 or more, not {conll_column!r}", option="conll_column")
     path_str = str(path)
     open_file(path_str, "CoNLL").close()
     stream = DocumentStream(name if name is not None else Path(path).stem, "conll", iter(()))

@@ -243,14 +243,14 @@ class _Options:
 
     def __init__(self, label_attr, span_tags, doc_tag):
         if label_attr is not None and (not isinstance(label_attr, str) or not label_attr.strip()):
-            raise UsageError(f"--xml-label-attr needs an attribute name, got {label_attr!r}")
+            raise UsageError(f"{{option}} needs an attribute name, got {label_attr!r}", option="xml_label_attr")
         if doc_tag is not None and (not isinstance(doc_tag, str) or not doc_tag.strip()):
-            raise UsageError(f"--xml-doc-tag needs a tag name, got {doc_tag!r}")
+            raise UsageError(f"{{option}} needs a tag name, got {doc_tag!r}", option="xml_doc_tag")
         if span_tags is not None:
             names = span_tags.split(",") if isinstance(span_tags, str) else list(span_tags)
             span_tags = frozenset(_local(str(n).strip()) for n in names if str(n).strip())
             if not span_tags:
-                raise UsageError("--xml-span-tags needs at least one tag name (A,B,...)")
+                raise UsageError("{option} needs at least one tag name (A,B,...)", option="xml_span_tags")
         self.label_attr = label_attr.strip() if label_attr is not None else None
         self.span_tags = span_tags
         self.doc_tag = _local(doc_tag.strip()) if doc_tag is not None else None
@@ -505,13 +505,13 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
     doc_tag = "doc" if xml_doc_tag is None else xml_doc_tag.strip()
     _check_name(doc_tag, "--xml-doc-tag")
     if doc_tag == "corpus":
-        raise UsageError("--xml-doc-tag cannot be 'corpus': the writer's root element is <corpus>")
+        raise UsageError("{option} cannot be 'corpus': the writer's root element is <corpus>", option="xml_doc_tag")
     tags = None
     if xml_span_tags is not None:
         names = xml_span_tags.split(",") if isinstance(xml_span_tags, str) else list(xml_span_tags)
         tags = [str(n).strip() for n in names if str(n).strip()]
         if not tags:
-            raise UsageError("--xml-span-tags needs at least one tag name (A,B,...)")
+            raise UsageError("{option} needs at least one tag name (A,B,...)", option="xml_span_tags")
     if xml_label_attr is not None:
         attr = xml_label_attr.strip()
         _check_name(attr, "--xml-label-attr")

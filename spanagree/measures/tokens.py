@@ -121,14 +121,15 @@ def spacy_tokenizer(*, lang: str | None = "en", spacy_model: str | None = None):
         try:
             nlp = spacy.load(spacy_model)
         except (OSError, ImportError, ValueError) as error:
-            raise UsageError(f"--spacy-model {spacy_model}: cannot load this spaCy pipeline (is it installed? "
-                             f"python -m spacy download {spacy_model}): {first_line(error)}") from None
+            raise UsageError(f"{{option}} {spacy_model}: cannot load this spaCy pipeline (is it installed? "
+                             f"python -m spacy download {spacy_model}): {first_line(error)}",
+                             option="spacy_model") from None
     else:
         lang = lang or "en"
         try:
             nlp = spacy.blank(lang)
         except (ImportError, KeyError, ValueError) as error:
-            raise UsageError(f"--lang {lang}: spaCy has no such language: {first_line(error)}") from None
+            raise UsageError(f"{{option}} {lang}: spaCy has no such language: {first_line(error)}", option="lang") from None
     tokenizer = nlp.tokenizer
 
     def tokenize(text: str) -> list[tuple[int, int]]:
@@ -352,7 +353,8 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
         text = next((s.documents[doc_id].text for s in spansets
                      if doc_id in s.documents and s.documents[doc_id].text is not None), None)
         if text is None:
-            raise UsageError(f"document {doc_id!r} has no text: token-level agreement (--chance) needs the texts")
+            raise UsageError(f"document {doc_id!r} has no text: token-level agreement ({{option}}) needs the texts",
+                             option="chance")
         offsets = tokenize(text)
         token_index.extend((doc_id, s, e) for s, e in offsets)
         for k, spanset in enumerate(spansets):

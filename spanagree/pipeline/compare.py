@@ -36,7 +36,7 @@ def parse_label_map(items: Iterable[str] | Mapping[str, str] | None) -> dict[str
                 continue
             old, sep, new = part.partition("=")
             if not sep or not old or not new:
-                raise UsageError(f"--map takes OLD=NEW, got {part!r}")
+                raise UsageError(f"{{option}} takes OLD=NEW, got {part!r}", option="label_map", flag="--map")
             mapping[old] = new
     return mapping
 
