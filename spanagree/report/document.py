@@ -52,17 +52,19 @@ def pairs_summary(pairs, counts: list[Counts]) -> dict:
     }
 
 
+def header(result) -> dict:
+    """What every ``agree`` and ``merge`` document starts with: version, options, annotators,
+    documents and the rule."""
+    return {"spanagree": __version__, "options": result.options, "annotators": result.annotators,
+            "documents": len(result.documents), "match": result.rule.boundary, "labels": result.rule.labels}
+
+
 def agreement_document(result, *, by_document: bool = False) -> dict:
     """``agree --output json``: see the ``agree`` schema."""
     mean = result.mean
     pooled = result.pooled
     document = {
-        "spanagree": __version__,
-        "options": result.options,
-        "annotators": result.annotators,
-        "documents": len(result.documents),
-        "match": result.rule.boundary,
-        "labels": result.rule.labels,
+        **header(result),
         "partial_credit": result.rule.partial_credit,
         "pairs": [pair_entry(p.first, p.second, p.counts) for p in result.pairs],
         "mean_f1": mean.mean,
@@ -126,12 +128,7 @@ def vote_document(result) -> dict:
     for cluster in result.clusters:
         histogram[cluster.votes] = histogram.get(cluster.votes, 0) + 1
     return {
-        "spanagree": __version__,
-        "options": result.options,
-        "annotators": result.annotators,
-        "documents": len(result.documents),
-        "match": result.rule.boundary,
-        "labels": result.rule.labels,
+        **header(result),
         "min_votes": result.min_votes,
         **result.counts(),
         "spans": sum(c.kept for c in result.clusters),

@@ -102,21 +102,20 @@ def skipped_footnote(entries) -> str:
 def label_section(data: dict) -> str:
     if not data["by_label"]:
         return "per label: only with --labels strict"
-    pair_names = [" × ".join(p["annotators"]) for p in data["pairs"]]
-    header = ["label"] + pair_names + ["mean F1", "pooled F1"]
-    rows = []
-    for label, entry in data["by_label"].items():
-        rows.append([label] + [number(p["f1"]) for p in entry["pairs"]] + [number(entry["mean_f1"]), number(entry["pooled_f1"])])
-    return "F1 per label\n" + table(header, rows) + skipped_footnote(data["by_label"].values())
+    return breakdown_section("F1 per label", "label", data["by_label"], data)
 
 
 def document_section(data: dict) -> str:
+    return breakdown_section("F1 per document", "document", data["by_document"], data)
+
+
+def breakdown_section(title: str, key: str, entries: dict, data: dict) -> str:
+    """One row per label or document: each pair's F1, the mean and the pooled F1."""
     pair_names = [" × ".join(p["annotators"]) for p in data["pairs"]]
-    header = ["document"] + pair_names + ["mean F1", "pooled F1"]
-    rows = []
-    for doc_id, entry in data["by_document"].items():
-        rows.append([doc_id] + [number(p["f1"]) for p in entry["pairs"]] + [number(entry["mean_f1"]), number(entry["pooled_f1"])])
-    return "F1 per document\n" + table(header, rows) + skipped_footnote(data["by_document"].values())
+    header = [key] + pair_names + ["mean F1", "pooled F1"]
+    rows = [[name] + [number(p["f1"]) for p in entry["pairs"]] + [number(entry["mean_f1"]), number(entry["pooled_f1"])]
+            for name, entry in entries.items()]
+    return f"{title}\n" + table(header, rows) + skipped_footnote(entries.values())
 
 
 def chance_section(chance: dict) -> str:
