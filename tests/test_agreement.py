@@ -146,7 +146,7 @@ def test_label_map_and_only():
     assert only.to_dict()["options"]["only"] == ["LOC"]
     # --map applies before --only: ORG→LOC, then only LOC
     assert figures(agree([ANN1, ANN2], label_map={"ORG": "LOC"}, only=["LOC"]))[0][2:] == (2, 0, 0)
-    with pytest.raises(UsageError, match="--map takes OLD=NEW"):
+    with pytest.raises(UsageError, match="label_map takes OLD=NEW"):
         agree([ANN1, ANN2], label_map=["ORG"])
 
 

@@ -295,9 +295,9 @@ def test_unknown_language_and_model_are_usage_errors(tmp_path):
 
     text = {"d": "a b"}
     pair = [SpanSet.from_spans("x", [], text), SpanSet.from_spans("y", [], text)]
-    with pytest.raises(UsageError, match="--lang zz"):
+    with pytest.raises(UsageError, match="lang zz"):
         token_agreement(pair, lang="zz")
-    with pytest.raises(UsageError, match="--spacy-model no_such_pipeline_sm: cannot load"):
+    with pytest.raises(UsageError, match="spacy_model no_such_pipeline_sm: cannot load"):
         token_agreement(pair, spacy_model="no_such_pipeline_sm")
 
 

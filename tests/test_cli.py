@@ -366,3 +366,19 @@ def test_the_json_examples_in_docs_cli_md_are_real_output(demo, capsys):
         for key in ("options", "spanagree"):
             real.pop(key), documented.pop(key)
         assert documented == real
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["agree", "{ann1}", "{ann2}", "--match", "partial", "--partial-credit", "2"],
+     "--partial-credit must be in (0, 1], got 2.0"),
+    (["agree", "{ann1}", "{ann2}", "--map", "LOC"], "--map takes OLD=NEW, got 'LOC'"),
+    (["merge", "{ann1}", "{ann2}", "--to", "jsonl", "--out", "{out}", "--min-votes", "3"],
+     "--min-votes must be between 1 and the number of annotators (2), got 3"),
+])
+def test_the_command_line_names_its_flags_where_the_api_names_its_parameters(argv, message, tmp_path, capsys):
+    """The library says partial_credit, label_map, min_votes; the command line says its flags."""
+    from conftest import DEMO
+
+    paths = {"ann1": str(DEMO / "brat" / "ann1"), "ann2": str(DEMO / "brat" / "ann2"), "out": str(tmp_path / "g.jsonl")}
+    assert main([a.format(**paths) for a in argv]) == 2
+    assert capsys.readouterr().err == f"spanagree: error: {message}\n"

@@ -262,11 +262,11 @@ def test_duplicates_count_once():
 def test_rule_validation():
     with pytest.raises(UsageError, match="unknown match rule 'fuzzy'; choose one of: exact, overlap, partial"):
         MatchRule("fuzzy", "strict")
-    with pytest.raises(UsageError, match="partial-credit"):
+    with pytest.raises(UsageError, match="partial_credit"):
         MatchRule("partial", "strict", 1.5)
-    with pytest.raises(UsageError, match="partial-credit"):
+    with pytest.raises(UsageError, match="partial_credit"):
         MatchRule("partial", "strict", 0)
-    with pytest.raises(UsageError, match="partial-credit"):
+    with pytest.raises(UsageError, match="partial_credit"):
         MatchRule("partial", "strict", "half")
     with pytest.raises(UsageError, match="unknown label rule"):
         MatchRule("exact", "loose")

@@ -372,7 +372,7 @@ def test_min_votes_is_checked():
     assert vote(spansets[:3]).min_votes == 2
     assert keys(vote(spansets, 1).gold) == [("d1", ((4, 12),), "L")]
     for bad in (0, 5, -1, 2.0, True):
-        with pytest.raises(UsageError, match="min-votes"):
+        with pytest.raises(UsageError, match="min_votes"):
             vote(spansets, bad)
     with pytest.raises(UsageError, match="at least two"):
         vote(spansets[:1])
