@@ -186,9 +186,14 @@ def test_the_accumulators_of_shards_add_up_to_the_whole_in_document_order():
         return accumulate(streams, names, groups, PairsComparison(rule, [(0, 1)]), shard=shard)
 
     whole = accumulated(documents, 0)
-    parts = accumulated(documents[:7], 0)
-    parts += accumulated(documents[7:19], 1)
-    parts += accumulated(documents[19:], 2)
+    first, second, third = accumulated(documents[:7], 0), accumulated(documents[7:19], 1), accumulated(documents[19:], 2)
+    added = first + second + third  # + leaves its operands as they were
+    assert first.orders == [documents[:7], [d for d in b.documents if d in documents[:7]]]
+    parts = first
+    parts += second
+    parts += third
+    assert added.orders == parts.orders
+    assert added.groups[0].compared[0].by_document == parts.groups[0].compared[0].by_document
     assert parts.orders == whole.orders == [documents, list(b.documents)]
     (pair_of_parts,), (pair_of_whole,) = parts.groups[0].compared, whole.groups[0].compared
     assert list(pair_of_parts.by_document.items()) == list(pair_of_whole.by_document.items())

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import warnings
-from pathlib import Path
 
 from ..errors import SpanagreeError, SpanagreeWarning
 from ..texts import warn_texts_differ, warn_token_spellings
@@ -14,10 +13,11 @@ from .accumulator import TextsTally, replay
 
 def input_name(item) -> str:
     """An input's name: a span set's or stream's own, else the folder name or file stem of the path."""
+    from ..formats import default_name
+
     if not isinstance(item, (str, os.PathLike)):
         return item.name
-    path = Path(os.fspath(item))
-    return (path.name if path.is_dir() else path.stem) or os.path.basename(os.path.abspath(path))
+    return default_name(item) or os.path.basename(os.path.abspath(item))
 
 
 def unique_names(items) -> list[str]:

@@ -35,7 +35,7 @@ SHARDS_PER_JOB = 4
 #: the copy-on-write of the pages it touches, take a tenth of a second): fewer processes are used.
 MIN_SPANS_PER_JOB = 50_000
 
-#: The same for processes that read their own documents (:func:`~spanagree.agreement.agree_folders`),
+#: The same for processes that read their own documents (BRAT folders: :func:`_read_in_shards`),
 #: where spans are not known before reading: fewer documents than this per process, fewer processes.
 MIN_DOCUMENTS_PER_JOB = 1_000
 
@@ -172,7 +172,6 @@ def brat_folders(inputs, format, format_options=None) -> list | None:
 
 def _read_in_shards(folders, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
     """Each process reads and compares one shard of every BRAT folder's documents."""
-    from ..formats import DocumentStream
     from .sequential import accumulate
 
     every = sorted(set().union(*(folder.entries for folder in folders)))
