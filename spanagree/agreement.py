@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .measures.counts import Counts
-from .pipeline import Group, read_inputs, run
+from .pipeline import Group, expand_inputs, read_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
@@ -122,14 +122,17 @@ class PairsComparison:
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
           label_map=None, align_whitespace: bool = False, chance: bool = False, lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
-          format: str | None = None, format_options: dict | None = None, options: dict | None = None) -> Agreement:
+          format: str | None = None, format_options: dict | None = None, options: dict | None = None,
+          annotators=None) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
     ----------
     inputs : list of SpanSet, DocumentStream or path
         At least two annotators: span sets in memory, or files and folders read (and compared)
-        document by document.
+        document by document. A path holding several annotators (a container: a Label Studio
+        export, an INCEpTION project, a GATE file) counts as its annotators
+        (:func:`spanagree.pipeline.expand_inputs`).
     match : {"exact", "overlap", "partial"}
     labels : {"strict", "ignore"}
     partial_credit : float or "dice"
@@ -152,6 +155,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         How paths are read (:func:`spanagree.formats.read`).
     options : dict, optional
         The caller's record of the run, echoed first in ``options`` (the values as understood win).
+    annotators : list of str or "A,B", optional
+        Pick and order the span sets by name, containers' annotators included (a container's
+        curation joins only when named here).
 
     Returns
     -------
@@ -167,8 +173,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     (Counts(a=1.0, b=1.0, c=1.0), 0.5)
     """
     check_jobs(jobs)
+    inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
     if len(inputs) < 2:
-        raise UsageError("agree needs at least two annotators")
+        raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     if chance:

@@ -30,11 +30,26 @@ def add_format_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("input format")
     group.add_argument("--format", choices=list(FORMATS), help="input format (default: detected per path)")
     for option, formats in registered_options():
-        group.add_argument(option.flag, dest=option.keyword, type=option.type, choices=option.choices,
-                           metavar=option.metavar, help=f"{'/'.join(f.title for f in formats)}: {option.help}")
+        help = f"{'/'.join(f.title for f in formats)}: {option.help}"
+        if option.flag_only:
+            group.add_argument(option.flag, dest=option.keyword, action="store_true", default=None, help=help)
+        else:
+            group.add_argument(option.flag, dest=option.keyword, type=option.type, choices=option.choices,
+                               metavar=option.metavar, help=help)
     group.add_argument("--max-record-bytes", type=int, metavar="N",
                        help="largest record read: a JSONL line, a CoNLL or XML document, a BRAT file "
                             "(default: 64 MiB = 67108864)")
+    group.add_argument("--annotators", type=names_list, metavar="A,B",
+                       help="pick and order the span sets of exports holding several annotators (Label Studio, "
+                            "INCEpTION, GATE) by the tool's annotator names")
+
+
+def names_list(value: str) -> list[str]:
+    """``A,B`` as a list of names (none empty)."""
+    names = [name.strip() for name in value.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"names separated by commas, got {value!r}")
+    return names
 
 
 def add_match_options(parser: argparse.ArgumentParser) -> None:
@@ -81,11 +96,15 @@ def build_parser() -> Parser:
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
                                 description="Precision, recall, F1/F-beta and error analysis against a gold standard.")
-    score.add_argument("gold", metavar="GOLD")
-    score.add_argument("preds", nargs="+", metavar="PRED")
+    score.add_argument("gold_path", metavar="GOLD", help="the gold (with --gold, any input)")
+    score.add_argument("preds", nargs="*", metavar="PRED",
+                       help="predictions (none when GOLD is an export holding several span sets)")
     add_format_options(score)
     add_match_options(score)
     add_report_options(score)
+    score.add_argument("--gold", metavar="NAME",
+                       help="the gold is the span set called NAME (an annotator, a curation or a prediction "
+                            "of an export); the others are scored against it")
     score.add_argument("--beta", type=float, default=1.0, help="F-beta's beta (default: 1)")
     score.add_argument("--errors", metavar="FILE", help="write every error (CSV, or JSON for .json)")
     score.add_argument("--force", action="store_true", help="replace an existing --errors file")
@@ -116,7 +135,7 @@ def format_options(args) -> dict:
 
 def recorded_options(args) -> dict:
     """Every option of the run, for the JSON header (a figure can be reproduced from it)."""
-    skip = {"paths", "gold", "preds", "path", "output"}
+    skip = {"paths", "gold_path", "preds", "path", "output"}
     return {k: v for k, v in vars(args).items() if k not in skip}
 
 
@@ -139,7 +158,8 @@ def run_options(args) -> dict:
     return dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
                 label_map=args.map, align_whitespace=args.align_whitespace, chance=args.chance, lang=args.lang,
                 spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
-                format=args.format, format_options=format_options(args), options=recorded_options(args))
+                format=args.format, format_options=format_options(args), options=recorded_options(args),
+                annotators=args.annotators)
 
 
 def command_agree(args) -> str:
@@ -147,8 +167,6 @@ def command_agree(args) -> str:
     from .report import render_agreement
 
     check_common(args)
-    if len(args.paths) < 2:
-        raise UsageError("agree needs at least two paths")
     return render_agreement(agree(args.paths, **run_options(args)), args.output, by=args.by)
 
 
@@ -161,9 +179,10 @@ def command_score(args) -> str:
     if not args.beta >= 0:
         raise UsageError(f"--beta must be >= 0, got {args.beta!r}")
     if args.errors:
-        check_not_inputs([args.errors], [args.gold, *args.preds], what="errors file")
+        check_not_inputs([args.errors], [args.gold_path, *args.preds], what="errors file")
         check_destination(args.errors, force=args.force, what="errors file")
-    results = score(args.gold, args.preds, beta=args.beta, errors=bool(args.errors), **run_options(args))
+    results = score(args.gold_path, args.preds, beta=args.beta, errors=bool(args.errors), gold_name=args.gold,
+                    **run_options(args))
     if args.errors:
         write_text(args.errors, errors_listing(results, args.errors), force=args.force, what="errors file")
     return render_scores(results, args.output, by=args.by)
@@ -207,7 +226,7 @@ def command_merge(args) -> str:
     check_outputs(args.out, args.adjudicate, force=args.force)  # refuse before reading anything
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
                   label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
-                  format_options=format_options(args), options=recorded_options(args))
+                  format_options=format_options(args), options=recorded_options(args), annotators=args.annotators)
     result.write(args.out, args.to, adjudicate=args.adjudicate, force=args.force, **format_options(args))
     return render_vote(result, args.output, out=args.out, to=args.to, adjudicate=args.adjudicate)
 
@@ -218,8 +237,11 @@ def command_convert(args) -> str:
 
     check_not_inputs([args.out], [args.path])
     check_destination(args.out, force=args.force)  # refuse before reading anything
+    if args.annotators is not None and len(args.annotators) != 1:
+        raise UsageError("convert writes one span set: --annotators names one")
     spanset = convert(args.path, args.out, source_format=args.source_format or args.format, to=args.to,
-                      force=args.force, **format_options(args))
+                      force=args.force, annotator=args.annotators[0] if args.annotators else None,
+                      **format_options(args))
     return f"wrote {len(spanset.documents)} documents, {len(spanset)} spans to {args.out} ({args.to})\n"
 
 

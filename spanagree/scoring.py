@@ -39,7 +39,7 @@ from .errors import SpanagreeWarning, UsageError
 from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
-from .pipeline import Group, read_inputs, run
+from .pipeline import Group, expand_inputs, read_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
                                sorted_labels, warn_duplicates)
@@ -297,20 +297,22 @@ class ScoreComparison:
             tally.errors.update(itertools.chain.from_iterable(pair.each))
 
 
-def score(gold, pred, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
+def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
           only=None, label_map=None, align_whitespace: bool = False, errors: bool = False, chance: bool = False,
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
-          options: dict | None = None) -> Score | list[Score]:
+          options: dict | None = None, annotators=None, gold_name: str | None = None) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
     ----------
     gold : SpanSet, DocumentStream or path
-        The reference; its documents are the ones scored.
-    pred : SpanSet, DocumentStream or path, or a list of them
+        The reference; its documents are the ones scored. A path holding several span sets (a
+        container: a Label Studio export, an INCEpTION project, a GATE file) counts as each of
+        them, the first being the gold (unless ``gold_name``) and the others predictions.
+    pred : SpanSet, DocumentStream or path, or a list of them, optional
         A prediction missing a gold document counts as empty there (warning); its documents
-        that the gold lacks are ignored (warning).
+        that the gold lacks are ignored (warning). May be left out when ``gold`` is a container.
     match, labels, partial_credit, only, label_map, align_whitespace
         As in :func:`spanagree.agree`.
     beta : float
@@ -323,8 +325,16 @@ def score(gold, pred, *, match: str = "exact", labels: str = "strict", partial_c
         the second), as in :func:`spanagree.agree`.
     jobs : int
         Compare in this many processes (the results, error items included, are identical).
-    format, format_options, options
+    format, format_options, options, annotators
         As in :func:`spanagree.agree`.
+    gold_name : str, optional
+        The gold is the span set of this name among the inputs (containers expanded, their
+        curations and predictions included); the others, in order, are the predictions.
+
+    Returns
+    -------
+    Score, or a list of Score
+        A list when ``pred`` is a list or the inputs hold more than one prediction.
 
     Examples
     --------
@@ -342,9 +352,19 @@ def score(gold, pred, *, match: str = "exact", labels: str = "strict", partial_c
         raise UsageError(f"beta must be >= 0, got {beta!r}")
     check_jobs(jobs)
     several = isinstance(pred, (list, tuple))
-    preds = list(pred) if several else [pred]
+    preds = list(pred) if several else [] if pred is None else [pred]
+    inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
+                           also=(gold_name,) if gold_name else ())
+    if gold_name is not None:
+        found = [k for k, item in enumerate(inputs) if input_name(item) == gold_name]
+        if not found:
+            raise UsageError(f"no span set called {gold_name!r} among the inputs; there are: "
+                             + ", ".join(input_name(item) for item in inputs), option="gold_name", flag="--gold")
+        inputs.insert(0, inputs.pop(found[0]))
+    gold, preds = inputs[0], inputs[1:]
+    several = several or len(preds) > 1
     if not preds:
-        raise UsageError("score needs at least one prediction")
+        raise UsageError("score needs at least one prediction; the inputs hold one span set")
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     inputs = [gold, *preds]

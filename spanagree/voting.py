@@ -88,7 +88,7 @@ from pathlib import Path
 
 from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
-from .pipeline import Group, run
+from .pipeline import Group, expand_inputs, run
 from .pipeline.compare import parse_label_list, parse_label_map
 from .pipeline.finish import announce_texts, check_jobs, common_documents, unique_names
 from .span import Document, Span, SpanSet
@@ -265,7 +265,7 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
 
 def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
          only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1, format: str | None = None,
-         format_options: dict | None = None, options: dict | None = None) -> Vote:
+         format_options: dict | None = None, options: dict | None = None, annotators=None) -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
@@ -285,8 +285,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         Merge copies of a document that differ only in whitespace (the first annotator's text is kept).
     jobs : int
         Vote on documents in this many processes (the result is identical).
-    format, format_options, options
-        As in :func:`spanagree.agree`.
+    format, format_options, options, annotators
+        As in :func:`spanagree.agree` (a path holding several annotators counts as each of them).
 
     Returns
     -------
@@ -332,8 +332,9 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
     [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
     """
+    inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
     if len(inputs) < 2:
-        raise UsageError("merge needs at least two annotators")
+        raise UsageError(f"merge needs at least two annotators; the inputs hold {len(inputs)}")
     if match not in VOTE_RULES:
         raise UsageError(f"unknown merge rule {match!r}; choose one of: {', '.join(VOTE_RULES)}")
     if labels not in LABEL_RULES:

@@ -113,7 +113,7 @@ def test_errors_file_and_refusal_to_overwrite(files, capsys):
         (["agree", "{ann1}", "{ann2}", "--jobs", "0"], 2, "--jobs must be at least 1"),
         (["score", "{ann1}", "{ann2}", "--beta", "-1"], 2, "--beta must be >= 0"),
         (["score", "{ann1}", "{ann2}", "--beta", "x"], 2, "invalid float value: 'x'"),
-        (["score", "{ann1}"], 2, "PRED"),
+        (["score", "{ann1}"], 2, "score needs at least one prediction; the inputs hold one span set"),
         (["score", "{ann1}", "{other}"], 1, "document 'd1' has a different text in other than in ann1"),
         (["agree", "{ann1}", "{ann2}", "--bogus"], 2, "unrecognized arguments: --bogus"),
         (["agree", "{ann1}", "{elsewhere}"], 1, "no document is annotated by every annotator"),

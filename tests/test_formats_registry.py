@@ -74,8 +74,10 @@ def input_format_group(command: str):
 @pytest.mark.parametrize("command", ["agree", "score", "merge", "convert"])
 def test_the_command_line_options_are_made_from_the_registry(command):
     actions = input_format_group(command)
+    assert set(actions) == {"--format", "--max-record-bytes", "--annotators",
+                            *(option.flag for option, _ in registered_options())}
     # The help texts, metavars and types of the options as they were typed by hand in cli.py.
-    assert {flag: (a.dest, a.metavar, a.type, a.help) for flag, a in actions.items()} == {
+    typed_by_hand = {
         "--format": ("format", None, None, "input format (default: detected per path)"),
         "--xml-label-attr": ("xml_label_attr", "ATTR", None, "XML: label from this attribute (e.g. TYPE, class)"),
         "--xml-span-tags": ("xml_span_tags", "A,B", None, "XML: only these elements are spans"),
@@ -86,15 +88,20 @@ def test_the_command_line_options_are_made_from_the_registry(command):
         "--max-record-bytes": ("max_record_bytes", "N", int, "largest record read: a JSONL line, a CoNLL or XML "
                                "document, a BRAT file (default: 64 MiB = 67108864)"),
     }
-    assert actions["--format"].choices == ["brat", "xml", "conll", "jsonl"]
+    assert {flag: (a.dest, a.metavar, a.type, a.help) for flag, a in actions.items() if flag in typed_by_hand} \
+        == typed_by_hand
+    assert actions["--format"].choices == list(FORMATS)
+    assert actions["--format"].choices[:4] == ["brat", "xml", "conll", "jsonl"]
     assert list(actions["--scheme"].choices) == list(SCHEME_NAMES)
 
 
 def test_format_options_of_the_parsed_arguments():
     args = build_parser().parse_args(["convert", "a.xml", "--to", "conll", "--out", "b.conll", "--xml-doc-tag", "doc",
                                       "--scheme", "BILOU", "--conll-column", "3"])
-    assert format_options(args) == {"xml_label_attr": None, "xml_span_tags": None, "xml_doc_tag": "doc",
-                                    "conll_column": 3, "scheme": "bilou", "max_record_bytes": None}
+    given = {"xml_doc_tag": "doc", "conll_column": 3, "scheme": "bilou"}
+    assert format_options(args) == {**{option.keyword: None for option, _ in registered_options()},
+                                    **given, "max_record_bytes": None}
+    assert {"xml_label_attr", "xml_span_tags"} <= set(format_options(args))
 
 
 def test_scheme_choices_are_every_name_get_scheme_accepts():

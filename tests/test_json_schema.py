@@ -168,7 +168,7 @@ def test_the_shared_definitions_are_the_same_in_every_file():
     assert schema("merge")["$defs"]["options"] == schema("adjudication")["$defs"]["options"]
     agree_options = schema("agree")["$defs"]["options"]["properties"]
     score_options = schema("score")["$defs"]["options"]["properties"]
-    assert {k: v for k, v in score_options.items() if k not in ("command", "beta", "errors", "force")} \
+    assert {k: v for k, v in score_options.items() if k not in ("command", "beta", "errors", "force", "gold")} \
         == {k: v for k, v in agree_options.items() if k != "command"}
 
 

@@ -55,6 +55,9 @@ class FormatOption:
         Whether the format's reader, its writer, takes the keyword.
     details : str
         What the docs' table says beyond ``help`` (appended to it there).
+    flag_only : bool
+        A switch: the flag takes no value and gives ``True`` (``--labelstudio-predictions``);
+        not given, the keyword is left out (``None`` in the options echo).
 
     Examples
     --------
@@ -71,6 +74,7 @@ class FormatOption:
     reader: bool = True
     writer: bool = False
     details: str = ""
+    flag_only: bool = False
 
     @property
     def flag(self) -> str:
@@ -107,6 +111,12 @@ class Format:
         The writer makes a folder (else one file).
     options : tuple of FormatOption
         The reader's and the writer's options.
+    container : bool
+        One path holds several annotators (a Label Studio export, an INCEpTION project, a GATE
+        file with several annotation sets): the module provides
+        ``annotators_<name>(path, **options) -> list[DocumentStream]``, one stream per annotator
+        in the export's order, each named by the tool's annotator id (see :func:`open_annotators`).
+        ``stream_<name>`` then takes ``annotator=`` and reads that one.
     """
 
     name: str
@@ -117,6 +127,7 @@ class Format:
     folder_precedence: int
     writes_to_folder: bool
     options: tuple[FormatOption, ...] = ()
+    container: bool = False
 
     @property
     def reader_keywords(self) -> frozenset[str]:
@@ -136,6 +147,9 @@ class Format:
 
     def writer(self):
         return getattr(self.module(), f"write_{self.name}")
+
+    def annotators(self):
+        return getattr(self.module(), f"annotators_{self.name}")
 
 
 _XML_OPTIONS = (
@@ -201,7 +215,7 @@ def options_table() -> str:
     """
     rows = ["| option | format | meaning |", "|---|---|---|"]
     for option, formats in registered_options():
-        value = option.metavar or "|".join(option.choices or ())
+        value = "" if option.flag_only else option.metavar or "|".join(option.choices or ())
         flag = f"`{option.flag} {value}`".replace("|", "\\|") if value else f"`{option.flag}`"
         rows.append(f"| {flag} | {', '.join(f.title for f in formats)} | {option.help}{option.details} |")
     return "\n".join(rows) + "\n"
@@ -229,12 +243,21 @@ class DocumentStream:
         In file order; every id once.
     notes : list of str
         What was read and not compared (the span set's notes).
+    role : {"annotator", "curation", "prediction"}
+        What the span set is in a container (:attr:`Format.container`): an annotator's (the
+        default, and every single-annotator file's), a curation (INCEpTION's curated copy), or a
+        model's predictions (Label Studio's). Commands take the annotators of a container, and the
+        others only when named (:func:`open_annotators`).
     """
 
     name: str
     format: str
     documents: Iterator[Document]
     notes: list[str] = field(default_factory=list)
+    role: str = "annotator"
+
+#: The roles a span set in a container may have (:attr:`DocumentStream.role`).
+ROLES = ("annotator", "curation", "prediction")
 
 
 def collect(stream: DocumentStream) -> SpanSet:
@@ -296,7 +319,8 @@ def detect_format(path: str | os.PathLike) -> str:
     raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give --format")
 
 
-def read(path: str | os.PathLike, format: str | None = None, *, name: str | None = None, **options) -> SpanSet:
+def read(path: str | os.PathLike, format: str | None = None, *, name: str | None = None,
+         annotator: str | None = None, **options) -> SpanSet:
     """Read one annotator's span set.
 
     Parameters
@@ -306,7 +330,11 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
     format : {"brat", "xml", "conll", "jsonl"}, optional
         Detected from the path when not given.
     name : str, optional
-        The span set's name; defaults to the file stem or folder name.
+        The span set's name; defaults to the file stem or folder name (in a container: the
+        annotator's id).
+    annotator : str, optional
+        In a container (:attr:`Format.container`), whose span set to read; may be left out when
+        the container holds one annotator. Elsewhere it must be left out.
     **options
         Format options by keyword (:func:`registered_options`: ``xml_label_attr``,
         ``conll_column``, ``scheme``, ...); those the format's reader does not take are ignored,
@@ -316,8 +344,70 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
     ------
     FormatError
         Bad input, naming the file (and line).
+    UsageError
+        A container holding several annotators and no ``annotator`` chosen (the message lists
+        them), or an ``annotator`` it does not hold.
     """
+    if annotator is None and is_container(path, format):
+        streams = open_annotators(path, format, **options)
+        if len(streams) != 1:
+            names = ", ".join(s.name for s in streams) or "none"
+            raise UsageError(f"{path} holds {len(streams)} annotators ({names}); choose one with {{option}}",
+                             option="annotator", flag="--annotators")
+        stream = streams[0]
+        if name is not None:
+            stream.name = name
+        return collect(stream)
+    if annotator is not None:
+        (stream,) = open_annotators(path, format, annotators=[annotator], **options)
+        if name is not None:
+            stream.name = name
+        return collect(stream)
     return collect(open_stream(path, format, name=name, **options))
+
+
+def is_container(path: str | os.PathLike, format: str | None = None) -> bool:
+    """Whether ``path`` (in ``format``, detected when not given) holds several annotators
+    (:attr:`Format.container`); ``False`` where the format cannot be told (reading will say why)."""
+    try:
+        return get_format(format or detect_format(path)).container
+    except (FormatError, UsageError):
+        return False
+
+
+def open_annotators(path: str | os.PathLike, format: str | None = None, *, annotators=None, also=(),
+                    **options) -> list[DocumentStream]:
+    """The span sets one path holds, as streams: one for a single-annotator format, one per
+    annotator for a container (:attr:`Format.container`), nothing read yet.
+
+    Parameters
+    ----------
+    path, format, **options
+        As in :func:`read`.
+    annotators : list of str, optional
+        Pick and order a container's span sets by name (an unknown name is a
+        :class:`UsageError` listing the names it holds). Without it, the container's span sets of
+        role ``"annotator"`` in the export's order, and those named in ``also`` (a curation or a
+        prediction joins only when named).
+    also : collection of str
+        Names to take even when their role is not ``"annotator"`` (``score --gold curation``).
+    """
+    fmt = get_format(format) if format else get_format(detect_format(path))
+    if not fmt.container:
+        if annotators:
+            raise UsageError(f"{{option}} picks annotators inside an export that holds several; {path} is "
+                             f"{fmt.title}, one annotator per path", option="annotators", flag="--annotators")
+        return [open_stream(path, fmt.name, **options)]
+    streams = container_streams(path, fmt.name, **options)
+    if annotators is None:
+        return [s for s in streams if s.role == "annotator" or s.name in also]
+    by_name = {s.name: s for s in streams}
+    unknown = [a for a in annotators if a not in by_name]
+    if unknown:
+        raise UsageError(f"{path} holds no annotator {', '.join(map(repr, unknown))}; it holds: "
+                         + (", ".join(f"{s.name} ({s.role})" if s.role != "annotator" else s.name
+                                      for s in streams) or "none"), option="annotators", flag="--annotators")
+    return [by_name[a] for a in annotators]
 
 
 def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str | None = None,
@@ -341,6 +431,21 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
     return fmt.streamer()(path, name=name, **own)
 
 
+def container_streams(path: str | os.PathLike, format: str | None = None, **options) -> list[DocumentStream]:
+    """Every span set a container holds (whatever its role), in the export's order, as streams;
+    ``options`` as in :func:`read` (those the format does not take are ignored)."""
+    fmt = get_format(format) if format else get_format(detect_format(path))
+    if not Path(path).exists():
+        raise FormatError(path, "no such file or folder")
+    own = {k: v for k, v in options.items() if k in fmt.reader_keywords and v is not None}
+    limit = options.get("max_record_bytes")
+    if limit is not None:
+        if type(limit) is not int or limit < 1:
+            raise UsageError(f"{{option}} must be a positive number of bytes, not {limit!r}", option="max_record_bytes")
+        own["max_record_bytes"] = limit
+    return fmt.annotators()(path, **own)
+
+
 def too_large(path: str, what: str, limit: int, line: int | None = None) -> FormatError:
     """The error for a record beyond ``max_record_bytes``, naming the option that raises the limit."""
     return FormatError(path, f"{what} is longer than {limit:,} bytes, the largest record read "
@@ -360,16 +465,17 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> 
 
 
 def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source_format: str | None = None,
-            force: bool = False, **options) -> SpanSet:
+            force: bool = False, annotator: str | None = None, **options) -> SpanSet:
     """Read ``path`` (in ``source_format``, detected when not given) and write it to ``dest`` in ``to``.
 
+    ``annotator`` chooses the span set of a container holding several (as in :func:`read`).
     ``dest`` is written atomically and an existing non-empty one only replaced with ``force``
     (:func:`spanagree.outputs.write_atomically`). Returns the span set written.
     """
     from ..outputs import write_atomically
 
     with collector_paused(freeze=True):  # what is read lives until the process ends
-        spanset = read(path, source_format, **options)
+        spanset = read(path, source_format, annotator=annotator, **options)
     write_atomically(dest, lambda temporary: write(spanset, temporary, to, **options), force=force)
     return spanset
 

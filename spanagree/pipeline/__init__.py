@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from ..errors import SpanagreeError
+from ..errors import SpanagreeError, UsageError
 from ..formats import DocumentStream
 from ..span import SpanSet
 from .accumulator import Accumulator
@@ -54,6 +54,73 @@ def open_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
             except SpanagreeError as error:
                 streams.append(failing_stream(str(item), format or "", error))
     return streams
+
+
+def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None, *,
+                  annotators: Sequence[str] | None = None, also: Sequence[str] = ()) -> list[Input]:
+    """The inputs with every container (a path holding several annotators:
+    :attr:`spanagree.formats.Format.container`) replaced by its span sets' streams, so that a
+    command counts span sets, not paths.
+
+    Other inputs are kept as they are (paths stay paths: ``--jobs`` may read them in its workers).
+
+    Parameters
+    ----------
+    annotators : sequence of str, optional
+        Pick and order the span sets by name (``--annotators A,B``): each name is looked up among
+        the containers' span sets and the other inputs' names; the result is in this order.
+    also : sequence of str
+        Names taken from containers even when their role is not ``"annotator"``
+        (a curation or a prediction: ``score --gold curation``).
+
+    Raises
+    ------
+    UsageError
+        A name in ``annotators`` that no input has (the message lists what there is), or
+        ``annotators`` without any container among the inputs.
+    """
+    from ..formats import container_streams, is_container, open_annotators
+    from .finish import input_name
+
+    if annotators is not None:
+        annotators = [a.strip() for a in (annotators.split(",") if isinstance(annotators, str) else annotators)]
+        if not annotators or not all(annotators):
+            raise UsageError("{option} needs names separated by commas", option="annotators")
+    expanded: list[tuple[Input, bool]] = []   # (input, came from a container)
+    for item in inputs:
+        if isinstance(item, (str, os.PathLike)) and is_container(item, format):
+            try:
+                if annotators is None:
+                    streams = open_annotators(item, format, also=also, **(format_options or {}))
+                else:
+                    streams = container_streams(item, format, **(format_options or {}))
+            except UsageError:
+                raise
+            except SpanagreeError as error:
+                streams = [failing_stream(str(item), format or "", error)]
+            expanded.extend((s, True) for s in streams)
+        else:
+            expanded.append((item, False))
+    if annotators is None:
+        return [item for item, _ in expanded]
+    if not any(from_container for _, from_container in expanded):
+        raise UsageError("{option} picks span sets inside exports that hold several annotators (Label Studio, "
+                         "INCEpTION, GATE, ...); none of the inputs is one", option="annotators")
+    by_name: dict[str, Input] = {}
+    for item, _ in expanded:
+        by_name.setdefault(input_name(item), item)
+    unknown = [a for a in annotators if a not in by_name]
+    if unknown:
+        raise UsageError(f"no span set called {', '.join(map(repr, unknown))} among the inputs; there are: "
+                         + ", ".join(_described(item) for item, _ in expanded), option="annotators")
+    return [by_name[a] for a in annotators]
+
+
+def _described(item) -> str:
+    from .finish import input_name
+
+    role = getattr(item, "role", "annotator")
+    return input_name(item) if role == "annotator" else f"{input_name(item)} ({role})"
 
 
 def read_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None
@@ -99,4 +166,4 @@ def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], 
     return accumulate(open_inputs(inputs, format, format_options), names, groups, comparison, **common)
 
 
-__all__ = ["Accumulator", "Comparison", "Group", "Input", "open_inputs", "read_inputs", "run"]
+__all__ = ["Accumulator", "Comparison", "Group", "Input", "expand_inputs", "open_inputs", "read_inputs", "run"]

@@ -63,7 +63,34 @@ def schema(name: str) -> dict:
     """
     if name not in SCHEMAS:
         raise UsageError(f"no JSON schema called {name!r}; choose one of: {', '.join(SCHEMAS)}")
-    return json.loads(_text(name))
+    document = json.loads(_text(name))
+    options = document.get("$defs", {}).get("options")
+    if options is not None:
+        with_format_options(options)
+    return document
+
+
+def with_format_options(options: dict) -> None:
+    """Complete the schema of a command's ``options`` with every registered format option (the
+    format registry is their one source: :func:`spanagree.formats.registered_options`), each
+    echoed as understood — its value, or ``null`` when not given — and required."""
+    from ...formats import registered_options
+
+    for option, _ in registered_options():
+        if option.keyword in options["properties"]:
+            continue
+        if option.choices:
+            value = {"enum": [*option.choices, None]}
+        elif option.type is int:
+            value = {"type": ["integer", "null"]}
+        elif option.type is float:
+            value = {"type": ["number", "null"]}
+        elif option.type is bool or option.flag_only:
+            value = {"type": ["boolean", "null"]}
+        else:
+            value = {"type": ["string", "null"]}
+        options["properties"][option.keyword] = {**value, "description": option.help}
+        options["required"].append(option.keyword)
 
 
 @lru_cache(maxsize=None)
