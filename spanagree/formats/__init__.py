@@ -117,6 +117,12 @@ class Format:
         ``annotators_<name>(path, **options) -> list[DocumentStream]``, one stream per annotator
         in the export's order, each named by the tool's annotator id (see :func:`open_annotators`).
         ``stream_<name>`` then takes ``annotator=`` and reads that one.
+    recognises : bool
+        The format is told by content, before any extension rule: the module provides
+        ``recognise_<name>(path: Path, head: bytes | None) -> bool``, given a file's first
+        :data:`HEAD_BYTES` bytes (``None`` for a folder). It must be cheap and import nothing
+        heavy (a WebAnno TSV file is a ``.tsv`` whose first line is ``#FORMAT=WebAnno TSV 3``; a
+        Label Studio export a ``.json`` holding a list).
     """
 
     name: str
@@ -128,6 +134,7 @@ class Format:
     writes_to_folder: bool
     options: tuple[FormatOption, ...] = ()
     container: bool = False
+    recognises: bool = False
 
     @property
     def reader_keywords(self) -> frozenset[str]:
@@ -150,6 +157,13 @@ class Format:
 
     def annotators(self):
         return getattr(self.module(), f"annotators_{self.name}")
+
+    def recogniser(self):
+        return getattr(self.module(), f"recognise_{self.name}")
+
+
+#: How much of a file the content recognisers (:attr:`Format.recognises`) see.
+HEAD_BYTES = 4096
 
 
 _XML_OPTIONS = (
@@ -243,7 +257,7 @@ class DocumentStream:
         In file order; every id once.
     notes : list of str
         What was read and not compared (the span set's notes).
-    role : {"annotator", "curation", "prediction"}
+    role : {"annotator", "curation", "prediction", "other"}
         What the span set is in a container (:attr:`Format.container`): an annotator's (the
         default, and every single-annotator file's), a curation (INCEpTION's curated copy), or a
         model's predictions (Label Studio's). Commands take the annotators of a container, and the
@@ -256,8 +270,10 @@ class DocumentStream:
     notes: list[str] = field(default_factory=list)
     role: str = "annotator"
 
-#: The roles a span set in a container may have (:attr:`DocumentStream.role`).
-ROLES = ("annotator", "curation", "prediction")
+#: The roles a span set in a container may have (:attr:`DocumentStream.role`): an annotator's,
+#: a curation, a model's predictions, or another set the tool keeps beside the annotators (GATE's
+#: default set and its ``Original markups``). All but annotators join a command only when named.
+ROLES = ("annotator", "curation", "prediction", "other")
 
 
 def collect(stream: DocumentStream) -> SpanSet:
@@ -303,6 +319,9 @@ def detect_format(path: str | os.PathLike) -> str:
     path = Path(path)
     if not path.exists():
         raise FormatError(path, "no such file or folder")
+    recognised = recognised_format(path)
+    if recognised is not None:
+        return recognised
     if path.is_dir():
         by_precedence = sorted(FORMATS.values(), key=lambda fmt: fmt.folder_precedence)
         for fmt in by_precedence:
@@ -317,6 +336,25 @@ def detect_format(path: str | os.PathLike) -> str:
         if suffix in fmt.extensions:
             return fmt.name
     raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give --format")
+
+
+def recognised_format(path: Path) -> str | None:
+    """The first format (in registry order) whose recogniser claims ``path`` by its content
+    (:attr:`Format.recognises`), else ``None``."""
+    sniffers = [fmt for fmt in FORMATS.values() if fmt.recognises]
+    if not sniffers:
+        return None
+    head = None
+    if not path.is_dir():
+        try:
+            with open(path, "rb") as file:
+                head = file.read(HEAD_BYTES)
+        except OSError:
+            return None
+    for fmt in sniffers:
+        if fmt.recogniser()(path, head):
+            return fmt.name
+    return None
 
 
 def read(path: str | os.PathLike, format: str | None = None, *, name: str | None = None,
