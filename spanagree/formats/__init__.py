@@ -117,6 +117,9 @@ class Format:
         ``annotators_<name>(path, **options) -> list[DocumentStream]``, one stream per annotator
         in the export's order, each named by the tool's annotator id (see :func:`open_annotators`).
         ``stream_<name>`` then takes ``annotator=`` and reads that one.
+    writable : bool
+        The module has a writer (``write_<name>``): ``convert --to`` and ``merge --to`` offer
+        the format (:func:`writable_formats`).
     recognises : bool
         The format is told by content, before any extension rule: the module provides
         ``recognise_<name>(path: Path, head: bytes | None) -> bool``, given a file's first
@@ -135,6 +138,7 @@ class Format:
     options: tuple[FormatOption, ...] = ()
     container: bool = False
     recognises: bool = False
+    writable: bool = True
 
     @property
     def reader_keywords(self) -> frozenset[str]:
@@ -200,6 +204,11 @@ FORMATS: dict[str, Format] = {
     "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
                     (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False),
 }
+
+
+def writable_formats() -> list[str]:
+    """The names of the formats that can be written (:attr:`Format.writable`), in registry order."""
+    return [name for name, fmt in FORMATS.items() if fmt.writable]
 
 
 def registered_options() -> list[tuple[FormatOption, list[Format]]]:
@@ -498,6 +507,9 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> 
     means something to the CoNLL reader only). The caller decides about overwriting.
     """
     fmt = get_format(format)
+    if not fmt.writable:
+        raise UsageError(f"spanagree reads {fmt.title} but does not write it; write one of: "
+                         + ", ".join(writable_formats()))
     own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
     fmt.writer()(spanset, dest, **own)
 
