@@ -357,6 +357,46 @@ def write_jsonl(corpus, name: str) -> None:
     (HERE / "jsonl" / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8", newline="")
 
 
+def utf16_offset(text: str, offset: int) -> int:
+    """A code-point offset as Java (and GATE) count it: in UTF-16 units."""
+    return offset + sum(1 for ch in text[:offset] if ord(ch) > 0xFFFF)
+
+
+def gate_xml(text: str, sets: dict) -> str:
+    """A GATE XML document (as GATE's ``DocumentStaxUtils`` writes it): ``text`` with a node at
+    every annotation boundary (node id = the offset in UTF-16 units, as GATE counts), and one
+    named annotation set per entry of ``sets`` (``{name: [(start, end, type), ...]}``, code points)."""
+    points = sorted({p for spans in sets.values() for start, end, _ in spans for p in (start, end)})
+    body, position = [], 0
+    for point in points:
+        body.append(escape(text[position:point]))
+        body.append(f'<Node id="{utf16_offset(text, point)}"/>')
+        position = point
+    body.append(escape(text[position:]))
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<GateDocument version="3">\n',
+             "<GateDocumentFeatures>\n</GateDocumentFeatures>\n",
+             f"<TextWithNodes>{''.join(body)}</TextWithNodes>\n", "<AnnotationSet>\n</AnnotationSet>\n"]
+    number = 0
+    for name, spans in sets.items():
+        parts.append(f"<AnnotationSet Name={quoteattr(name)}>\n")
+        for start, end, label in spans:
+            number += 1
+            parts.append(f'<Annotation Id="{number}" Type={quoteattr(label)} StartNode="{utf16_offset(text, start)}" '
+                         f'EndNode="{utf16_offset(text, end)}">\n</Annotation>\n')
+        parts.append("</AnnotationSet>\n")
+    parts.append("</GateDocument>\n")
+    return "".join(parts)
+
+
+def write_gate(corpus) -> None:
+    """One GATE XML file per document, the three annotators' sets in it (every contiguous span:
+    a GATE annotation cannot be discontinuous)."""
+    (HERE / "gate" / "demo").mkdir(parents=True, exist_ok=True)
+    for doc_id, text, spans in corpus:
+        sets = {name: [(f[0][0], f[0][1], label) for f, label in spans[name] if len(f) == 1] for name in ANNOTATORS}
+        (HERE / "gate" / "demo" / f"{doc_id}.xml").write_text(gate_xml(text, sets), encoding="utf-8", newline="")
+
+
 def corpus_table():
     """``[(doc_id, text, {annotator: spans})]`` in document-id order, all spans (BRAT)."""
     corpus = []
@@ -383,6 +423,7 @@ def main() -> None:
     corpus = corpus_table()
     write_brat(corpus)
     verify_brat(corpus)
+    write_gate(corpus)
     flat = flat_table(corpus)
     for name in ANNOTATORS:
         write_xml(flat, name)

@@ -203,6 +203,12 @@ FORMATS: dict[str, Format] = {
                     False, _CONLL_OPTIONS),
     "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
                     (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False),
+    "gate": Format("gate", "GATE", "GATE XML (a GateDocument file or a folder of them): each annotation set an annotator",
+                   (), (), 9, False, (
+                       FormatOption("gate_label_feature", "label from this feature of each annotation", metavar="F",
+                                    details=" instead of its type (annotations without it are left out, counted in "
+                                            "the notes)"),
+                   ), container=True, recognises=True, writable=False),
 }
 
 
@@ -271,6 +277,9 @@ class DocumentStream:
         default, and every single-annotator file's), a curation (INCEpTION's curated copy), or a
         model's predictions (Label Studio's). Commands take the annotators of a container, and the
         others only when named (:func:`open_annotators`).
+    path : str, optional
+        The file or folder it is read from (set by :func:`open_stream` and
+        :func:`container_streams`), for messages about the whole input.
     """
 
     name: str
@@ -278,6 +287,8 @@ class DocumentStream:
     documents: Iterator[Document]
     notes: list[str] = field(default_factory=list)
     role: str = "annotator"
+    path: str | None = None
+
 
 #: The roles a span set in a container may have (:attr:`DocumentStream.role`): an annotator's,
 #: a curation, a model's predictions, or another set the tool keeps beside the annotators (GATE's
@@ -475,7 +486,9 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
         if type(limit) is not int or limit < 1:
             raise UsageError(f"{{option}} must be a positive number of bytes, not {limit!r}", option="max_record_bytes")
         own["max_record_bytes"] = limit
-    return fmt.streamer()(path, name=name, **own)
+    stream = fmt.streamer()(path, name=name, **own)
+    stream.path = stream.path or str(path)
+    return stream
 
 
 def container_streams(path: str | os.PathLike, format: str | None = None, **options) -> list[DocumentStream]:
@@ -490,7 +503,10 @@ def container_streams(path: str | os.PathLike, format: str | None = None, **opti
         if type(limit) is not int or limit < 1:
             raise UsageError(f"{{option}} must be a positive number of bytes, not {limit!r}", option="max_record_bytes")
         own["max_record_bytes"] = limit
-    return fmt.annotators()(path, **own)
+    streams = fmt.annotators()(path, **own)
+    for stream in streams:
+        stream.path = stream.path or str(path)
+    return streams
 
 
 def too_large(path: str, what: str, limit: int, line: int | None = None) -> FormatError:
