@@ -203,7 +203,7 @@ def test_gate_is_read_not_written(capsys, tmp_path):
                        "--out", tmp_path / "x")
     assert code == 2 and "invalid choice: 'gate'" in err
     code, _, err = run(capsys, "convert", DEMO / "gate" / "demo", "--to", "jsonl", "--out", tmp_path / "x.jsonl")
-    assert code == 2 and "holds 3 annotators (ann1, ann2, ann3); choose one with --annotators" in err
+    assert code == 2 and "holds 3 annotators (default (other), ann1, ann2, ann3); choose one with --annotators" in err
     code, _, err = run(capsys, "convert", DEMO / "gate" / "demo", "--annotators", "ann2", "--to", "jsonl",
                        "--out", tmp_path / "x.jsonl")
     assert code == 0, err

@@ -397,6 +397,35 @@ def write_gate(corpus) -> None:
         (HERE / "gate" / "demo" / f"{doc_id}.xml").write_text(gate_xml(text, sets), encoding="utf-8", newline="")
 
 
+def labelstudio_tasks(documents, user_ids=None) -> list:
+    """A Label Studio JSON export (as Label Studio 1.x writes one): a task per document
+    ``(doc_id, text, {annotator: [(start, end, label), ...]})`` with one annotation per annotator,
+    ``completed_by`` an object with the user's id and email (``<annotator>@example.org``)."""
+    tasks, ids = [], {}
+    for number, (doc_id, text, sets) in enumerate(documents, 1):
+        annotations = []
+        for name, spans in sets.items():
+            user = ids.setdefault(name, len(ids) + 1)
+            result = [{"id": f"{doc_id}-{name}-{k}", "type": "labels", "from_name": "label", "to_name": "text",
+                       "origin": "manual",
+                       "value": {"start": start, "end": end, "text": text[start:end], "labels": [label]}}
+                      for k, (start, end, label) in enumerate(spans, 1)]
+            annotations.append({"id": number * 100 + user, "completed_by": {"id": user, "email": f"{name}@example.org"},
+                                "was_cancelled": False, "ground_truth": False, "result": result})
+        tasks.append({"id": number, "data": {"text": text, "doc": doc_id}, "annotations": annotations,
+                      "predictions": []})
+    return tasks
+
+
+def write_labelstudio(corpus) -> None:
+    """One Label Studio export holding the three annotators (every contiguous span)."""
+    documents = [(doc_id, text, {name: [(f[0][0], f[0][1], label) for f, label in spans[name] if len(f) == 1]
+                                 for name in ANNOTATORS}) for doc_id, text, spans in corpus]
+    (HERE / "labelstudio").mkdir(exist_ok=True)
+    (HERE / "labelstudio" / "demo.json").write_text(json.dumps(labelstudio_tasks(documents), ensure_ascii=False,
+                                                               indent=1) + "\n", encoding="utf-8", newline="")
+
+
 def corpus_table():
     """``[(doc_id, text, {annotator: spans})]`` in document-id order, all spans (BRAT)."""
     corpus = []
@@ -424,6 +453,7 @@ def main() -> None:
     write_brat(corpus)
     verify_brat(corpus)
     write_gate(corpus)
+    write_labelstudio(corpus)
     flat = flat_table(corpus)
     for name in ANNOTATORS:
         write_xml(flat, name)

@@ -209,6 +209,16 @@ FORMATS: dict[str, Format] = {
                                     details=" instead of its type (annotations without it are left out, counted in "
                                             "the notes)"),
                    ), container=True, recognises=True, writable=False),
+    "labelstudio": Format("labelstudio", "Label Studio", "Label Studio JSON or JSON-MIN export (a .json task list): "
+                          "each annotator a span set", (), (), 9, False, (
+                              FormatOption("labelstudio_text_field", "the task's data field holding the text",
+                                           metavar="KEY", details=" (default: the results' `to_name` when the data "
+                                           "has that key, else `text`, else the task's only string field)"),
+                              FormatOption("labelstudio_predictions", "also read the predictions, one span set per "
+                                           "model version", flag_only=True,
+                                           details=" (role prediction: they join a command when named with "
+                                                   "`--annotators` or `--gold`)"),
+                          ), container=True, recognises=True),
 }
 
 
@@ -407,11 +417,12 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
         them), or an ``annotator`` it does not hold.
     """
     if annotator is None and is_container(path, format):
-        streams = open_annotators(path, format, **options)
+        every = container_streams(path, format, **options)
+        streams = [s for s in every if s.role == "annotator"]
         if len(streams) != 1:
-            names = ", ".join(s.name for s in streams) or "none"
-            raise UsageError(f"{path} holds {len(streams)} annotators ({names}); choose one with {{option}}",
-                             option="annotator", flag="--annotators")
+            names = ", ".join(s.name if s.role == "annotator" else f"{s.name} ({s.role})" for s in every)
+            raise UsageError(f"{path} holds {len(streams)} annotators{f' ({names})' if names else ''}; choose one "
+                             "with {option}", option="annotator", flag="--annotators")
         stream = streams[0]
         if name is not None:
             stream.name = name

@@ -83,7 +83,7 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
         span sets it holds decides what the command does).
     """
     from ..formats import container_streams, is_container, open_annotators
-    from .finish import input_name
+    from .finish import input_name, unique_names
 
     if annotators is not None:
         annotators = [a.strip() for a in (annotators.split(",") if isinstance(annotators, str) else annotators)]
@@ -101,6 +101,11 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
             expanded.extend((s, True) for s in streams)
         else:
             expanded.append((item, False))
+    # container span sets take the names the command will give them (``#2`` for a repeated name),
+    # so that --annotators can name each
+    for (item, from_container), name in zip(expanded, unique_names([item for item, _ in expanded])):
+        if from_container:
+            item.name = name
     if annotators is None:
         return [item for item, _ in expanded]
     if not any(from_container for _, from_container in expanded):
