@@ -32,7 +32,9 @@ flat spans of each annotator neither overlap nor nest.
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
@@ -426,6 +428,119 @@ def write_labelstudio(corpus) -> None:
                                                                indent=1) + "\n", encoding="utf-8", newline="")
 
 
+NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
+
+#: A UIMA type system describing DKPro's NamedEntity (what an INCEpTION export's TypeSystem.xml
+#: holds for its Named entity layer, less the other layers).
+TYPESYSTEM_XML = f"""<?xml version="1.0" encoding="UTF-8"?>
+<typeSystemDescription xmlns="http://uima.apache.org/resourceSpecifier">
+  <types>
+    <typeDescription>
+      <name>{NAMED_ENTITY}</name>
+      <description/>
+      <supertypeName>uima.tcas.Annotation</supertypeName>
+      <features>
+        <featureDescription>
+          <name>value</name>
+          <description/>
+          <rangeTypeName>uima.cas.String</rangeTypeName>
+        </featureDescription>
+        <featureDescription>
+          <name>identifier</name>
+          <description/>
+          <rangeTypeName>uima.cas.String</rangeTypeName>
+        </featureDescription>
+      </features>
+    </typeDescription>
+  </types>
+</typeSystemDescription>
+"""
+
+
+def xmi(text: str, spans) -> str:
+    """A UIMA CAS XMI document (as UIMA's XmiCasSerializer writes one): ``text`` as the
+    ``_InitialView``'s sofa and a DKPro NamedEntity per ``(start, end, label)`` (code points),
+    with ``begin``/``end`` in UTF-16 units, as Java counts."""
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>',
+             '<xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:cas="http:///uima/cas.ecore" '
+             'xmlns:type="http:///de/tudarmstadt/ukp/dkpro/core/api/ner/type.ecore" xmi:version="2.0">',
+             '<cas:NULL xmi:id="0"/>']
+    members = []
+    for number, (start, end, label) in enumerate(spans, 2):
+        members.append(str(number))
+        parts.append(f'<type:NamedEntity xmi:id="{number}" sofa="1" begin="{utf16_offset(text, start)}" '
+                     f'end="{utf16_offset(text, end)}" value={quoteattr(label)}/>')
+    parts.append(f'<cas:Sofa xmi:id="1" sofaNum="1" sofaID="_InitialView" mimeType="text" '
+                 f'sofaString={quoteattr(text)}/>')
+    parts.append(f'<cas:View sofa="1" members="{" ".join(members)}"/>')
+    parts.append("</xmi:XMI>")
+    return "\n".join(parts) + "\n"
+
+
+def write_xmi(corpus) -> None:
+    """A folder of XMI files per annotator (every contiguous span), with its TypeSystem.xml."""
+    for name in ANNOTATORS:
+        folder = HERE / "xmi" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "TypeSystem.xml").write_text(TYPESYSTEM_XML, encoding="utf-8", newline="")
+        for doc_id, text, spans in corpus:
+            contiguous = [(f[0][0], f[0][1], label) for f, label in spans[name] if len(f) == 1]
+            (folder / f"{doc_id}.xmi").write_text(xmi(text, contiguous), encoding="utf-8", newline="")
+
+
+def stored_zip(members) -> bytes:
+    """A zip of ``(name, bytes)`` members, stored (not compressed) with a fixed date, so that the
+    same members always give the same bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in members:
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0)), data)
+    return buffer.getvalue()
+
+
+def inception_project(documents, users, curation=None, make_xmi=None, typesystem=None) -> list:
+    """An INCEpTION project export with the secondary format UIMA CAS XMI, as ``(name, bytes)``
+    members in the layout INCEpTION's exporters write: ``exportedproject.json``, ``source/<doc>``,
+    ``annotation/<doc>/INITIAL_CAS.zip`` and ``annotation/<doc>/<user>.zip`` (each holding
+    ``<doc>.xmi`` and ``TypeSystem.xml``), ``curation/<doc>/CURATION_USER.zip``. ``documents`` is
+    ``[(doc, text)]``, ``users`` ``{user: {doc: [(start, end, label)]}}`` (a document a user
+    lacks is one they did not open), ``curation`` ``{doc: spans}``. ``make_xmi(text, spans)`` makes
+    the XMI text (default :func:`xmi`) and ``typesystem`` the TypeSystem.xml (default
+    :data:`TYPESYSTEM_XML`). INCEpTION's binary ``.ser`` copies are left out: spanagree never
+    reads them."""
+    make_xmi = make_xmi or xmi
+    typesystem = (typesystem or TYPESYSTEM_XML).encode("utf-8")
+    project = {"name": "spanagree-demo", "source_documents": [{"name": doc, "format": "text"} for doc, _ in documents],
+               "annotation_documents": [{"name": doc, "user": user, "state": "FINISHED"}
+                                        for user, own in users.items() for doc in own]}
+    members = [("exportedproject.json", json.dumps(project, indent=1).encode("utf-8"))]
+    for doc, text in documents:
+        members.append((f"source/{doc}", text.encode("utf-8")))
+    for doc, text in documents:
+        stem = doc.rsplit(".", 1)[0]
+        for user, spans in [("INITIAL_CAS", [])] + [(u, own[doc]) for u, own in users.items() if doc in own]:
+            inner = stored_zip([(f"{doc}.xmi", make_xmi(text, spans).encode("utf-8")), ("TypeSystem.xml", typesystem)])
+            members.append((f"annotation/{doc}/{user}.zip", inner))
+        if curation and doc in curation:
+            inner = stored_zip([(f"{stem}.xmi", make_xmi(text, curation[doc]).encode("utf-8")),
+                                ("TypeSystem.xml", typesystem)])
+            members.append((f"curation/{doc}/CURATION_USER.zip", inner))
+    return members
+
+
+def write_inception(corpus) -> None:
+    """The three annotators in one INCEpTION project export, unpacked into a folder (documents
+    named ``<doc_id>.txt``, as INCEpTION names them by their source file); ann1's spans as the
+    curation."""
+    documents = [(f"{doc_id}.txt", text) for doc_id, text, _ in corpus]
+    users = {name: {f"{doc_id}.txt": [(f[0][0], f[0][1], label) for f, label in spans[name] if len(f) == 1]
+                    for doc_id, _, spans in corpus} for name in ANNOTATORS}
+    folder = HERE / "inception" / "demo"
+    for name, data in inception_project(documents, users, curation=users[ANNOTATORS[0]]):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+
+
 def corpus_table():
     """``[(doc_id, text, {annotator: spans})]`` in document-id order, all spans (BRAT)."""
     corpus = []
@@ -454,6 +569,8 @@ def main() -> None:
     verify_brat(corpus)
     write_gate(corpus)
     write_labelstudio(corpus)
+    write_xmi(corpus)
+    write_inception(corpus)
     flat = flat_table(corpus)
     for name in ANNOTATORS:
         write_xml(flat, name)

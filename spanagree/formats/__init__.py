@@ -193,6 +193,18 @@ _CONLL_OPTIONS = (
                          + "); the CoNLL writer's scheme (default `iob2`)"),
 )
 
+_XMI_OPTIONS = (
+    FormatOption("xmi_typesystem", "the UIMA type system file(s), merged when several", metavar="PATH[,PATH]",
+                 details=" (default: the `TypeSystem.xml` next to the file, else at the top of the folder; an "
+                         "INCEpTION project's per-user zips hold theirs)"),
+    FormatOption("xmi_type", "the annotation type read as spans", metavar="TYPE",
+                 details=" (default `de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`, INCEpTION's named "
+                         "entities; a unique short name such as `NamedEntity` will do)"),
+    FormatOption("xmi_feature", "the feature holding the label", metavar="FEATURE",
+                 details=" (default `value`; an annotation without it is labelled with the type's short name)"),
+    FormatOption("xmi_view", "the view (sofa) read", metavar="VIEW", details=" (default `_InitialView`)"),
+)
+
 #: The formats, by name, in the order the command line and the docs list them.
 FORMATS: dict[str, Format] = {
     "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True),
@@ -219,6 +231,11 @@ FORMATS: dict[str, Format] = {
                                            details=" (role prediction: they join a command when named with "
                                                    "`--annotators` or `--gold`)"),
                           ), container=True, recognises=True),
+    "xmi": Format("xmi", "XMI", "UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, "
+                  "DKPro)", (".xmi",), (".xmi",), 1, False, _XMI_OPTIONS, writable=False),
+    "inception": Format("inception", "INCEpTION", "INCEpTION project export (the .zip or its unpacked folder): each "
+                        "user a span set, the curation its own", (".zip",), (), 9, False, _XMI_OPTIONS,
+                        container=True, recognises=True, writable=False),
 }
 
 

@@ -1,0 +1,330 @@
+"""INCEpTION project exports: a container, one span set per user, the curation its own.
+
+Reading
+-------
+INCEpTION's *Export project* (Project settings → Export) writes a zip, which spanagree reads as
+it is or unpacked into a folder. The layout is the one INCEpTION's exporters write
+(``AnnotationDocumentExporter``, ``CuratedDocumentsExporter``)::
+
+    exportedproject<digits>.json          the project's metadata (users, layers, documents)
+    source/<document>                     the documents as imported
+    annotation_ser/<document>/<user>.ser  every user's CAS in UIMA's binary form (not read)
+    annotation/<document>/<user>.<ext>    the same in the *secondary format* chosen for the export
+    curation_ser/<document>/CURATION_USER.ser
+    curation/<document>/CURATION_USER.<ext>
+
+The secondary format decides what spanagree can read: *UIMA CAS XMI* (XML 1.0 or 1.1) gives
+``<user>.zip`` holding ``<document>.xmi`` and ``TypeSystem.xml`` (read with
+:mod:`spanagree.formats.xmi`), *WebAnno TSV 3.x* gives ``<user>.tsv`` (read with
+:mod:`spanagree.formats.webanno`); a loose ``<user>.xmi`` is read with ``--xmi-typesystem``.
+
+* **Annotators** are the users, named by their login, in the order they first appear (documents
+  in name order, each document's files in name order); each is role ``"annotator"``. The
+  ``INITIAL_CAS`` INCEpTION adds beside them (the document as imported) is not an annotator and is
+  not read. The curation (``CURATION_USER``) is a span set of its own called ``curation``, role
+  ``"curation"``: it joins a command only when named (``score project.zip --gold curation``,
+  ``--annotators curation,alice``).
+* **Documents** are named by their source name (``annotation/<document>/``: ``news-01.txt``); a
+  user without a file for a document did not annotate it.
+* **Spans** as the XMI or TSV reader reads them, with their options (``--xmi-type``,
+  ``--xmi-feature``, ``--xmi-view``; the per-user zip's own type system unless
+  ``--xmi-typesystem`` is given).
+* **What cannot be read.** An export holding only INCEpTION's binary CASes (``.ser``) or other
+  secondary formats (plain text, CoNLL, ...) is an error saying to export the project again
+  choosing *UIMA CAS XMI (XML 1.0)* or *WebAnno TSV v3.3* as the secondary format. Files of such a
+  format beside readable ones are left out and counted in the notes.
+* **Safety.** The export is only read, never unpacked to disk (member names are never used as
+  paths); every member (and every file inside a per-user zip) is bounded by
+  ``max_record_bytes``, so a zip bomb ends in one error. A damaged zip or member is one
+  :class:`~spanagree.errors.FormatError` naming the export and the member.
+
+INCEpTION projects are read, not written.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import FormatError, UsageError
+from ..span import Document
+from . import MAX_RECORD_BYTES, DocumentStream, collect, read_regular, too_large
+
+__all__ = ["CURATION", "annotators_inception", "read_inception", "recognise_inception", "stream_inception"]
+
+#: What the curation's span set is called.
+CURATION = "curation"
+#: INCEpTION's pseudo-users: the curated copy, and the document as imported.
+CURATION_USER = "CURATION_USER"
+INITIAL_CAS = "INITIAL_CAS"
+#: The secondary formats spanagree reads, by file extension.
+READABLE = ("zip", "xmi", "tsv")
+
+_PROJECT_JSON = re.compile(r"^exportedproject[^/]*\.json$")
+_CHOOSE = ("export the project again from INCEpTION (Project settings > Export) choosing 'UIMA CAS XMI (XML 1.0)' "
+           "or 'WebAnno TSV v3.3' as the secondary format")
+
+
+def recognise_inception(path: Path, head: bytes | None) -> bool:
+    """A folder or zip laid out as an INCEpTION project export: ``exportedproject*.json`` at its top,
+    or an ``annotation/`` (or ``annotation_ser/``) folder beside ``source/``."""
+    if head is None:
+        try:
+            names = os.listdir(path)
+        except OSError:
+            return False
+        folders = {n for n in names if os.path.isdir(os.path.join(path, n))}
+        return any(_PROJECT_JSON.match(n) for n in names) or (
+            bool(folders & {"annotation", "annotation_ser"}) and "source" in folders)
+    if not head.startswith(b"PK\x03\x04"):
+        return False
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return False
+    tops = {n.split("/", 1)[0] for n in names if "/" in n}
+    return any(_PROJECT_JSON.match(n) for n in names) or (
+        bool(tops & {"annotation", "annotation_ser"}) and "source" in tops)
+
+
+class _Export:
+    """The files of an export, zip or folder: their names (``/``-separated) and their bytes, bounded."""
+
+    def __init__(self, path: str, limit: int):
+        self.path, self.limit = path, limit
+        self.folder = os.path.isdir(path)
+        self.archive = None
+        if self.folder:
+            names = []
+            for folder, dirs, files in os.walk(path):
+                dirs.sort()
+                names += [Path(os.path.relpath(os.path.join(folder, f), path)).as_posix() for f in files]
+            self.names = sorted(names)
+            return
+        try:
+            self.archive = zipfile.ZipFile(path)
+            self.infos = {i.filename: i for i in self.archive.infolist() if not i.is_dir()}
+        except FileNotFoundError:
+            raise FormatError(path, "no such file") from None
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as error:
+            raise FormatError(path, f"not a readable zip file: {_message(error)}") from None
+        self.names = sorted(self.infos)
+
+    def where(self, name: str) -> str:
+        return os.path.join(self.path, *name.split("/")) if self.folder else f"{self.path}/{name}"
+
+    def read(self, name: str) -> bytes:
+        if self.folder:
+            return read_regular(self.where(name), "an INCEpTION project's files", self.limit)
+        return _member(self.archive, self.infos[name], self.where(name), self.limit)
+
+    def close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
+
+
+def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, limit: int) -> bytes:
+    """A zip member's bytes, at most ``limit`` of them whatever the zip declares."""
+    if info.file_size > limit:
+        raise too_large(where, "the file", limit)
+    try:
+        with archive.open(info) as member:
+            data = member.read(limit + 1)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError) as error:
+        raise FormatError(where, f"cannot be read from the zip: {_message(error)}") from None
+    if len(data) > limit:
+        raise too_large(where, "the file", limit)
+    return data
+
+
+def _message(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+@dataclass
+class _Layout:
+    """Who annotated what: ``files[(set name, document)] = member``, set names in order, what was left out."""
+
+    files: dict = field(default_factory=dict)
+    sets: dict = field(default_factory=dict)          # name -> role, in order
+    unreadable: dict = field(default_factory=dict)    # extension -> count (annotation/ and curation/)
+    binary: int = 0                                   # .ser files
+    documents: list = field(default_factory=list)
+
+
+def _layout(export: _Export) -> _Layout:
+    layout = _Layout()
+    documents: dict[str, None] = {}
+    curation = []
+    for name in export.names:
+        parts = name.split("/")
+        if len(parts) == 3 and parts[0] in ("annotation_ser", "curation_ser") and parts[2].endswith(".ser"):
+            layout.binary += 1
+            continue
+        if len(parts) != 3 or parts[0] not in ("annotation", "curation") or not parts[1] or not parts[2]:
+            continue
+        folder, document, file = parts
+        user, dot, extension = file.rpartition(".")
+        if not dot or not user:
+            user, extension = file, ""
+        extension = extension.lower()
+        if user == INITIAL_CAS:
+            continue
+        if folder == "curation":
+            if user != CURATION_USER:
+                continue
+            set_name = CURATION
+        else:
+            set_name = user
+        if extension not in READABLE:
+            layout.unreadable[f".{extension}" if extension else "(no extension)"] = \
+                layout.unreadable.get(f".{extension}" if extension else "(no extension)", 0) + 1
+            continue
+        if (set_name, document) in layout.files:
+            raise FormatError(export.where(name), f"a second file of {set_name!r} for document {document!r}")
+        layout.files[(set_name, document)] = name
+        documents[document] = None
+        if folder == "curation":
+            curation.append(document)
+        else:
+            layout.sets.setdefault(set_name, "annotator")
+    if curation:
+        layout.sets[CURATION] = "curation"
+    layout.documents = sorted(documents)
+    return layout
+
+
+def _cannot_read(export: _Export, layout: _Layout) -> FormatError:
+    held = []
+    if layout.binary:
+        held.append(f"{layout.binary} binary CAS file(s) (.ser)")
+    held += [f"{count} {extension} file(s)" for extension, count in sorted(layout.unreadable.items())]
+    if not held and not any(n.split("/", 1)[0] in ("annotation", "source") for n in export.names):
+        return FormatError(export.path, "not an INCEpTION project export: no annotation/ or source/ folder in it")
+    what = ", ".join(held) if held else "no annotation file"
+    return FormatError(export.path, f"holds {what} and no annotator's file in a format spanagree reads (UIMA CAS XMI "
+                       "or WebAnno TSV); "
+                       + _CHOOSE)
+
+
+def annotators_inception(path, *, max_record_bytes: int = MAX_RECORD_BYTES, **options) -> list[DocumentStream]:
+    """One stream per user of an INCEpTION project export (zip or folder), in the order they first
+    appear, then the curation (role ``"curation"``) when the export holds one."""
+    path = str(path)
+    export = _Export(path, max_record_bytes)
+    try:
+        layout = _layout(export)
+    finally:
+        export.close()
+    if not any(role == "annotator" for role in layout.sets.values()) and (layout.binary or layout.unreadable
+                                                                          or not layout.sets):
+        raise _cannot_read(export, layout)
+    streams = [_stream(path, set_name, set_name, role, options, max_record_bytes)
+               for set_name, role in layout.sets.items()]
+    left_out = []
+    if layout.unreadable:
+        left_out.append(", ".join(f"{count} {extension}" for extension, count in sorted(layout.unreadable.items()))
+                        + " annotation file(s) in formats spanagree does not read left out; to read them, " + _CHOOSE)
+    streams[0].notes.extend(left_out)
+    return streams
+
+
+def stream_inception(path, *, name: str | None = None, annotator: str | None = None,
+                     max_record_bytes: int = MAX_RECORD_BYTES, **options) -> DocumentStream:
+    """The documents of one user (``annotator``, or ``curation``) of an INCEpTION project export;
+    ``annotator`` may be left out when the export holds one user."""
+    streams = annotators_inception(path, max_record_bytes=max_record_bytes, **options)
+    if annotator is None:
+        users = [s for s in streams if s.role == "annotator"]
+        if len(users) != 1:
+            raise UsageError(f"{path} holds {len(users)} annotators ({', '.join(s.name for s in users)}); "
+                             "choose one with {option}", option="annotator", flag="--annotators")
+        annotator = users[0].name
+    chosen = next((s for s in streams if s.name == annotator), None)
+    if chosen is None:
+        raise UsageError(f"{path} holds no annotator {annotator!r}; it holds: "
+                         + ", ".join(s.name for s in streams), option="annotator", flag="--annotators")
+    chosen.name = name or annotator
+    return chosen
+
+
+def read_inception(path, *, name: str | None = None, annotator: str | None = None, **options):
+    """:func:`stream_inception` collected."""
+    return collect(stream_inception(path, name=name, annotator=annotator, **options))
+
+
+def _stream(path: str, set_name: str, name: str, role: str, options: dict, limit: int) -> DocumentStream:
+    notes: list[str] = []
+    stream = DocumentStream(name, "inception", iter(()), notes, role)
+    stream.documents = _documents(path, set_name, options, limit, notes)
+    return stream
+
+
+def _documents(path: str, set_name: str, options: dict, limit: int, notes: list[str]):
+    from .xmi import DEFAULT_FEATURE, DEFAULT_TYPE, DEFAULT_VIEW, XmiReading, load_typesystem
+
+    reading = XmiReading(options.get("xmi_type") or DEFAULT_TYPE, options.get("xmi_feature") or DEFAULT_FEATURE,
+                         options.get("xmi_view") or DEFAULT_VIEW)
+    given = options.get("xmi_typesystem")
+    if given:
+        given = load_typesystem([p.strip() for p in given.split(",") if p.strip()], limit)
+    webanno = {k: v for k, v in options.items() if k.startswith("webanno_") and v is not None}
+    export = _Export(path, limit)
+    try:
+        layout = _layout(export)
+        for document in layout.documents:
+            member = layout.files.get((set_name, document))
+            if member is None:
+                continue
+            yield _document(export, member, document, reading, given, webanno, limit)
+    finally:
+        export.close()
+    notes.extend(reading.notes())
+
+
+def _document(export: _Export, member: str, doc_id: str, reading, given, webanno: dict, limit: int) -> Document:
+    from .xmi import load_typesystem, xmi_document
+
+    where = export.where(member)
+    data = export.read(member)
+    extension = member.rpartition(".")[2].lower()
+    if extension == "tsv":
+        from .webanno import webanno_document
+
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise FormatError(where, f"not UTF-8 at byte {error.start}") from None
+        return webanno_document(text, where, doc_id, **webanno)
+    if extension == "xmi":
+        if given is None:
+            raise FormatError(where, "a loose XMI file without its type system: give --xmi-typesystem PATH")
+        return xmi_document(data, given, where, doc_id, reading)
+    try:
+        inner = zipfile.ZipFile(io.BytesIO(data))
+        infos = [i for i in inner.infolist() if not i.is_dir()]
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as error:
+        raise FormatError(where, f"not a readable zip file: {_message(error)}") from None
+    with inner:
+        xmis = [i for i in infos if i.filename.lower().endswith(".xmi")]
+        if len(xmis) != 1:
+            raise FormatError(where, f"holds {len(xmis)} .xmi files; INCEpTION's XMI export holds one document's")
+        typesystem = given
+        if typesystem is None:
+            found = [i for i in infos if i.filename.rpartition("/")[2].lower() == "typesystem.xml"]
+            if not found:
+                raise FormatError(where, "holds no TypeSystem.xml beside its XMI; give --xmi-typesystem PATH")
+            ts_where = f"{where}/{found[0].filename}"
+            ts_data = _member(inner, found[0], ts_where, limit)
+            typesystem = reading.typesystems.get(ts_data)
+            if typesystem is None:
+                typesystem = reading.typesystems[ts_data] = load_typesystem((), limit, ts_data, ts_where)
+        xmi_where = f"{where}/{xmis[0].filename}"
+        return xmi_document(_member(inner, xmis[0], xmi_where, limit), typesystem, xmi_where, doc_id, reading)

@@ -1,0 +1,302 @@
+"""UIMA CAS XMI: what INCEpTION, WebAnno, DKPro Core and other UIMA tools write, read with dkpro-cassis.
+
+Reading
+-------
+An XMI file holds one CAS: one document (the text of a *view*'s sofa) and its feature
+structures, which a **type system** (``TypeSystem.xml``) describes. spanagree reads one
+annotation type as spans:
+
+* **Type system.** ``--xmi-typesystem PATH`` (several files separated by commas are merged),
+  else the ``TypeSystem.xml`` (any case: ``typesystem.xml``) next to the XMI file, else the one
+  at the top of the folder being read. None: an error naming the file.
+* **Spans** are the annotations of the type ``--xmi-type`` (default DKPro's
+  ``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity``, INCEpTION's *Named entity* layer;
+  a short name such as ``NamedEntity`` is resolved by cassis when it is unique; subtypes count),
+  labelled by their feature ``--xmi-feature`` (default ``value``). An annotation whose feature
+  is unset or empty gets the type's short name as its label (``NamedEntity``), so that it still
+  counts as a span; how many did is said in the notes.
+* **Offsets.** UIMA's ``begin``/``end`` count Java's UTF-16 units; cassis maps them to code points
+  (an emoji counts 2 in the file, 1 in spanagree). An offset inside a character (between the two
+  halves of a surrogate pair) is an error.
+* **Views.** A CAS may hold several views (sofas); the ``_InitialView`` is read, or the one named
+  by ``--xmi-view``.
+* **Zero-length annotations** (``begin`` = ``end``) cannot be spans: left out and counted in the
+  notes.
+* **Ids.** A single file holds one document, id ``1`` (as a one-document CoNLL or GATE file), so
+  that two annotators' XMI files of the same document line up (``merge user1.xmi user2.xmi``).
+  In a folder every ``.xmi`` file is a document, named by its path relative to the folder without
+  ``.xmi`` (``sub/doc3``).
+* **Safety.** XMI never needs a DTD: a file (or type system) holding a ``<!DOCTYPE`` is refused
+  before cassis sees it, so no entity is expanded (billion laughs) and nothing external is
+  fetched; lxml is run by cassis without network access. A file beyond ``max_record_bytes``, not
+  well-formed XML, not a CAS, with a feature structure the type system does not describe, or a
+  missing view or type is one :class:`~spanagree.errors.FormatError` naming the file.
+
+XMI is read, not written. :func:`xmi_document` reads one XMI held in memory (an INCEpTION
+project's per-user zip, :mod:`spanagree.formats.inception`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import FormatError
+from ..span import Document, Source, Span
+from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded, read_regular
+
+__all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "XmiReading", "load_typesystem", "read_xmi",
+           "stream_xmi", "xmi_document"]
+
+#: DKPro Core's named entity, INCEpTION's built-in *Named entity* layer.
+DEFAULT_TYPE = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
+#: Its label feature.
+DEFAULT_FEATURE = "value"
+#: The view UIMA creates first, where INCEpTION keeps the document.
+DEFAULT_VIEW = "_InitialView"
+
+_DOCTYPE = re.compile(rb"<!DOCTYPE", re.I)
+
+
+def _is_typesystem(name: str) -> bool:
+    return name.lower() == "typesystem.xml"
+
+
+@dataclass
+class XmiReading:
+    """What reading XMI documents counts for the notes: annotations left out or labelled by default."""
+
+    type_name: str = DEFAULT_TYPE
+    feature: str = DEFAULT_FEATURE
+    view: str = DEFAULT_VIEW
+    points: int = 0
+    unlabelled: int = 0
+    typesystems: dict = field(default_factory=dict)
+
+    def notes(self) -> list[str]:
+        notes = []
+        if self.points:
+            notes.append(f"{self.points} zero-length XMI annotation(s) left out (a span covers at least one character)")
+        if self.unlabelled:
+            short = self.type_name.rpartition(".")[2]
+            notes.append(f"{self.unlabelled} XMI annotation(s) without a {self.feature!r} labelled {short!r}")
+        return notes
+
+
+def _refuse_doctype(data: bytes, path: str) -> None:
+    head = data[:1 << 16]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head[:4]:  # UTF-16 or UTF-32: look at it as text
+        for encoding in ("utf-16", "utf-32", "utf-16-le", "utf-16-be"):
+            try:
+                head = head.decode(encoding).encode("utf-8")
+                break
+            except UnicodeDecodeError:
+                continue
+    if _DOCTYPE.search(head[:_prolog_end(head)]):
+        raise FormatError(path, "holds a DOCTYPE (a DTD), which UIMA XMI never uses: not read, so that no entity "
+                          "is expanded or fetched")
+
+
+def _prolog_end(data: bytes) -> int:
+    """Where the root element starts (a DOCTYPE can only stand before it); the whole file when unknown."""
+    at = 0
+    while True:
+        at = data.find(b"<", at)
+        if at < 0 or at + 1 >= len(data):
+            return len(data)
+        if data[at + 1:at + 2] not in (b"?", b"!"):
+            return at
+        if data.startswith(b"<!--", at):
+            end = data.find(b"-->", at + 4)
+            if end < 0:
+                return len(data)
+            at = end + 3
+        else:
+            at += 2
+
+
+def load_typesystem(paths, limit: int = MAX_RECORD_BYTES, data: bytes | None = None, where: str | None = None):
+    """A cassis type system from one or more files (merged), or from ``data`` (named ``where``).
+
+    Raises
+    ------
+    FormatError
+        A missing, unreadable, too large, DTD-holding or malformed type system, naming the file.
+    """
+    import cassis
+
+    sources = [(where or "TypeSystem.xml", data)] if data is not None else [(str(p), None) for p in paths]
+    systems = []
+    for path, content in sources:
+        if content is None:
+            try:
+                with open(path, "rb") as handle:
+                    content = read_bounded(handle, path, limit, "the type system")
+            except FileNotFoundError:
+                raise FormatError(path, "no such type system file") from None
+            except IsADirectoryError:
+                raise FormatError(path, "is a folder, not a type system file") from None
+            except OSError as error:
+                raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+        _refuse_doctype(content, path)
+        try:
+            from io import BytesIO
+
+            systems.append(cassis.load_typesystem(BytesIO(content)))
+        except Exception as error:  # lxml's syntax errors, cassis' ValueErrors and KeyErrors
+            raise FormatError(path, f"not a readable UIMA type system: {_message(error)}") from None
+    if len(systems) == 1:
+        return systems[0]
+    try:
+        return cassis.merge_typesystems(*systems)
+    except Exception as error:
+        raise FormatError(sources[0][0], f"type systems cannot be merged: {_message(error)}") from None
+
+
+def _message(error: BaseException) -> str:
+    text = " ".join(str(error).split()) or type(error).__name__
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: XmiReading) -> Document:
+    """One XMI file's document (``data``, named ``source`` in messages) with the spans of
+    ``reading.type_name``, using the cassis ``typesystem``; counts notes into ``reading``.
+
+    Raises
+    ------
+    FormatError
+        Naming ``source``: not XMI, a missing view or type, an offset inside a character.
+    """
+    import cassis
+    from io import BytesIO
+
+    _refuse_doctype(data, source)
+    try:
+        cas = cassis.load_cas_from_xmi(BytesIO(data), typesystem=typesystem, lenient=True)
+    except Exception as error:  # lxml.etree.XMLSyntaxError, cassis' ValueError/KeyError/TypeError on bad input
+        line = getattr(error, "lineno", None)
+        raise FormatError(source, f"not a readable UIMA CAS XMI: {_message(error)}", line or None) from None
+    try:
+        view = cas.get_view(reading.view)
+    except Exception:
+        names = ", ".join(v.sofa.sofaID for v in cas.views) or "none"
+        raise FormatError(source, f"no view {reading.view!r} (it has: {names}); choose one with --xmi-view") from None
+    try:
+        kind = typesystem.get_type(reading.type_name)
+    except Exception as error:
+        raise FormatError(source, f"the type system has no type {reading.type_name!r} ({_message(error)}); "
+                          "choose one with --xmi-type") from None
+    if not typesystem.subsumes("uima.tcas.Annotation", kind):
+        raise FormatError(source, f"type {kind.name!r} is not an annotation (no begin and end)")
+    if kind.get_feature(reading.feature) is None:
+        raise FormatError(source, f"type {kind.name!r} has no feature {reading.feature!r}; choose one with "
+                          "--xmi-feature")
+    text = view.sofa_string
+    if text is None:
+        raise FormatError(source, f"view {reading.view!r} holds no text (sofaString)")
+    short = kind.name.rpartition(".")[2]
+    spans = []
+    try:
+        annotations = view.select(kind)
+    except Exception as error:
+        raise FormatError(source, f"cannot select {kind.name!r}: {_message(error)}") from None
+    for annotation in annotations:
+        start, end = annotation.begin, annotation.end
+        if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start <= end <= len(text):
+            raise FormatError(source, f"a {short} at {start}-{end} lies outside the text ({len(text)} characters)")
+        if start == end:
+            reading.points += 1
+            continue
+        value = annotation.get(reading.feature)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            reading.unlabelled += 1
+            label = short
+        elif isinstance(value, bool):
+            label = str(value).lower()
+        elif isinstance(value, (str, int, float)):
+            label = str(value).strip()
+        else:
+            raise FormatError(source, f"feature {reading.feature!r} of {short} is not a primitive value; choose a "
+                              "string feature with --xmi-feature")
+        spans.append(Span(doc_id, ((start, end),), label, Source(source)))
+    spans.sort(key=lambda s: (s.fragments, s.label))
+    return Document(doc_id, text, spans, source)
+
+
+def _scan(top: str) -> list[tuple[str, str]]:
+    """A folder's ``.xmi`` files as sorted ``(id, path)``: the relative path without ``.xmi``."""
+    found = []
+    for folder, dirs, files in os.walk(top):
+        dirs.sort()
+        for name in files:
+            if name.lower().endswith(".xmi"):
+                path = os.path.join(folder, name)
+                found.append((Path(os.path.relpath(path, top)).with_suffix("").as_posix(), path))
+    found.sort()
+    return found
+
+
+def _typesystem_file(file: str, top: str) -> str | None:
+    for folder in dict.fromkeys((os.path.dirname(file) or ".", top)):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        for name in names:
+            if _is_typesystem(name) and os.path.isfile(os.path.join(folder, name)):
+                return os.path.join(folder, name)
+    return None
+
+
+def stream_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None, xmi_type: str | None = None,
+               xmi_feature: str | None = None, xmi_view: str | None = None,
+               max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
+    """The documents of an ``.xmi`` file (one document, id ``1``) or a folder of them."""
+    from . import default_name
+
+    path = str(path)
+    reading = XmiReading(xmi_type or DEFAULT_TYPE, xmi_feature or DEFAULT_FEATURE, xmi_view or DEFAULT_VIEW)
+    notes: list[str] = []
+    stream = DocumentStream(name or default_name(path), "xmi", iter(()), notes)
+    stream.documents = _documents(path, xmi_typesystem, reading, max_record_bytes, notes)
+    return stream
+
+
+def _documents(path: str, typesystem_option: str | None, reading: XmiReading, limit: int, notes: list[str]):
+    in_folder = os.path.isdir(path)
+    files = _scan(path) if in_folder else [("1", path)]
+    top = path if in_folder else (os.path.dirname(path) or ".")
+    given = None
+    if typesystem_option:
+        given = load_typesystem([p.strip() for p in typesystem_option.split(",") if p.strip()], limit)
+    for doc_id, file in files:
+        typesystem = given
+        if typesystem is None:
+            found = _typesystem_file(file, top)
+            if found is None:
+                raise FormatError(file, "no type system: put the TypeSystem.xml the tool exported next to it, or "
+                                  "give --xmi-typesystem PATH")
+            typesystem = reading.typesystems.get(found)
+            if typesystem is None:
+                typesystem = reading.typesystems[found] = load_typesystem([found], limit)
+        try:
+            if in_folder:
+                data = read_regular(file, "a folder's .xmi files", limit)
+            else:
+                with open(file, "rb") as handle:
+                    data = read_bounded(handle, file, limit, "the file")
+        except FileNotFoundError:
+            raise FormatError(file, "no such file") from None
+        except IsADirectoryError:
+            raise FormatError(file, "is a folder") from None
+        except OSError as error:
+            raise FormatError(file, f"cannot read: {error.strerror or error}") from None
+        yield xmi_document(data, typesystem, file, doc_id, reading)
+    notes.extend(reading.notes())
+
+
+def read_xmi(path, *, name: str | None = None, **options):
+    """:func:`stream_xmi` collected."""
+    return collect(stream_xmi(path, name=name, **options))
