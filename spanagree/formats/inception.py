@@ -274,7 +274,7 @@ def _documents(path: str, set_name: str, options: dict, limit: int, notes: list[
                          options.get("xmi_view") or DEFAULT_VIEW)
     given = options.get("xmi_typesystem")
     if given:
-        given = load_typesystem([p.strip() for p in given.split(",") if p.strip()], limit)
+        given = load_typesystem([p.strip() for p in str(given).split(",") if p.strip()], limit)
     webanno = {k: v for k, v in options.items() if k.startswith("webanno_") and v is not None}
     export = _Export(path, limit)
     try:

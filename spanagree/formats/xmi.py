@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -155,7 +156,7 @@ def load_typesystem(paths, limit: int = MAX_RECORD_BYTES, data: bytes | None = N
         raise FormatError(sources[0][0], f"type systems cannot be merged: {_message(error)}") from None
 
 
-def _message(error: BaseException) -> str:
+def _message(error) -> str:
     text = " ".join(str(error).split()) or type(error).__name__
     return text if len(text) <= 300 else text[:297] + "..."
 
@@ -174,10 +175,13 @@ def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: Xmi
 
     _refuse_doctype(data, source)
     try:
-        cas = cassis.load_cas_from_xmi(BytesIO(data), typesystem=typesystem, lenient=True)
+        with warnings.catch_warnings():  # cassis warns of each type the type system lacks: not ours to read
+            warnings.simplefilter("ignore")
+            cas = cassis.load_cas_from_xmi(BytesIO(data), typesystem=typesystem, lenient=True)
     except Exception as error:  # lxml.etree.XMLSyntaxError, cassis' ValueError/KeyError/TypeError on bad input
         line = getattr(error, "lineno", None)
-        raise FormatError(source, f"not a readable UIMA CAS XMI: {_message(error)}", line or None) from None
+        message = _message(getattr(error, "msg", None) or error)
+        raise FormatError(source, f"not a readable UIMA CAS XMI: {message}", line or None) from None
     try:
         view = cas.get_view(reading.view)
     except Exception:
@@ -270,7 +274,7 @@ def _documents(path: str, typesystem_option: str | None, reading: XmiReading, li
     top = path if in_folder else (os.path.dirname(path) or ".")
     given = None
     if typesystem_option:
-        given = load_typesystem([p.strip() for p in typesystem_option.split(",") if p.strip()], limit)
+        given = load_typesystem([p.strip() for p in str(typesystem_option).split(",") if p.strip()], limit)
     for doc_id, file in files:
         typesystem = given
         if typesystem is None:
