@@ -232,7 +232,7 @@ FORMATS: dict[str, Format] = {
                                                    "`--annotators` or `--gold`)"),
                           ), container=True, recognises=True),
     "xmi": Format("xmi", "XMI", "UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, "
-                  "DKPro)", (".xmi",), (".xmi",), 1, False, _XMI_OPTIONS, writable=False),
+                  "DKPro)", (".xmi",), (), 9, False, _XMI_OPTIONS, recognises=True, writable=False),
     "inception": Format("inception", "INCEpTION", "INCEpTION project export (the .zip or its unpacked folder): each "
                         "user a span set, the curation its own", (".zip",), (), 9, False, _XMI_OPTIONS,
                         container=True, recognises=True, writable=False),

@@ -65,6 +65,10 @@ INITIAL_CAS = "INITIAL_CAS"
 #: The secondary formats spanagree reads, by file extension.
 READABLE = ("zip", "xmi", "tsv")
 
+#: What the zipfile module raises on a damaged or unusual zip.
+_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, NotImplementedError, RuntimeError, ValueError,
+               EOFError, OSError, UnicodeDecodeError, OverflowError)
+
 _PROJECT_JSON = re.compile(r"^exportedproject[^/]*\.json$")
 _CHOOSE = ("export the project again from INCEpTION (Project settings > Export) choosing 'UIMA CAS XMI (XML 1.0)' "
            "or 'WebAnno TSV v3.3' as the secondary format")
@@ -86,7 +90,7 @@ def recognise_inception(path: Path, head: bytes | None) -> bool:
     try:
         with zipfile.ZipFile(path) as archive:
             names = archive.namelist()
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+    except _ZIP_ERRORS:
         return False
     tops = {n.split("/", 1)[0] for n in names if "/" in n}
     return any(_PROJECT_JSON.match(n) for n in names) or (
@@ -112,7 +116,7 @@ class _Export:
             self.infos = {i.filename: i for i in self.archive.infolist() if not i.is_dir()}
         except FileNotFoundError:
             raise FormatError(path, "no such file") from None
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as error:
+        except _ZIP_ERRORS as error:
             raise FormatError(path, f"not a readable zip file: {_message(error)}") from None
         self.names = sorted(self.infos)
 
@@ -136,7 +140,7 @@ def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, limit: 
     try:
         with archive.open(info) as member:
             data = member.read(limit + 1)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError) as error:
+    except _ZIP_ERRORS as error:
         raise FormatError(where, f"cannot be read from the zip: {_message(error)}") from None
     if len(data) > limit:
         raise too_large(where, "the file", limit)
@@ -214,10 +218,14 @@ def _cannot_read(export: _Export, layout: _Layout) -> FormatError:
                        + _CHOOSE)
 
 
-def annotators_inception(path, *, max_record_bytes: int = MAX_RECORD_BYTES, **options) -> list[DocumentStream]:
+def annotators_inception(path, *, xmi_typesystem: str | None = None, xmi_type: str | None = None,
+                         xmi_feature: str | None = None, xmi_view: str | None = None,
+                         max_record_bytes: int = MAX_RECORD_BYTES) -> list[DocumentStream]:
     """One stream per user of an INCEpTION project export (zip or folder), in the order they first
-    appear, then the curation (role ``"curation"``) when the export holds one."""
+    appear, then the curation (role ``"curation"``) when the export holds one. The options are the
+    XMI reader's (:mod:`spanagree.formats.xmi`), for the XMI files inside."""
     path = str(path)
+    options = dict(xmi_typesystem=xmi_typesystem, xmi_type=xmi_type, xmi_feature=xmi_feature, xmi_view=xmi_view)
     export = _Export(path, max_record_bytes)
     try:
         layout = _layout(export)
@@ -237,10 +245,12 @@ def annotators_inception(path, *, max_record_bytes: int = MAX_RECORD_BYTES, **op
 
 
 def stream_inception(path, *, name: str | None = None, annotator: str | None = None,
-                     max_record_bytes: int = MAX_RECORD_BYTES, **options) -> DocumentStream:
+                     xmi_typesystem: str | None = None, xmi_type: str | None = None, xmi_feature: str | None = None,
+                     xmi_view: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """The documents of one user (``annotator``, or ``curation``) of an INCEpTION project export;
     ``annotator`` may be left out when the export holds one user."""
-    streams = annotators_inception(path, max_record_bytes=max_record_bytes, **options)
+    streams = annotators_inception(path, xmi_typesystem=xmi_typesystem, xmi_type=xmi_type, xmi_feature=xmi_feature,
+                                   xmi_view=xmi_view, max_record_bytes=max_record_bytes)
     if annotator is None:
         users = [s for s in streams if s.role == "annotator"]
         if len(users) != 1:
@@ -255,9 +265,13 @@ def stream_inception(path, *, name: str | None = None, annotator: str | None = N
     return chosen
 
 
-def read_inception(path, *, name: str | None = None, annotator: str | None = None, **options):
+def read_inception(path, *, name: str | None = None, annotator: str | None = None,
+                   xmi_typesystem: str | None = None, xmi_type: str | None = None, xmi_feature: str | None = None,
+                   xmi_view: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES):
     """:func:`stream_inception` collected."""
-    return collect(stream_inception(path, name=name, annotator=annotator, **options))
+    return collect(stream_inception(path, name=name, annotator=annotator, xmi_typesystem=xmi_typesystem,
+                                    xmi_type=xmi_type, xmi_feature=xmi_feature, xmi_view=xmi_view,
+                                    max_record_bytes=max_record_bytes))
 
 
 def _stream(path: str, set_name: str, name: str, role: str, options: dict, limit: int) -> DocumentStream:
@@ -310,7 +324,7 @@ def _document(export: _Export, member: str, doc_id: str, reading, given, webanno
     try:
         inner = zipfile.ZipFile(io.BytesIO(data))
         infos = [i for i in inner.infolist() if not i.is_dir()]
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as error:
+    except _ZIP_ERRORS as error:
         raise FormatError(where, f"not a readable zip file: {_message(error)}") from None
     with inner:
         xmis = [i for i in infos if i.filename.lower().endswith(".xmi")]

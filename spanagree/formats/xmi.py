@@ -49,7 +49,7 @@ from ..span import Document, Source, Span
 from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded, read_regular
 
 __all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "XmiReading", "load_typesystem", "read_xmi",
-           "stream_xmi", "xmi_document"]
+           "recognise_xmi", "stream_xmi", "xmi_document"]
 
 #: DKPro Core's named entity, INCEpTION's built-in *Named entity* layer.
 DEFAULT_TYPE = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
@@ -59,6 +59,19 @@ DEFAULT_FEATURE = "value"
 DEFAULT_VIEW = "_InitialView"
 
 _DOCTYPE = re.compile(rb"<!DOCTYPE", re.I)
+
+
+def recognise_xmi(path: Path, head: bytes | None) -> bool:
+    """A folder holding ``.xmi`` files (at any depth) that is not an INCEpTION project export (whose
+    ``TypeSystem.xml`` files would otherwise make it inline XML); files go by their extension."""
+    if head is not None:
+        return False
+    from .inception import recognise_inception
+
+    try:
+        return next(Path(path).rglob("*.xmi"), None) is not None and not recognise_inception(path, None)
+    except OSError:
+        return False
 
 
 def _is_typesystem(name: str) -> bool:
@@ -301,6 +314,8 @@ def _documents(path: str, typesystem_option: str | None, reading: XmiReading, li
     notes.extend(reading.notes())
 
 
-def read_xmi(path, *, name: str | None = None, **options):
+def read_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None, xmi_type: str | None = None,
+             xmi_feature: str | None = None, xmi_view: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES):
     """:func:`stream_xmi` collected."""
-    return collect(stream_xmi(path, name=name, **options))
+    return collect(stream_xmi(path, name=name, xmi_typesystem=xmi_typesystem, xmi_type=xmi_type,
+                              xmi_feature=xmi_feature, xmi_view=xmi_view, max_record_bytes=max_record_bytes))
