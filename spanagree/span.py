@@ -311,7 +311,7 @@ def context_of(text: str | None, spans, size: int = CONTEXT) -> tuple[str | None
     text. Newlines are kept as they are.
 
     >>> context_of("Ana met Bo in Rome.", [Span("d", (8, 10), "PER"), Span("d", (8, 13), "PER")], 5)
-    ('a met', ' Rome')
+    (' met ', ' Rome')
     """
     if text is None:
         return None, None
