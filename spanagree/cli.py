@@ -260,6 +260,9 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
                             "and those the vote settled: docs/merge.md), as --adjudicate does")
     group.add_argument("--context", type=int, default=40, metavar="N",
                        help="characters of text before and after each listed cluster (default: 40; 0: none)")
+    group.add_argument("--plots", metavar="DIR",
+                       help="write the figure of the votes as PNG and SVG into DIR (needs matplotlib: "
+                            "pip install 'spanagree[plots]')")
     group.add_argument("--force", action="store_true", help="replace existing outputs")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="vote on documents in N processes")
     group.add_argument("--output", choices=OUTPUTS, default="table",
@@ -276,14 +279,23 @@ def command_merge(args) -> str:
     if args.context < 0:
         raise UsageError(f"--context must be 0 or more, got {args.context}")
     check_not_inputs([args.out, args.adjudicate, args.adjudicate_all], args.paths)
+    check_not_inputs([args.plots], args.paths, what="plots folder")
     # refuse before reading anything
     check_outputs(args.out, args.adjudicate, force=args.force, adjudicate_all=args.adjudicate_all)
+    if args.plots:
+        from .report.plots import check_plots
+
+        check_plots(args.plots, force=args.force, other=[args.out, args.adjudicate, args.adjudicate_all])
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
                   label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
                   format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
                   context=args.context)
     result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
                  force=args.force, **format_options(args))
+    if args.plots:
+        from .report.plots import vote_plots
+
+        vote_plots(result, args.plots, force=args.force)
     return render_vote(result, args.output, out=args.out, to=args.to, adjudicate=args.adjudicate,
                        adjudicate_all=args.adjudicate_all)
 

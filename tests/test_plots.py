@@ -107,7 +107,7 @@ def test_plots_folder_output_safety(demo, tmp_path, capsys):
     code, _, err = run(capsys, "agree", *paths, "--plots", demo / "brat", "--force")
     assert code == 2 and "plots folder" in err
     code, _, err = run(capsys, "agree", *paths, "--plots", folder, "--errors", folder / "e.csv", "--force")
-    assert code == 2 and "cannot be the plots folder or inside it" in err
+    assert code == 2 and "cannot be the plots folder, inside it or around it" in err
     code, _, err = run(capsys, "agree", *paths, "--plots", folder, "--force")
     assert code == 0 and sorted(p.name for p in folder.iterdir()) == sorted(
         f"{s}.{e}" for s in ("pairwise_f1", "label_f1") for e in ("png", "svg"))
@@ -123,3 +123,24 @@ def test_without_matplotlib_plots_is_one_line_and_exit_2(demo, tmp_path):
     assert done.stderr == ("spanagree: error: --plots needs matplotlib, which is not installed: "
                            "pip install 'spanagree[plots]'\n")
     assert not (tmp_path / "figures").exists()
+
+
+def test_merge_plots_equal_the_json(demo, tmp_path, capsys):
+    paths = [demo / "brat" / name for name in ("ann1", "ann2", "ann3")]
+    folder, gold = tmp_path / "figures", tmp_path / "gold"
+    code, out, err = run(capsys, "merge", *paths, "--to", "brat", "--out", gold, "--plots", folder, "--output", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    check_files(folder, ["votes"])
+    texts = svg_texts(folder / "votes.svg")
+    assert {k: v for k, v in texts.items() if k.startswith("votes-")} == {
+        f"votes-{v}": str(n) for v, n in data["votes"].items()}
+    for key in ("dropped", "boundary_tie", "label_tie", "label_split", "several_spans", "to_adjudicate",
+                "not_unanimous"):
+        assert texts[f"kind-{key}"] == str(data[key])
+    assert sum(data["votes"].values()) == data["clusters"]
+    # the plots folder may not hold the gold
+    code, _, err = run(capsys, "merge", *paths, "--to", "brat", "--out", tmp_path / "figures2" / "gold",
+                       "--plots", tmp_path / "figures2")
+    assert code == 2 and "cannot be the plots folder, inside it or around it" in err
+    assert not (tmp_path / "figures2").exists()

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from ..errors import UsageError
-from .document import agreement_document, score_document
+from .document import agreement_document, score_document, vote_document
 from .notebook import cell
 
 #: The figures, by file stem (each written as ``<stem>.png`` and ``<stem>.svg``).
@@ -28,6 +28,8 @@ FIGURES = {
     "kappa_vs_d": "--chance: Cohen's kappa as a function of d for the span counts a, b, c and the token "
                   "counts of each pair, converging to the PSA (F1) as d grows, the token level's d marked "
                   "(Hripcsak & Rothschild 2005); score with several predictions: kappa_vs_d_<n>",
+    "votes": "merge: clusters by their number of votes (votes), kept and dropped (K marked), and the clusters "
+             "of each kind, to adjudicate and not unanimous",
 }
 
 INSTALL = "pip install 'spanagree[plots]'"
@@ -35,8 +37,9 @@ INSTALL = "pip install 'spanagree[plots]'"
 
 def check_plots(directory, *, force: bool = False, other=None) -> Path:
     """Refuse before anything is read: matplotlib missing (a :class:`UsageError`, exit 2), a
-    ``directory`` that exists and is not empty (without ``force``), or one holding ``other``
-    (the command's other output, which replacing the folder would delete)."""
+    ``directory`` that exists and is not empty (without ``force``), or one that is or holds
+    ``other`` (the command's other outputs, a path or a list of them: replacing the folder would
+    delete them)."""
     from ..outputs import check_destination
 
     try:
@@ -44,10 +47,13 @@ def check_plots(directory, *, force: bool = False, other=None) -> Path:
     except ImportError:
         raise UsageError(f"--plots needs matplotlib, which is not installed: {INSTALL}") from None
     path = check_destination(directory, force=force, what="plots folder")
-    if other is not None:
-        resolved, held = path.resolve(), Path(other).resolve()
-        if held == resolved or resolved in held.parents:
-            raise UsageError(f"{other}: cannot be the plots folder or inside it ({directory})")
+    resolved = path.resolve()
+    for output in other if isinstance(other, (list, tuple)) else [other]:
+        if output is None:
+            continue
+        held = Path(output).resolve()
+        if held == resolved or resolved in held.parents or held in resolved.parents:
+            raise UsageError(f"{output}: cannot be the plots folder, inside it or around it ({directory})")
     return path
 
 
@@ -78,6 +84,11 @@ def score_plots(results: list, directory, *, force: bool = False) -> list[str]:
                          **{k: document[k] for k in ("a", "b", "c", "f1")}}
             figures[f"kappa_vs_d{suffix}"] = kappa_figure([span_pair], document["chance"]["pairs"])
     return write_figures(figures, directory, force=force)
+
+
+def vote_plots(result, directory, *, force: bool = False) -> list[str]:
+    """Write ``merge``'s figure into ``directory``; return the file names written."""
+    return write_figures({"votes": votes_figure(vote_document(result), list(result.kinds))}, directory, force=force)
 
 
 # -- drawing ---------------------------------------------------------------------------------------
@@ -201,6 +212,31 @@ def kappa_figure(span_pairs: list[dict], token_pairs: list[dict]):
         axes.set_title(title)
     token_axes.legend(fontsize=7, loc="lower right")
     figure.suptitle("kappa converges to the PSA (F1, dashed) as d grows (Hripcsak & Rothschild 2005)", fontsize=9)
+    return figure
+
+
+def votes_figure(document: dict, kinds: list[str]):
+    """Left: clusters per number of votes (``votes``), bars of K votes or more kept; right: the
+    clusters of each kind, to adjudicate and not unanimous. Each bar's count is written above it,
+    in a group with the id ``votes-<votes>`` or ``kind-<key>``."""
+    figure = new_figure(8.0, 3.4)
+    votes_axes, kinds_axes = figure.subplots(1, 2)
+    k = document["min_votes"]
+    histogram = {int(v): n for v, n in document["votes"].items()}
+    for v, n in histogram.items():
+        votes_axes.bar(v, n, color="tab:green" if v >= k else "tab:grey")
+        votes_axes.text(v, n, str(n), ha="center", va="bottom", fontsize=7, gid=f"votes-{v}")
+    votes_axes.axvline(k - 0.5, color="black", linestyle="--", linewidth=0.8)
+    votes_axes.set_xticks(range(1, len(document["annotators"]) + 1))
+    votes_axes.set_xlabel(f"votes (K = {k}: kept from the dashed line on)")
+    votes_axes.set_ylabel("clusters")
+    votes_axes.set_title("clusters by votes")
+    keys = [*kinds, "to_adjudicate", "not_unanimous"]
+    for n, key in enumerate(keys):
+        kinds_axes.bar(n, document[key], color="tab:orange" if key in kinds else "tab:blue")
+        kinds_axes.text(n, document[key], str(document[key]), ha="center", va="bottom", fontsize=7, gid=f"kind-{key}")
+    kinds_axes.set_xticks(range(len(keys)), [key.replace("_", " ") for key in keys], rotation=30, ha="right")
+    kinds_axes.set_title(f"{document['clusters']} clusters, {document['kept']} kept")
     return figure
 
 
