@@ -226,7 +226,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     >>> result = agree([ann1, ann2])
     >>> result.pooled, result.mean.mean
     (Counts(a=1.0, b=1.0, c=1.0), 0.5)
-    >>> [(first, second, item.kind, item.pred.fragments, item.gold.fragments) for first, second, item in result.errors()]
+    >>> [(first, second, item.kind, item.pred.fragments, item.gold.fragments)
+    ...  for first, second, item in result.errors()]
     [('ann1', 'ann2', 'partial', ((10, 14),), ((10, 15),))]
     """
     check_jobs(jobs)

@@ -326,7 +326,9 @@ class ScoreComparison:
         rule, context = self.rule, self.context
         if self.listing:
             texts = {d: gold.documents[d].text for d in documents}
-            each = lambda doc_id, alignment: keys_and_items(doc_id, alignment, texts[doc_id], rule, context)  # noqa: E731
+
+            def each(doc_id, alignment):
+                return keys_and_items(doc_id, alignment, texts[doc_id], rule, context)
         else:
             each = partial(error_keys, rule=rule)
         pair = compare_pair(pred, gold, documents, rule, each=each)

@@ -317,7 +317,8 @@ def check_outputs(dest: str | os.PathLike, adjudicate: str | os.PathLike | None 
         listing = Path(name).resolve()
         if listing == gold or gold in listing.parents:
             raise UsageError(f"{name}: the adjudication file cannot be the gold output or inside it ({dest})")
-    if adjudicate is not None and adjudicate_all is not None and Path(adjudicate).resolve() == Path(adjudicate_all).resolve():
+    both = adjudicate is not None and adjudicate_all is not None
+    if both and Path(adjudicate).resolve() == Path(adjudicate_all).resolve():
         raise UsageError(f"{adjudicate_all}: --adjudicate and --adjudicate-all cannot be one file")
 
 

@@ -270,7 +270,8 @@ def test_bratiaa_overlap_ignore_22_to_adjudicate_113_not_unanimous(shared_corpor
             for name, versions in cluster["versions"].items():
                 for version in versions:
                     if version["fragments"] != cluster["fragments"]:
-                        longer = version["fragments"][-1][1] - version["fragments"][0][0] > cluster["end"] - cluster["start"]
+                        hull = version["fragments"][-1][1] - version["fragments"][0][0]
+                        longer = hull > cluster["end"] - cluster["start"]
                         dissent[name, "longer" if longer else "shorter"] += 1
     assert dissent == Counter({("Max", "longer"): 24, ("Maria", "longer"): 11, ("Maria", "shorter"): 6})
     decided = [(c["document"], c["start"], c["end"]) for c in document["clusters"]

@@ -66,7 +66,8 @@ def test_agree_plots_equal_the_json(demo, tmp_path, capsys):
     kappa = svg_texts(folder / "kappa_vs_d.svg")
     for n, pair in enumerate(data["chance"]["pairs"]):
         # the marked point: the token 2×2 table's kappa, the one --chance reports (kappa_2x2)
-        assert kappa[f"d-{n}-text"] == f"{' × '.join(pair['annotators'])}: d = {pair['d']}, kappa = {cell(pair['kappa_2x2'])}"
+        names = " × ".join(pair["annotators"])
+        assert kappa[f"d-{n}-text"] == f"{names}: d = {pair['d']}, kappa = {cell(pair['kappa_2x2'])}"
         assert pair["kappa_2x2"] == pytest.approx(value("kappa", pair["a"], pair["b"], pair["c"], pair["d"]))
 
 

@@ -146,7 +146,8 @@ def label_f1_figure(series: list[str], by_label: dict[str, list], what: str):
             axes.text(positions[n] + (s - (len(series) - 1) / 2) * width, (0 if math.isnan(value) else value) + 0.01,
                       cell(by_label[label][s]) or "n/a", ha="center", va="bottom", rotation=90, fontsize=6,
                       gid=f"bar-{n}-{s}")
-    axes.set_xticks(positions, labels, rotation=45 if len(labels) > 4 else 0, ha="right" if len(labels) > 4 else "center")
+    tilted = len(labels) > 4
+    axes.set_xticks(positions, labels, rotation=45 if tilted else 0, ha="right" if tilted else "center")
     axes.set_ylim(0, 1.15)
     axes.set_ylabel("F1")
     axes.set_title(f"F1 per label and {what}")
