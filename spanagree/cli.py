@@ -197,14 +197,14 @@ def check_listing_outputs(args, inputs: list[str]) -> None:
 
 def command_agree(args) -> str:
     from .agreement import agree
-    from .outputs import write_text
-    from .report import disagreements_listing, render_agreement
+    from .report import render_agreement, write_listing
+    from .report.tabular import DISAGREEMENT_COLUMNS, iter_disagreement_rows
 
     check_common(args)
     check_listing_outputs(args, args.paths)
     result = agree(args.paths, errors=bool(args.errors), context=args.context, **run_options(args))
     if args.errors:
-        write_text(args.errors, disagreements_listing(result, args.errors), force=args.force, what="errors file")
+        write_listing(args.errors, iter_disagreement_rows(result), DISAGREEMENT_COLUMNS, force=args.force)
     if args.plots:
         from .report.plots import agreement_plots
 
@@ -213,8 +213,8 @@ def command_agree(args) -> str:
 
 
 def command_score(args) -> str:
-    from .outputs import write_text
-    from .report import errors_listing, render_scores
+    from .report import render_scores, write_listing
+    from .report.tabular import ERROR_COLUMNS, iter_error_rows
     from .scoring import score
 
     check_common(args)
@@ -226,7 +226,7 @@ def command_score(args) -> str:
     if not isinstance(results, list):
         results = [results]
     if args.errors:
-        write_text(args.errors, errors_listing(results, args.errors), force=args.force, what="errors file")
+        write_listing(args.errors, iter_error_rows(results), ERROR_COLUMNS, force=args.force)
     if args.plots:
         from .report.plots import score_plots
 

@@ -51,7 +51,7 @@ NONE = "(none)"
 RESIDUAL_RULE = MatchRule("overlap", "ignore")
 
 
-@dataclass
+@dataclass(slots=True)
 class ErrorItem:
     """One classified span or pair of spans of the error listing."""
 

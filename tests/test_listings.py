@@ -292,3 +292,21 @@ def test_adjudicate_all_output_safety(demo, tmp_path, capsys):
     code, _, err = run(capsys, "merge", *paths, "--to", "brat", "--out", tmp_path / "gold", "--adjudicate-all",
                        paths[0] / "clinic-01.ann", "--force")
     assert code == 2 and "clinic-01.ann" in err
+
+
+def test_listings_written_row_by_row_are_the_whole_documents(demo, tmp_path, capsys):
+    """--errors writes its rows one at a time; the files are byte for byte the listings built whole."""
+    from spanagree.report import disagreements_listing, errors_listing
+
+    paths = [demo / "brat" / name for name in ("ann1", "ann2", "ann3")]
+    result, scores = agree(paths, errors=True), score(paths[0], paths[1:], errors=True)
+    for name in ("d.json", "d.csv"):
+        assert run(capsys, "agree", *paths, "--errors", tmp_path / name)[0] == 0
+        assert (tmp_path / name).read_text(encoding="utf-8") == disagreements_listing(result, name)
+    for name in ("s.json", "s.csv"):
+        assert run(capsys, "score", *paths, "--errors", tmp_path / name)[0] == 0
+        assert (tmp_path / name).read_text(encoding="utf-8") == errors_listing(scores, name)
+    # no row: the empty documents as to_json writes them
+    same = [paths[0], paths[0]]
+    assert run(capsys, "agree", *same, "--errors", tmp_path / "none.json")[0] == 0
+    assert (tmp_path / "none.json").read_text(encoding="utf-8") == '{\n  "errors": []\n}\n'

@@ -63,6 +63,35 @@ def errors_listing(results: list, path: str) -> str:
     return errors_csv(results)
 
 
+def write_listing(path, rows, columns: list[str], *, force: bool = False, what: str = "errors file") -> None:
+    """Write a listing's ``rows`` (an iterable of dicts) to ``path`` one row at a time, atomically:
+    JSON ``{"errors": [...]}`` when ``path`` ends in ``.json`` (byte for byte what :func:`to_json`
+    writes of the whole document), CSV with ``columns`` otherwise. The text of the whole listing
+    is never held in memory (on the 10,000-document benchmark corpus, ``agree --errors`` writes
+    87,531 rows, 23 MB)."""
+    import csv
+    import json
+
+    from ..outputs import write_atomically
+
+    def produce(temporary) -> None:
+        with open(temporary, "w", encoding="utf-8", newline="") as handle:
+            if str(path).lower().endswith(".json"):
+                handle.write('{\n  "errors": [')
+                first = True
+                for row in rows:
+                    text = json.dumps(json_safe(row), indent=2, ensure_ascii=False, allow_nan=False)
+                    handle.write(("\n" if first else ",\n") + "\n".join("    " + line for line in text.split("\n")))
+                    first = False
+                handle.write('\n  ]\n}\n' if not first else ']\n}\n')
+            else:
+                writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(rows)
+
+    write_atomically(path, produce, force=force, what=what)
+
+
 def disagreements_listing(result, path: str) -> str:
     """The ``agree --errors`` file: JSON when ``path`` ends in .json, otherwise CSV."""
     from .document import disagreements_document

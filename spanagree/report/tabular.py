@@ -139,7 +139,13 @@ def score_csv(results: list, *, by: str | None = None) -> str:
 
 def error_rows(results: list) -> list[dict]:
     """``--errors``: every item that is not ``correct``, prediction by prediction."""
-    return [{"prediction": r.prediction, **item.as_dict()} for r in results for item in r.errors()]
+    return list(iter_error_rows(results))
+
+
+def iter_error_rows(results: list):
+    """:func:`error_rows` one at a time (``--errors`` writes them so)."""
+    return ({"prediction": r.prediction, **item.as_dict()} for r in results for item in r.items
+            if item.kind != "correct")
 
 
 #: What the listings give of each span (``<side>_<field>``).
@@ -159,7 +165,12 @@ DISAGREEMENT_COLUMNS = ["first", "second", "document", "kind", "aligned", "credi
 
 def disagreement_rows(result) -> list[dict]:
     """``agree --errors``: every disagreement of every pair (``result.errors()``), pair by pair."""
-    return [{"first": first, "second": second, **item.as_pair_dict()} for first, second, item in result.errors()]
+    return list(iter_disagreement_rows(result))
+
+
+def iter_disagreement_rows(result):
+    """:func:`disagreement_rows` one at a time (``--errors`` writes them so)."""
+    return ({"first": first, "second": second, **item.as_pair_dict()} for first, second, item in result.errors())
 
 
 def disagreements_csv(result) -> str:
