@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,6 +201,27 @@ FORMATS: dict[str, Format] = {
     "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
                     (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False),
 }
+
+
+_DIGIT_RUNS = re.compile(r"([0-9]+)")
+
+
+def natural_key(name: str) -> tuple:
+    """The key that sorts names in natural order: runs of digits compared as numbers, so ``doc2``
+    comes before ``doc10`` (and ``sub/2`` before ``sub/10``); the order every folder reader lists
+    its documents in.
+
+    Equal numbers written differently (``doc02``, ``doc2``) are ordered by their spelling, so the
+    order is total and does not depend on the file system.
+
+    Examples
+    --------
+    >>> sorted(["doc10", "doc2", "doc1", "a/doc02", "a/doc2", "b"], key=natural_key)
+    ['a/doc02', 'a/doc2', 'b', 'doc1', 'doc2', 'doc10']
+    """
+    parts = _DIGIT_RUNS.split(name)
+    parts = _DIGIT_RUNS.split(name)  # text, digits, text, digits, ..., text
+    return tuple((int(part), part) if index % 2 else part for index, part in enumerate(parts))
 
 
 def registered_options() -> list[tuple[FormatOption, list[Format]]]:

@@ -3,7 +3,7 @@
 Reading
 -------
 * **Input.** One ``.xml`` file, or a folder searched recursively for ``*.xml`` files (read in
-  sorted order of their document ids). A folder without any is an error.
+  natural order of their document ids: ``doc2`` before ``doc10``). A folder without any is an error.
 * **Document elements.** Without ``xml_doc_tag``, each file's root element is one document.
   With ``xml_doc_tag=TAG``, every ``TAG`` element is a document (MUC's ``DOC``, the
   ``<corpus><doc id=...>`` files that :func:`write_xml` writes); a file without one is an error,
@@ -104,7 +104,7 @@ from lxml import etree
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, read_regular
+from . import MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, natural_key, read_regular
 
 __all__ = ["read_xml", "stream_xml", "write_xml"]
 
@@ -264,7 +264,7 @@ def _local(tag: str) -> str:
 
 
 def _scan(top: str) -> list[tuple[str, str]]:
-    """The folder's ``.xml`` files as sorted ``(path relative to the folder without .xml, path)``."""
+    """The folder's ``.xml`` files in natural order, ``(path relative to the folder without .xml, path)``."""
     files = []
     for dirpath, dirnames, filenames in os.walk(top, onerror=_walk_error):
         dirnames.sort()
@@ -273,7 +273,7 @@ def _scan(top: str) -> list[tuple[str, str]]:
         files.extend((prefix + f[:-4], os.path.join(dirpath, f)) for f in filenames if f.endswith(".xml"))
     if not files:
         raise FormatError(top, "empty folder: no .xml file in it")
-    files.sort()
+    files.sort(key=lambda entry: natural_key(entry[0]))
     return files
 
 
