@@ -23,6 +23,7 @@ from .pipeline import Group, expand_inputs, read_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
+from .pipeline.labels import label_warnings
 from .pipeline.finish import announce_texts, check_jobs, common_documents, reconciled_quietly, unique_names
 from .span import SpanSet
 
@@ -200,6 +201,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     result = finished(names, documents, rule, counted, accumulator.notes, group.texts.whitespace_aligned, left_out,
                       options=options, match=match, labels=labels, only=only, label_map=label_map,
                       align_whitespace=align_whitespace)
+    result.notes += label_warnings(names, accumulator.labels, pairs, label_map=label_map, only=only,
+                                   strict=rule.strict_labels)
     if chance:
         from .measures.tokens import token_agreement, tokenizer_for
 

@@ -90,6 +90,7 @@ from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, expand_inputs, run
 from .pipeline.compare import parse_label_list, parse_label_map
+from .pipeline.labels import label_warnings
 from .pipeline.finish import announce_texts, check_jobs, common_documents, unique_names
 from .span import Document, Span, SpanSet
 
@@ -365,6 +366,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     if group.texts.whitespace_aligned:
         notes.append(f"{group.texts.whitespace_aligned} document(s) merged through their non-whitespace "
                      "characters (texts differ only in whitespace; the first annotator's text is kept)")
+    notes += label_warnings(names, accumulator.labels, list(itertools.combinations(range(len(names)), 2)),
+                            label_map=label_map, only=only, strict=rule.strict_labels)
     # The values as understood first, then the rest of the caller's record of the run (the CLI's
     # arguments); the values as understood win.
     understood = {"min_votes": min_votes, "match": match, "labels": labels, "only": sorted(only) if only else None,

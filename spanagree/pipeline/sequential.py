@@ -18,7 +18,9 @@ Reading everything first is this same strategy over span sets already in memory
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Protocol, Sequence
 
 from ..collector import collector_paused
@@ -32,6 +34,8 @@ from .compare import select_labels
 #: Documents compared together: enough to spread the cost of a call over many, few enough to
 #: keep little in memory.
 BATCH_DOCUMENTS = 64
+
+_LABEL = attrgetter("label")
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,7 @@ class _Reading:
         self.order: list[list[str]] = [[] for _ in streams]
         self.pending: list[dict[str, Document]] = [{} for _ in streams]
         self.ended = [False] * len(streams)
+        self.labels: list[Counter] = [Counter() for _ in streams]
 
     def next(self, k: int) -> Document | None:
         """Stream ``k``'s next document (also kept in :attr:`pending`), or ``None`` at its end or error."""
@@ -113,6 +118,7 @@ class _Reading:
             self.events += [(key, str(w.message), w.category) for w in self.caught]
             del self.caught[:]
         if document is not None:
+            self.labels[k].update(map(_LABEL, document.spans))
             self.order[k].append(document.id)
             self.pending[k][document.id] = document
         return document
@@ -290,4 +296,5 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
                     compare(g, ready[g])
         else:
             reading.read_before_error()
-    return Accumulator(reading.order, [s.notes for s in streams], reading.events, reading.error, tallies)
+    return Accumulator(reading.order, [s.notes for s in streams], reading.events, reading.error, tallies,
+                       labels=reading.labels)
