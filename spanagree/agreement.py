@@ -201,8 +201,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     result = finished(names, documents, rule, counted, accumulator.notes, group.texts.whitespace_aligned, left_out,
                       options=options, match=match, labels=labels, only=only, label_map=label_map,
                       align_whitespace=align_whitespace)
-    result.notes += label_warnings(names, accumulator.labels, pairs, label_map=label_map, only=only,
-                                   strict=rule.strict_labels)
+    result.notes += label_warnings(accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
+                                                        for p in counted] if rule.strict_labels else [],
+                                   label_map=label_map, only=only)
     if chance:
         from .measures.tokens import token_agreement, tokenizer_for
 

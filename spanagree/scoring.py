@@ -380,7 +380,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     accumulator.replay_reading()
     gold_order = accumulator.orders[0]
     in_gold = set(gold_order)
-    unknown = label_warnings(names, accumulator.labels, [], label_map=label_map, only=only, strict=False)
+    unknown = label_warnings(accumulator.labels, [], label_map=label_map, only=only)
     results = []
     for p, group in enumerate(accumulator.groups, 1):
         pred_ids = set(accumulator.orders[p])
@@ -403,8 +403,9 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                           tally.pair(names[p], names[0], scored), tally.errors, missing,
                           group.texts.whitespace_aligned, left_out, listing, options=options, match=match,
                           labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace)
-        result.notes += unknown + label_warnings(names, accumulator.labels, [(0, p)], label_map=label_map, only=only,
-                                                 strict=rule.strict_labels, unknown=False)
+        compared = result.pair.tally  # the prediction's labels first, the gold's second
+        result.notes += unknown + label_warnings(
+            [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
         if chance:
             from .measures.tokens import token_agreement, tokenizer_for
 

@@ -199,7 +199,7 @@ FORMATS: dict[str, Format] = {
                     (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""), (".conll",), 4,
                     False, _CONLL_OPTIONS),
     "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
-                    (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False),
+                    (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False, container=True),
 }
 
 

@@ -103,7 +103,8 @@ class Accumulator:
         Per group of copies compared together.
     labels : list of Counter
         Per stream, its spans' labels as read (before ``--map`` and ``--only``), counted over every
-        document read: what the label checks (:mod:`spanagree.pipeline.labels`) look at.
+        document read, when the run was asked to (``count_labels``; else empty): what the label
+        checks (:mod:`spanagree.pipeline.labels`) look at.
     """
 
     orders: list

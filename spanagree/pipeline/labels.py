@@ -3,11 +3,14 @@ whose labels do not line up (``PER``/``LOC``/``ORG`` against ``PERSON``/``LOCATI
 
 Both give a wrong answer with no error: a relabelling that never applies leaves the labels apart,
 and with strict labels spans whose labels differ never match, so two annotators who agree on every
-boundary but name their labels differently get an F1 near 0. The checks look at the labels every
-input's spans carry, counted as the documents are read
-(:attr:`~spanagree.pipeline.accumulator.Accumulator.labels`: before ``--map`` and ``--only``, added
-up over shards, so the checks do not depend on ``--jobs`` or streaming), and each finding is a
-:class:`~spanagree.errors.SpanagreeWarning` and a line of the result's ``notes``.
+boundary but name their labels differently get an F1 near 0. The checks look at counts the
+run adds up anyway, so they do not depend on ``--jobs`` or streaming: the labels of the spans
+compared, per pair and side (:class:`~spanagree.pipeline.compare.LabelTally`, after ``--map`` and
+``--only``), and for ``--map``/``--only`` (and ``merge``, which keeps no pair tallies) the labels
+every input's spans carry as read
+(:attr:`~spanagree.pipeline.accumulator.Accumulator.labels`, before ``--map`` and ``--only``).
+Each finding is a :class:`~spanagree.errors.SpanagreeWarning` and a line of the result's
+``notes``.
 
 The rules (docs/cli.md, "Label checks"):
 
@@ -117,20 +120,18 @@ def unshared_labels(first: str, first_labels: Counter, second: str, second_label
             "spans cannot match (relabel with --map OLD=NEW if they name the same thing)")
 
 
-def label_warnings(names: Sequence[str], labels: Sequence[Counter], pairs: Sequence[tuple[int, int]], *,
-                   label_map: Mapping[str, str] | None, only: frozenset[str] | None, strict: bool,
-                   unknown: bool = True) -> list[str]:
+def label_warnings(labels: Sequence[Counter], compared: Sequence[tuple[str, Counter, str, Counter]], *,
+                   label_map: Mapping[str, str] | None = None, only: frozenset[str] | None = None) -> list[str]:
     """Every label check's message for a run, each warned (:class:`SpanagreeWarning`) and returned
-    for the result's ``notes``: the unknown labels first (unless ``unknown`` is false: a command
-    with several results checks them once), then each pair of span sets compared (indices into
-    ``names`` and ``labels``) in order, when labels are strict."""
-    messages = unknown_labels(labels, label_map, only) if unknown else []
-    if strict:
-        compared = [selected(counts, label_map, only) for counts in labels]
-        for i, j in pairs:
-            message = unshared_labels(names[i], compared[i], names[j], compared[j])
-            if message is not None:
-                messages.append(message)
+    for the result's ``notes``: the labels of ``label_map`` and ``only`` that no input has (the
+    inputs' labels as read: ``labels``, one counter per input), then each pair of span sets
+    compared, ``(name, labels, name, labels)`` with the labels as compared (give none when
+    labels are not strict)."""
+    messages = unknown_labels(labels, label_map, only) if (label_map or only) else []
+    for first, first_labels, second, second_labels in compared:
+        message = unshared_labels(first, first_labels, second, second_labels)
+        if message is not None:
+            messages.append(message)
     for message in messages:
         warnings.warn(message, SpanagreeWarning, stacklevel=3)
     return messages

@@ -90,7 +90,7 @@ class _Reading:
     """The streams read in turn: each one's ids in reading order, the documents read and not yet
     compared, the warnings (with where they arose) and the first reading error."""
 
-    def __init__(self, streams: Sequence[DocumentStream], caught: list, shard: int):
+    def __init__(self, streams: Sequence[DocumentStream], caught: list, shard: int, count_labels: bool = False):
         self.streams = streams
         self.caught = caught
         self.shard = shard
@@ -100,7 +100,7 @@ class _Reading:
         self.order: list[list[str]] = [[] for _ in streams]
         self.pending: list[dict[str, Document]] = [{} for _ in streams]
         self.ended = [False] * len(streams)
-        self.labels: list[Counter] = [Counter() for _ in streams]
+        self.labels: list[Counter] = [Counter() for _ in streams] if count_labels else []
 
     def next(self, k: int) -> Document | None:
         """Stream ``k``'s next document (also kept in :attr:`pending`), or ``None`` at its end or error."""
@@ -118,7 +118,8 @@ class _Reading:
             self.events += [(key, str(w.message), w.category) for w in self.caught]
             del self.caught[:]
         if document is not None:
-            self.labels[k].update(map(_LABEL, document.spans))
+            if self.labels:
+                self.labels[k].update(map(_LABEL, document.spans))
             self.order[k].append(document.id)
             self.pending[k][document.id] = document
         return document
@@ -185,7 +186,7 @@ def _joined(spansets: list[SpanSet], parts: list[Reconciled]) -> Reconciled:
 
 def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: Sequence[Group],
                comparison: Comparison, *, label_map=None, only=None, align_whitespace: bool = False,
-               shard: int = 0) -> Accumulator:
+               shard: int = 0, count_labels: bool = False) -> Accumulator:
     """Read ``streams`` in turn, compare every document of every group once its copies are read,
     and return what was found.
 
@@ -204,6 +205,8 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
     shard : int
         This run's shard of the documents (part of every warning's key; see
         :mod:`spanagree.pipeline.accumulator`).
+    count_labels : bool
+        Count each stream's labels as read (:attr:`Accumulator.labels`).
 
     Returns
     -------
@@ -219,7 +222,7 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
 
     with collector_paused(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        reading = _Reading(streams, caught, shard)
+        reading = _Reading(streams, caught, shard, count_labels)
         pending = reading.pending
 
         def compare(g: int, batch: list[str]) -> None:
