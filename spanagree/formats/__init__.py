@@ -124,6 +124,11 @@ class Format:
         :data:`HEAD_BYTES` bytes (``None`` for a folder). It must be cheap and import nothing
         heavy (a WebAnno TSV file is a ``.tsv`` whose first line is ``#FORMAT=WebAnno TSV 3``; a
         Label Studio export a ``.json`` holding a list).
+    drops : tuple of str
+        What the writer cannot hold of a span set, announced when writing drops it
+        (:func:`dropped`): ``"attributes"``, the spans' attributes (BRAT's notes ``#``,
+        attributes ``A`` and normalisations ``N``); ``"ids"``, the document ids (CoNLL numbers its
+        documents). Default: the attributes.
     """
 
     name: str
@@ -136,6 +141,7 @@ class Format:
     options: tuple[FormatOption, ...] = ()
     container: bool = False
     recognises: bool = False
+    drops: tuple[str, ...] = ("attributes",)
 
     @property
     def reader_keywords(self) -> frozenset[str]:
@@ -192,12 +198,12 @@ _CONLL_OPTIONS = (
 
 #: The formats, by name, in the order the command line and the docs list them.
 FORMATS: dict[str, Format] = {
-    "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True),
+    "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True, drops=()),
     "xml": Format("xml", "XML", "inline XML markup (an .xml file or a folder of them)", (".xml",), (".xml",), 2,
                   False, _XML_OPTIONS),
     "conll": Format("conll", "CoNLL", "CoNLL columns with IOB/BIOES tags",
                     (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""), (".conll",), 4,
-                    False, _CONLL_OPTIONS),
+                    False, _CONLL_OPTIONS, drops=("attributes", "ids")),
     "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
                     (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False, container=True),
 }
@@ -512,16 +518,72 @@ def too_large(path: str, what: str, limit: int, line: int | None = None) -> Form
                        "(raise it with --max-record-bytes)", line)
 
 
-def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> None:
+def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dict[str, int] | None = None,
+          **options) -> None:
     """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``.
 
     Only the options the chosen format's writer takes (:attr:`Format.writer_keywords`) are passed
     on, so one set of command-line options can serve a reader and a writer (``--conll-column``
-    means something to the CoNLL reader only). The caller decides about overwriting.
+    means something to the CoNLL reader only). The caller decides about overwriting. What the
+    format cannot hold (:func:`dropped`, and ``unkept``: what the reader read and no span set
+    holds, such as BRAT's relations) is announced in one
+    :class:`~spanagree.errors.SpanagreeWarning` once written.
     """
     fmt = get_format(format)
     own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
     fmt.writer()(spanset, dest, **own)
+    lost = dropped(spanset, fmt.name) + [_counted(number, kind) for kind, number in (unkept or {}).items() if number]
+    if lost:
+        import warnings
+
+        from ..errors import SpanagreeWarning
+
+        warnings.warn(f"{fmt.title} output: not written: {'; '.join(lost)}", SpanagreeWarning, stacklevel=2)
+
+
+# Span attributes by key prefix (spanagree.formats.brat keeps BRAT's lines on spans this way).
+_ATTRIBUTE_KINDS = {"#": ("note", "notes", "BRAT #, e.g. AnnotatorNotes"), "A": ("attribute", "attributes", "BRAT A"),
+                    "N": ("normalization", "normalizations", "BRAT N")}
+
+
+def dropped(spanset: SpanSet, format: str) -> list[str]:
+    """What writing ``spanset`` in ``format`` leaves out, counted (:attr:`Format.drops`): the
+    spans' attributes by kind, and the document ids where the format numbers its documents.
+
+    Examples
+    --------
+    >>> from spanagree.span import Span
+    >>> span = Span.trusted("doc-a", ((0, 2),), "X", None, (("#:AnnotatorNotes", "C0011849"), ("A:Negation", "True")))
+    >>> s = SpanSet.from_spans("a", [span], {"doc-a": "ab"})
+    >>> dropped(s, "jsonl"), dropped(s, "brat")
+    (['1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans'], [])
+    >>> dropped(s, "conll")[1]
+    'the document ids (doc-a): CoNLL numbers its documents 1 to 1'
+    """
+    fmt = get_format(format)
+    lost = []
+    if "attributes" in fmt.drops:
+        kinds: dict[str, int] = {}
+        for span in spanset:
+            for key, _ in span.attributes:
+                kind = key[:1] if key[:1] in _ATTRIBUTE_KINDS else "other"
+                kinds[kind] = kinds.get(kind, 0) + 1
+        parts = [f"{kinds[k]} {_ATTRIBUTE_KINDS[k][0] if kinds[k] == 1 else _ATTRIBUTE_KINDS[k][1]} "
+                 f"({_ATTRIBUTE_KINDS[k][2]}) on spans" for k in _ATTRIBUTE_KINDS if kinds.get(k)]
+        if kinds.get("other"):
+            parts.append(f"{kinds['other']} other span attribute{'s' if kinds['other'] != 1 else ''}")
+        if parts:
+            lost.append(", ".join(parts))
+    if "ids" in fmt.drops:
+        ids = list(spanset.documents)
+        if ids != [str(n) for n in range(1, len(ids) + 1)]:
+            shown = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
+            lost.append(f"the document ids ({shown}): {fmt.title} numbers its documents 1 to {len(ids)}")
+    return lost
+
+
+def _counted(number: int, kind: str) -> str:
+    return f"{number} {kind}{'s' if number != 1 else ''}"
 
 
 def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source_format: str | None = None,
@@ -536,7 +598,12 @@ def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source
 
     with collector_paused(freeze=True):  # what is read lives until the process ends
         spanset = read(path, source_format, annotator=annotator, **options)
-    write_atomically(dest, lambda temporary: write(spanset, temporary, to, **options), force=force)
+    unkept = None
+    if spanset.format == "brat":
+        from .brat import unkept_lines
+
+        unkept = unkept_lines(spanset.notes)
+    write_atomically(dest, lambda temporary: write(spanset, temporary, to, unkept=unkept, **options), force=force)
     return spanset
 
 

@@ -154,6 +154,30 @@ def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
     return notes
 
 
+def unkept_lines(notes: list[str]) -> dict[str, int]:
+    """Of the other lines a span set's notes count (:func:`_notes`), those no span keeps —
+    relations, events, equivalences — by kind (``{"relation": 3}``), for a writer to announce.
+
+    Examples
+    --------
+    >>> unkept_lines(["3 relations, 1 event, 139 notes read and not compared"])
+    {'relation': 3, 'event': 1}
+    """
+    counts: dict[str, int] = {}
+    for note in notes:
+        if note.endswith(" read and not compared"):
+            for part in note[:-len(" read and not compared")].split(", "):
+                number, _, noun = part.partition(" ")
+                kind = noun[:-1] if noun.endswith("s") else noun
+                if kind in _UNKEPT and number.isdigit():
+                    counts[kind] = counts.get(kind, 0) + int(number)
+    return counts
+
+
+# The other lines no span keeps (attributes, normalisations and notes of a T are kept on its span).
+_UNKEPT = ("relation", "event", "equivalence")
+
+
 class BratFolder:
     """A BRAT folder scanned but not read: its documents' files, read one document at a time.
 
