@@ -587,17 +587,32 @@ def _counted(number: int, kind: str) -> str:
 
 
 def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source_format: str | None = None,
-            force: bool = False, annotator: str | None = None, **options) -> SpanSet:
+            force: bool = False, annotator: str | None = None, tokenize: bool = False, lang: str | None = None,
+            spacy_model: str | None = None, **options) -> SpanSet:
     """Read ``path`` (in ``source_format``, detected when not given) and write it to ``dest`` in ``to``.
 
     ``annotator`` chooses the span set of a container holding several (as in :func:`read`).
+    ``tokenize`` (with ``to="conll"``) puts raw texts in CoNLL's shape first, with spaCy's
+    tokenizer and sentence splitter: a blank ``lang`` pipeline (default ``en``) or the pipeline
+    ``spacy_model`` (:func:`spanagree.formats.retokenize.conll_shaped`).
     ``dest`` is written atomically and an existing non-empty one only replaced with ``force``
     (:func:`spanagree.outputs.write_atomically`). Returns the span set written.
     """
     from ..outputs import write_atomically
 
+    if tokenize and to != "conll":
+        raise UsageError("{option} puts texts in CoNLL's shape: it goes with CoNLL output", option="tokenize",
+                         flag="--tokenize")
+    if not tokenize and (lang is not None or spacy_model is not None):
+        raise UsageError("lang and spacy_model choose the tokenizer of tokenize=True; give tokenize")
+    if lang is not None and spacy_model is not None:
+        raise UsageError("lang and spacy_model exclude each other (the pipeline has its own language)")
     with collector_paused(freeze=True):  # what is read lives until the process ends
         spanset = read(path, source_format, annotator=annotator, **options)
+    if tokenize:
+        from .retokenize import conll_shaped
+
+        spanset = conll_shaped(spanset, lang=lang, spacy_model=spacy_model)
     unkept = None
     if spanset.format == "brat":
         from .brat import unkept_lines
