@@ -106,6 +106,7 @@ spans as reading it with them. ``xml_doc_tag`` names the document element instea
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import warnings
@@ -233,6 +234,11 @@ def marked_options(path: str) -> "_Options | None":
             head = file.read(HEAD_BYTES)
     except OSError:
         return None  # reading it will say why
+    return _marked_in(head)
+
+
+def _marked_in(head: bytes) -> "_Options | None":
+    """The options the marker in a file's first bytes names, or ``None``."""
     found = _MARKER.search(head)
     if found is None or _ROOT_BEFORE.search(head, 0, found.start()):
         return None
@@ -261,6 +267,7 @@ def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: l
             own = marked_options(file) or options
         reader = _FileReader(file, own, in_folder, limit)
         for key, document in reader.documents():
+            own = reader.options  # a pipe's marker is found as it is read
             if own.doc_tag is None:
                 doc_id = rel
             else:
@@ -377,6 +384,13 @@ class _FileReader:
             else:  # the file given as the path: a pipe too
                 with open(path, "rb") as file:
                     data = read_bounded(file, path, self.limit, "the file")
+            if self.options.unset:  # a pipe (a regular file's marker was looked for before)
+                marked = _marked_in(data[:HEAD_BYTES])
+                if marked is not None:
+                    self.options = marked
+                    if marked.doc_tag is not None:
+                        yield from self._documents_by_tag(marked.doc_tag, io.BytesIO(data))
+                        return
             try:
                 root = etree.fromstring(data, etree.XMLParser(**_SAFE))
             except etree.XMLSyntaxError as error:
@@ -391,12 +405,13 @@ class _FileReader:
         """The file for reading bytes; in a folder, only a regular file (never waiting on a FIFO)."""
         return open_regular(self.path, "a folder's .xml files") if self.in_folder else open(self.path, "rb")
 
-    def _documents_by_tag(self, doc_tag: str):
-        """Stream the file: each document element is read when it ends, then freed."""
+    def _documents_by_tag(self, doc_tag: str, source=None):
+        """Stream the file (or ``source``, its bytes already read): each document element is read
+        when it ends, then freed."""
         path = self.path
         seen: dict[str, int | None] = {}
         ordinal = 0
-        with self._open() as file:
+        with source if source is not None else self._open() as file:
             events = etree.iterparse(file, events=("end",), tag="{*}" + doc_tag, **_SAFE)
             try:
                 for _, element in events:
