@@ -30,6 +30,7 @@ from .pipeline import Group, expand_inputs, read_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
+from .pipeline.labels import label_warnings
 from .pipeline.finish import (announce_texts, check_jobs, common_documents, input_path, reconciled_quietly,
                               unique_names)
 from .formats import DocumentStream
@@ -267,6 +268,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         result.listing = partial(_listing, inputs, format=format, format_options=format_options, match=match,
                                  labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
                                  align_whitespace=align_whitespace, context=context)
+    result.notes += label_warnings(accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
+                                                        for p in counted] if rule.strict_labels else [],
+                                   label_map=label_map, only=only)
     if chance:
         from .measures.tokens import token_agreement, tokenizer_for
 

@@ -139,6 +139,12 @@ def build_parser() -> Parser:
     convert.add_argument("--to", required=True, choices=writable_formats(), metavar="FORMAT")
     convert.add_argument("--out", required=True, metavar="DEST")
     convert.add_argument("--force", action="store_true", help="replace an existing destination")
+    convert.add_argument("--tokenize", action="store_true",
+                         help="--to conll from raw texts: tokenise and split sentences with spaCy (a blank "
+                              "pipeline with its sentencizer, or --spacy-model)")
+    convert.add_argument("--lang", metavar="L", help="--tokenize: language of the blank spaCy pipeline (default: en)")
+    convert.add_argument("--spacy-model", metavar="M",
+                         help="--tokenize: tokenise and split sentences with this spaCy pipeline (a name or a path)")
     add_format_options(convert)
     return parser
 
@@ -308,9 +314,16 @@ def command_convert(args) -> str:
     check_destination(args.out, force=args.force)  # refuse before reading anything
     if args.annotators is not None and len(args.annotators) != 1:
         raise UsageError("convert writes one span set: --annotators names one")
+    if args.tokenize and args.to != "conll":
+        raise UsageError("--tokenize puts texts in CoNLL's shape: it goes with --to conll")
+    for option, value in (("--lang", args.lang), ("--spacy-model", args.spacy_model)):
+        if value is not None and not args.tokenize:
+            raise UsageError(f"{option} goes with --tokenize")
+    if args.lang is not None and args.spacy_model is not None:
+        raise UsageError("--lang and --spacy-model exclude each other (the pipeline has its own language)")
     spanset = convert(args.path, args.out, source_format=args.source_format or args.format, to=args.to,
                       force=args.force, annotator=args.annotators[0] if args.annotators else None,
-                      **format_options(args))
+                      tokenize=args.tokenize, lang=args.lang, spacy_model=args.spacy_model, **format_options(args))
     return f"wrote {len(spanset.documents)} documents, {len(spanset)} spans to {args.out} ({args.to})\n"
 
 

@@ -43,6 +43,7 @@ from .pipeline import Group, expand_inputs, read_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
                                sorted_labels, warn_duplicates)
+from .pipeline.labels import label_warnings
 from .pipeline.finish import announce_texts, check_jobs, input_name, reconciled_quietly
 from .span import CONTEXT, Span, SpanSet, context_of
 
@@ -428,6 +429,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     accumulator.replay_reading()
     gold_order = accumulator.orders[0]
     in_gold = set(gold_order)
+    unknown = label_warnings(accumulator.labels, [], label_map=label_map, only=only)
     results = []
     for p, group in enumerate(accumulator.groups, 1):
         pred_ids = set(accumulator.orders[p])
@@ -450,6 +452,9 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                           tally.pair(names[p], names[0], scored), tally.errors, missing,
                           group.texts.whitespace_aligned, left_out, listing, options=options, match=match,
                           labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace)
+        compared = result.pair.tally  # the prediction's labels first, the gold's second
+        result.notes += unknown + label_warnings(
+            [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
         if chance:
             from .measures.tokens import token_agreement, tokenizer_for
 

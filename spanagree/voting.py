@@ -90,6 +90,7 @@ from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, expand_inputs, run
 from .pipeline.compare import parse_label_list, parse_label_map
+from .pipeline.labels import label_warnings, selected
 from .pipeline.finish import announce_texts, check_jobs, common_documents, input_path, unique_names
 from .span import CONTEXT, Document, Span, SpanSet
 
@@ -424,7 +425,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     names = unique_names(inputs)
     accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))], VoteComparison(rule, k, names),
                       format=format, format_options=format_options, label_map=label_map, only=only,
-                      align_whitespace=align_whitespace, jobs=jobs)
+                      align_whitespace=align_whitespace, jobs=jobs, count_labels=rule.strict_labels)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     documents, left_out = common_documents(names, accumulator.orders, left_out_of=" of the merge",
@@ -444,6 +445,10 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     if group.texts.whitespace_aligned:
         notes.append(f"{group.texts.whitespace_aligned} document(s) merged through their non-whitespace "
                      "characters (texts differ only in whitespace; the first annotator's text is kept)")
+    compared = [selected(counts, label_map, only) for counts in accumulator.labels] if rule.strict_labels else []
+    notes += label_warnings(accumulator.labels, [(names[i], compared[i], names[j], compared[j]) for i, j in
+                                                 itertools.combinations(range(len(compared)), 2)],
+                            label_map=label_map, only=only)
     # The values as understood first, then the rest of the caller's record of the run (the CLI's
     # arguments); the values as understood win.
     understood = {"min_votes": min_votes, "match": match, "labels": labels, "only": sorted(only) if only else None,
