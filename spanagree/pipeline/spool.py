@@ -11,11 +11,16 @@ report is assembled from the files at the end (:mod:`spanagree.report.html`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
 import tempfile
 import weakref
+
+
+#: Numbers the spool files a process writes (one per spool: several spools may write at once).
+_FILES = itertools.count()
 
 
 class SpoolFolder:
@@ -37,7 +42,7 @@ class DocumentSpool:
     Attributes
     ----------
     folder : str
-        Where this process's file goes (one file per process: ``<pid>.jsonl``).
+        Where this process's file goes (one file per spool and process: ``<pid>-<n>.jsonl``).
     entries : dict
         ``document id → (file, offset, length, disagreements)``.
     """
@@ -53,7 +58,7 @@ class DocumentSpool:
         """Write ``record`` (a JSON-able dict) for ``doc_id``."""
         if self._file is None or self._pid != os.getpid():
             self._pid = os.getpid()
-            self._file = open(os.path.join(self.folder, f"{self._pid}.jsonl"), "ab")
+            self._file = open(os.path.join(self.folder, f"{self._pid}-{next(_FILES)}.jsonl"), "ab")
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         offset = self._file.tell()
         self._file.write(line)

@@ -274,9 +274,10 @@
   DOCS.documents.forEach(function (d, k) { shownIndex[d.id] = k; });
 
   function documentRows() {
-    var ids = Object.keys(DATA.by_document || {});
+    var source = COMMAND === "score" ? predictions[0].by_document : DATA.by_document;
+    var ids = Object.keys(source || {});
     return ids.map(function (id, k) {
-      var b = DATA.by_document[id];
+      var b = source[id];
       var row = { id: id, order: k };
       if (COMMAND === "agree") { row.f1 = b.mean_f1; row.pooled = b.pooled_f1; }
       else if (COMMAND === "score") {
