@@ -475,12 +475,22 @@
     return NAMES[annotator] + " [" + span[1] + "] “" + spanText(d, span) + "” (" + fragmentsText(span[0]) + ")";
   }
 
+  var rendered = null;  // what the view shows: the document and the filters it was drawn with
+
   function renderDocument(docIndex, entry) {
     var d = DOCS.documents[docIndex];
     var cp = codePoints(d);
-    view.textContent = "";
+    var key = [docIndex, state.label, state.kind, state.comparison].join("\u0000");
     info.textContent = "";
+    ["data-doc", "data-kind", "data-comparison", "data-cluster", "data-first", "data-second"].forEach(function (a) { info.removeAttribute(a); });
     docSelect.value = state.doc;
+    if (rendered === key && view.firstChild) {  // the same drawing: only the current entry moves
+      Array.prototype.forEach.call(view.querySelectorAll(".sa-current"), function (n) { n.classList.remove("sa-current"); });
+      if (entry) markEntry(d, docIndex, entry, view.firstChild);
+      return;
+    }
+    rendered = key;
+    view.textContent = "";
     var box = el("div", { "class": "sa-document", "data-doc": d.id });
     box.appendChild(el("h3", null, "document " + d.id, el("span", { "class": "sa-muted" }, " — " + d.disagreements +
       (COMMAND === "merge" ? " cluster(s) to adjudicate" : " disagreement(s)"))));
