@@ -190,8 +190,10 @@ def test_merge_report_holds_every_cluster_with_its_vote(capsys, tmp_path):
 
 def test_report_documents_keeps_the_documents_with_the_most_disagreement(capsys, tmp_path):
     page = tmp_path / "agree.html"
-    run(capsys, "agree", *ANNOTATORS, "--report", page, "--report-documents", "3", "--output", "json")
+    assert main(["agree", *map(str, ANNOTATORS), "--report", str(page), "--report-documents", "3"]) == 0
+    note = capsys.readouterr().err
     _, documents = blocks(page)
+    assert f"spanagree: warning: {page}: {documents['selection']['note']}" in note
     everything = tmp_path / "all.html"
     run(capsys, "agree", *ANNOTATORS, "--report", everything, "--output", "json")
     _, whole = blocks(everything)

@@ -55,6 +55,13 @@ def write_report(result, path, *, documents: int | None = None, force: bool = Fa
         raise UsageError(f"{{option}} must be a whole number >= 0, got {documents!r}", option="report_documents")
     check_not_inputs([path], [i for i in inputs if isinstance(i, (str, Path))], what="report")
     page = Page(result, documents)
+    note = page.selection()["note"]
+    if note:
+        import warnings
+
+        from ..errors import SpanagreeWarning
+
+        warnings.warn(f"{path}: {note}", SpanagreeWarning, stacklevel=2)
 
     def produce(temporary: Path) -> None:
         with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
