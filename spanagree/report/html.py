@@ -77,6 +77,12 @@ def script_json(document) -> str:
                       separators=(",", ":")).replace("<", "\\u003c")
 
 
+def record_json(record: dict) -> str:
+    """A document record as :func:`script_json` writes it; records hold no NaN (offsets, labels,
+    texts, credits in [0, 1]), so nothing needs replacing first."""
+    return json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
 def asset(name: str) -> str:
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
 
@@ -251,7 +257,7 @@ class Page:
         for n, record in enumerate(self.records()):
             if n:
                 handle.write(",\n")
-            handle.write(script_json(record))
+            handle.write(record_json(record))
         handle.write("]}</script>\n<script>\n")
         handle.write(asset("report.js"))
         handle.write("</script>\n</body>\n</html>\n")
