@@ -93,7 +93,7 @@ class Page:
     def __init__(self, result, limit: int | None):
         if isinstance(result, (list, tuple)):
             self.command, self.results = "score", list(result)
-            self.summary = scores_document(self.results, by_document=True)
+            self.summary = scores_document(self.results, by_document=True, lazy=True)
             first = self.results[0]
             self.annotators = [first.gold, *(r.prediction for r in self.results)]
             self.comparisons = [{"first": p + 1, "second": 0} for p in range(len(self.results))]
@@ -112,7 +112,7 @@ class Page:
             self.pair_counts = []
         else:
             self.command, self.results = "agree", [result]
-            self.summary = agreement_document(result, by_document=True)
+            self.summary = agreement_document(result, by_document=True, lazy=True)
             self.annotators = list(result.annotators)
             index = {name: k for k, name in enumerate(self.annotators)}
             self.comparisons = [{"first": index[p.first], "second": index[p.second]} for p in result.pairs]
@@ -250,7 +250,9 @@ class Page:
                      f"<title>spanagree {title} report</title>\n<style>\n{asset('report.css')}</style>\n</head>\n"
                      "<body>\n<div id=\"sa-app\"><noscript>This report needs JavaScript.</noscript></div>\n")
         handle.write('<script type="application/json" id="spanagree-data">')
-        handle.write(script_json(self.summary))
+        encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        for chunk in encoder.iterencode(json_safe(self.summary)):  # by_document entry by entry
+            handle.write(chunk.replace("<", "\\u003c"))
         handle.write('</script>\n<script type="application/json" id="spanagree-documents">')
         header = script_json(self.header())
         handle.write(header[:-1] + ',"documents":[')
