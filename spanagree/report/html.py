@@ -29,7 +29,7 @@ from .._version import __version__
 from ..errors import UsageError
 from ..measures.registry import value
 from ..pipeline.compare import MeanF1
-from .document import agreement_document, json_safe, scores_document, vote_document
+from .document import LazyMap, agreement_document, json_safe, scores_document, vote_document
 
 #: Points of each kappa-against-d curve (d on a logarithmic scale).
 CURVE_POINTS = 60
@@ -83,6 +83,40 @@ def record_json(record: dict) -> str:
     return json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":")).replace("<", "\\u003c")
 
 
+def write_streamed(handle, value) -> None:
+    """Write ``value`` as :func:`record_json` would, a :class:`LazyMap` entry by entry (NaN already
+    replaced: :func:`json_safe`)."""
+    if isinstance(value, LazyMap):
+        handle.write("{")
+        for n, (key, entry) in enumerate(value.items()):
+            handle.write(("," if n else "") + record_json(key) + ":" + record_json(entry))
+        handle.write("}")
+    elif isinstance(value, dict) and _holds_lazy(value):
+        handle.write("{")
+        for n, (key, entry) in enumerate(value.items()):
+            handle.write(("," if n else "") + record_json(key) + ":")
+            write_streamed(handle, entry)
+        handle.write("}")
+    elif isinstance(value, list) and _holds_lazy(value):
+        handle.write("[")
+        for n, entry in enumerate(value):
+            handle.write("," if n else "")
+            write_streamed(handle, entry)
+        handle.write("]")
+    else:
+        handle.write(record_json(value))
+
+
+def _holds_lazy(value) -> bool:
+    if isinstance(value, LazyMap):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_lazy(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_holds_lazy(v) for v in value)
+    return False
+
+
 def asset(name: str) -> str:
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
 
@@ -120,6 +154,12 @@ class Page:
             self.spools = [result.spool]
             self.extras = [result.extras]
             self.pair_counts = [p.counts for p in result.pairs]
+        self.seen: list[tuple[str, list]] = []  # per F1 column: the documents' F1 as they are written
+        if self.command == "agree":
+            self.summary["by_document"] = self.recording(self.summary["by_document"], "mean pairwise F1", "mean_f1")
+        elif self.command == "score":
+            for entry in self.summary.get("predictions") or [self.summary]:
+                entry["by_document"] = self.recording(entry["by_document"], f"{entry['prediction']} F1", "f1")
         if any(spool is None for spool in self.spools):
             raise UsageError(f"the {self.command} result keeps no documents for a report: "
                              f"call {'agree' if self.command == 'agree' else 'score'}(..., report=True)")
@@ -154,7 +194,7 @@ class Page:
                 "left_out_disagreements": sum(self.weights[d] for d in left_out), "note": note}
 
     def header(self) -> dict:
-        """The documents block without its documents."""
+        """The documents block without its documents (after the data block is written: see :meth:`document_f1`)."""
         header = {"spanagree": __version__, "command": self.command, "annotators": self.annotators,
                   "comparisons": self.comparisons, "selection": self.selection(),
                   "kappa_curves": self.kappa_curves()}
@@ -164,18 +204,24 @@ class Page:
             header["document_f1"] = self.document_f1()
         return header
 
+    def recording(self, by_document: LazyMap, name: str, key: str) -> LazyMap:
+        """``by_document`` keeping each entry's F1 (``key``) as it is written, for :meth:`document_f1`."""
+        values: list = []
+        self.seen.append((name, values))
+
+        def entry(doc_id):
+            found = by_document.value(doc_id)
+            values.append(found[key])
+            return found
+
+        return LazyMap(by_document.ids, entry)
+
     def document_f1(self) -> list[dict]:
         """Mean and SD of the per-document F1 (``agree``: each document's mean pairwise F1;
-        ``score``: each prediction's), undefined ones skipped (:class:`MeanF1`)."""
-        by_document = self.summary.get("by_document")
-        if self.command == "agree":
-            columns = [("mean pairwise F1", [by_document[d]["mean_f1"] for d in self.order])]
-        else:
-            documents = self.summary.get("predictions") or [self.summary]
-            columns = [(f"{entry['prediction']} F1", [entry["by_document"][d]["f1"] for d in self.order])
-                       for entry in documents]
+        ``score``: each prediction's), undefined ones skipped (:class:`MeanF1`). Made from the
+        breakdown as the data block wrote it (it is written first)."""
         found = []
-        for name, values in columns:
+        for name, values in self.seen:
             mean = MeanF1.of(math.nan if v is None else v for v in values)
             found.append({"name": name, "mean": mean.mean, "sd": mean.sd, "defined": mean.defined,
                           "skipped": mean.skipped})
@@ -250,9 +296,7 @@ class Page:
                      f"<title>spanagree {title} report</title>\n<style>\n{asset('report.css')}</style>\n</head>\n"
                      "<body>\n<div id=\"sa-app\"><noscript>This report needs JavaScript.</noscript></div>\n")
         handle.write('<script type="application/json" id="spanagree-data">')
-        encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        for chunk in encoder.iterencode(json_safe(self.summary)):  # by_document entry by entry
-            handle.write(chunk.replace("<", "\\u003c"))
+        write_streamed(handle, json_safe(self.summary))  # by_document entry by entry
         handle.write('</script>\n<script type="application/json" id="spanagree-documents">')
         header = script_json(self.header())
         handle.write(header[:-1] + ',"documents":[')
