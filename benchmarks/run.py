@@ -606,9 +606,12 @@ def main(argv=None):
         _log(log, f"--report on {docs} documents (BRAT)")
         plain = main_runs.get("spanagree_agree_brat") or measure(
             "spanagree_agree_brat", sa + command, repeat=repeat, available=sa_ok, log=log)
+        by_document = measure("spanagree_agree_brat_by_document", sa + command + ["--by", "document"],
+                              repeat=repeat, available=sa_ok, log=log)
         written = measure("spanagree_agree_brat_report", sa + command + ["--report", page, "--force"],
                           repeat=repeat, available=sa_ok, log=log)
-        row = {"documents": docs, "agree": plain.as_dict(), "with_report": written.as_dict(),
+        row = {"documents": docs, "agree": plain.as_dict(), "by_document": by_document.as_dict(),
+               "with_report": written.as_dict(),
                "bytes": page.stat().st_size if page.exists() else None, "load": None}
         if page.exists():
             try:
@@ -896,7 +899,8 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
         w(f"## The HTML report (`agree --report`, {report['documents']:,} documents, BRAT)\n")
         w("| run | wall (s) | peak RSS (MiB) | page (MB) | loaded in Chromium (s) |")
         w("|---|---|---|---|---|")
-        for name, key in (("agree --output json", "agree"), ("agree --output json --report FILE.html", "with_report")):
+        for name, key in (("agree --output json", "agree"), ("agree --output json --by document", "by_document"),
+                          ("agree --output json --report FILE.html (embeds the --by document JSON)", "with_report")):
             run_ = report.get(key) or {}
             size = f"{report['bytes'] / 1e6:.1f}" if key == "with_report" and report.get("bytes") else ""
             loaded = (fmt_s(load["seconds"]) if "seconds" in load else load.get("error", "n/a")[:80]) \

@@ -111,9 +111,10 @@ class DocumentSpool:
             self._file = None
 
 
-def span_entry(span) -> list:
-    """A span as the report's documents block gives it: ``[[[start, end], ...], label]``."""
-    return [[list(f) for f in span.fragments], span.label]
+def span_entry(span) -> tuple:
+    """A span as the report's documents block gives it: ``[[[start, end], ...], label]`` (tuples,
+    written as JSON arrays)."""
+    return span.fragments, span.label
 
 
 def spans_entry(spans) -> tuple[list, dict[int, int]]:

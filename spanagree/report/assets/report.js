@@ -425,7 +425,7 @@
       var f = spans[k][0], start = f[0][0], end = f[f.length - 1][1];
       for (var r = 0; r < rows.length; r++) if (ends[r] <= start) break;
       if (r === rows.length) { rows.push([]); ends.push(0); }
-      rows[r].push(k); ends[r] = Math.max(end, start === end ? end : end);
+      rows[r].push(k); ends[r] = end;
     });
     return rows;
   }
