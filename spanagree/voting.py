@@ -176,6 +176,12 @@ class Vote:
 
         return adjudication_listing(self, path)
 
+    def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
+        """Write the HTML report (docs/report.md): every cluster in context, with its vote."""
+        from .report.html import write_report
+
+        write_report(self, path, documents=documents, force=force, inputs=inputs)
+
     def counts(self) -> dict:
         """Clusters, kept clusters (= gold spans), clusters of each kind and clusters listed."""
         return tally(self.clusters)

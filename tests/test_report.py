@@ -186,6 +186,9 @@ def test_merge_report_holds_every_cluster_with_its_vote(capsys, tmp_path):
         assert (mine["votes"], mine["kept"], tuple(mine["kinds"])) == (theirs.votes, theirs.kept, theirs.kinds)
         assert mine["span"] == [[list(f) for f in theirs.span.fragments], theirs.span.label]
     assert documents["min_votes"] == 2 and spans_of(documents) == spans_read(ANNOTATORS)
+    again = tmp_path / "again.html"
+    result.write_report(again)  # from Python: the same page, apart from the options echo
+    assert blocks(again)[1] == documents
 
 
 def test_report_documents_keeps_the_documents_with_the_most_disagreement(capsys, tmp_path):
