@@ -341,7 +341,8 @@ class Opened:
     def drawn_spans(self) -> dict:
         """The span elements of the document shown: ``{(document, annotator): Counter}``."""
         found = self.page.eval_on_selector_all("#sa-document .sa-span[data-annotator]", """nodes => nodes.map(n => [
-            n.dataset.doc, n.dataset.annotator, n.dataset.fragments, n.dataset.label, n.dataset.start, n.dataset.end])""")
+            n.dataset.doc, n.dataset.annotator, n.dataset.fragments, n.dataset.label,
+            n.dataset.start, n.dataset.end])""")
         spans = {}
         for doc, annotator, frags, label, start, end in found:
             assert int(start) == int(frags.split("-")[0]) and int(end) == int(frags.split("-")[-1])
@@ -408,7 +409,8 @@ def test_the_demo_report_in_chromium(browser, capsys, tmp_path):
         assert {entry[1] for entry in opened.walk()} == {"missed"}
         opened.page.select_option("#sa-filter-kind", "")
         opened.page.select_option("#sa-filter-label", "DRUG")
-        labels = opened.page.eval_on_selector_all("#sa-document .sa-span[data-annotator]", "n => n.map(x => x.dataset.label)")
+        labels = opened.page.eval_on_selector_all("#sa-document .sa-span[data-annotator]",
+                                                  "n => n.map(x => x.dataset.label)")
         assert labels and set(labels) == {"DRUG"}
         drug = int(opened.page.get_attribute("#sa-status", "data-count"))
         assert 0 < drug < total

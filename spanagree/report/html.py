@@ -293,6 +293,7 @@ class Page:
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+                     "<link rel=\"icon\" href=\"data:,\">\n"
                      f"<title>spanagree {title} report</title>\n<style>\n{asset('report.css')}</style>\n</head>\n"
                      "<body>\n<div id=\"sa-app\"><noscript>This report needs JavaScript.</noscript></div>\n")
         handle.write('<script type="application/json" id="spanagree-data">')
