@@ -474,6 +474,10 @@ def main(argv=None):
             ("spanagree_score_conll", sa + ["score", c1, c2, "--output", "json"], sa_ok),
             ("spanagree_score_conll_iob2", sa + ["score", c1, c2, "--scheme", "iob2", "--output", "json"], sa_ok),
             ("spanagree_score_jsonl", sa + ["score", j1, j2, "--output", "json"], sa_ok),
+            ("spanagree_agree_brat_errors", sa + ["agree", b1, b2, "--format", "brat", "--output", "json",
+                                                  "--errors", out / "listings" / "agree-errors.csv", "--force"], sa_ok),
+            ("spanagree_score_jsonl_errors", sa + ["score", j1, j2, "--output", "json",
+                                                   "--errors", out / "listings" / "score-errors.csv", "--force"], sa_ok),
             ("bratiaa", [pp, PEERS / "bratiaa_agree.py", d / "brat"], have["bratiaa"]),
             ("seqeval_default", [pp, PEERS / "seqeval_score.py", c1, c2], have["seqeval"]),
             ("seqeval_strict", [pp, PEERS / "seqeval_score.py", c1, c2, "--strict"], have["seqeval"]),
@@ -740,6 +744,8 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
         plain = {"brat": s.get("plain_brat"), "conll": s.get("plain_conll"), "jsonl": s.get("plain_jsonl")}
         rows = [("plain-Python parse", "brat", "plain_brat"),
                 ("**spanagree agree** (exact/strict)", "brat", "spanagree_agree_brat"),
+                ("spanagree agree --errors FILE (every disagreement, in context)", "brat",
+                 "spanagree_agree_brat_errors"),
                 ("bratiaa `compute_f1_agreement`", "brat", "bratiaa"),
                 ("plain-Python parse", "conll", "plain_conll"),
                 ("**spanagree score** (conlleval decoding)", "conll", "spanagree_score_conll"),
@@ -748,6 +754,7 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
                 ("seqeval `f1_score` mode=strict, IOB2", "conll", "seqeval_strict"),
                 ("plain-Python parse", "jsonl", "plain_jsonl"),
                 ("**spanagree score**", "jsonl", "spanagree_score_jsonl"),
+                ("spanagree score --errors FILE (every error, in context)", "jsonl", "spanagree_score_jsonl_errors"),
                 ("nervaluate `evaluate()` (4 schemes)", "jsonl", "nervaluate")]
         for label, fmt, key in rows:
             r = main_runs.get(key)

@@ -7,6 +7,11 @@ annotated. Reported, after Hripcsak & Rothschild (2005):
 - the **mean pairwise F1** (their average PSA) and its population SD, over pairs with a defined F1;
 - the **pooled F1** from the summed a, b, c of all pairs;
 - the same per label (labels strict) and per document, and the k×k matrix of pairwise F1.
+
+Every disagreement of every pair can be listed (``errors=True``, ``agree --errors``) with the
+error analysis of :mod:`spanagree.scoring`: the first annotator of a pair plays the prediction
+and the second the gold (the reference), so ``spurious`` is a span only the first marked (it
+counts in b) and ``missed`` one only the second marked (in c).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable
 
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
@@ -24,7 +31,9 @@ from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
 from .pipeline.finish import announce_texts, check_jobs, common_documents, reconciled_quietly, unique_names
-from .span import SpanSet
+from .formats import DocumentStream
+from .scoring import ErrorItem, check_context, disagreements_of
+from .span import CONTEXT, SpanSet
 
 
 @dataclass
@@ -39,6 +48,34 @@ class Agreement:
     left_out: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
+    #: Builds :meth:`errors` when first asked for (``agree()`` compares the documents again).
+    listing: Callable[[], list[list]] | None = field(default=None, repr=False, compare=False)
+    _errors: list | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return (f"<Agreement: {len(self.annotators)} annotators, {len(self.pairs)} pairs, "
+                f"{len(self.documents)} documents, match {self.rule.boundary}, labels {self.rule.labels}>")
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import agreement_html
+
+        return agreement_html(self)
+
+    def errors(self) -> list[tuple[str, str, "ErrorItem"]]:
+        """Every disagreement of every pair, pair by pair then document by document:
+        ``(first, second, item)``; the item's ``pred`` is the first annotator's span, its ``gold``
+        the second's (see :func:`agree`'s ``errors``)."""
+        if self._errors is None:
+            listings = self.listing() if self.listing is not None else [[] for _ in self.pairs]
+            self._errors = [(p.first, p.second, item) for p, items in zip(self.pairs, listings) for item in items]
+        return self._errors
+
+    def errors_frame(self):
+        """The disagreements as a DataFrame (the ``agree --errors`` columns)."""
+        from .report.tabular import DISAGREEMENT_COLUMNS, disagreement_rows, frame
+
+        return frame(disagreement_rows(self), DISAGREEMENT_COLUMNS)
+
     #: The documents' records for the HTML report (``agree(..., report=True)``): a
     #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
     spool: object = field(default=None, repr=False, compare=False)
@@ -117,9 +154,12 @@ class Agreement:
 class PairsComparison:
     """``agree``'s comparison: every pair of annotators, each document aligned under the rule."""
 
-    def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], report: str | None = None):
+    def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
+                 report: str | None = None):
         self.rule = rule
         self.pairs = pairs
+        self.listing = listing
+        self.context = context
         self.report = report  # the spool folder of the report's document records, when asked for
 
     def tally(self) -> PairTallies:
@@ -130,15 +170,27 @@ class PairsComparison:
 
     def compare(self, tally: PairTallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         each = None
-        if tally.report is not None:
+        listing_each = None
+        if self.listing:  # every disagreement kept (PairTally.items), with its text around it
+            texts = {d: next((s.documents[d].text for s in spansets if d in s.documents
+                              and s.documents[d].text is not None), None) for d in documents}
+            context = self.context
+            listing_each = lambda doc_id, alignment: disagreements_of(doc_id, alignment, texts[doc_id], context)  # noqa: E731
+        if tally.report is not None:  # every document's record for the HTML report
             from .scoring import records_of
 
-            each = lambda doc_id, alignment: records_of(alignment)  # noqa: E731
+            each = lambda doc_id, alignment: (  # noqa: E731
+                listing_each(doc_id, alignment) if listing_each is not None else None, records_of(alignment))
+        elif listing_each is not None:
+            each = lambda doc_id, alignment: (listing_each(doc_id, alignment), None)  # noqa: E731
         compared = []
         for (i, j), pair in zip(self.pairs, tally):
             counts = compare_pair(spansets[i], spansets[j], documents, self.rule, each=each)
             pair.add(counts)
-            compared.append(counts.each)
+            if each is not None:
+                if listing_each is not None:
+                    pair.items.update(zip(documents, (found for found, _ in counts.each)))
+                compared.append([records for _, records in counts.each])
         if tally.report is not None:
             spool_documents(tally.report, spansets, documents, self.pairs, compared)
 
@@ -170,7 +222,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           label_map=None, align_whitespace: bool = False, chance: bool = False, lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
-          annotators=None, report: bool = False) -> Agreement:
+          annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -205,6 +257,14 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     annotators : list of str or "A,B", optional
         Pick and order the span sets by name, containers' annotators included (a container's
         curation joins only when named here).
+    errors : bool
+        Keep every disagreement of every pair (:meth:`Agreement.errors`) while comparing. Without
+        it, span sets in memory and paths are compared again when the listing is first asked for.
+        The first annotator of a pair plays the prediction of :func:`spanagree.score` and the
+        second the gold: ``spurious`` = only the first marked it (b), ``missed`` = only the second (c).
+    context : int
+        Characters of text before and after each disagreement (its ``context_before`` and
+        ``context_after``); 0 gives empty strings.
     report : bool
         Keep every document's text, spans and classified pairs for the HTML report, spooled to a
         temporary file while comparing (memory stays flat); write it with
@@ -222,8 +282,12 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     >>> result = agree([ann1, ann2])
     >>> result.pooled, result.mean.mean
     (Counts(a=1.0, b=1.0, c=1.0), 0.5)
+    >>> [(first, second, item.kind, item.pred.fragments, item.gold.fragments)
+    ...  for first, second, item in result.errors()]
+    [('ann1', 'ann2', 'partial', ((10, 14),), ((10, 15),))]
     """
     check_jobs(jobs)
+    check_context(context)
     inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
     if len(inputs) < 2:
         raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
@@ -239,7 +303,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
 
         folder = SpoolFolder()
     accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))],
-                      PairsComparison(rule, pairs, folder.path if folder is not None else None),
+                      PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, jobs=jobs)
     accumulator.raise_reading_error()
@@ -260,6 +324,13 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if report:
         result.spool = group.compared.report
         result.spool.folder_owner = folder  # the temporary files live as long as the result
+    if errors:
+        listings = [[item for d in documents for item in tally.items.get(d, ())] for tally in group.compared]
+        result.listing = lambda listings=listings: listings  # noqa: E731
+    elif all(not isinstance(item, DocumentStream) for item in inputs):
+        result.listing = partial(_listing, inputs, format=format, format_options=format_options, match=match,
+                                 labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
+                                 align_whitespace=align_whitespace, context=context)
     if chance:
         from .measures.tokens import token_agreement, tokenizer_for
 
@@ -274,6 +345,14 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         result.extras["bootstrap"] = bootstrap_intervals(per_document, n=bootstrap, seed=seed,
                                                          pairs=[[p.first, p.second] for p in result.pairs])
     return result
+
+
+def _listing(inputs, **options) -> list[list]:
+    """Every pair's disagreements, compared again (quietly: the first run warned)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        result = agree(inputs, errors=True, **options)
+    return result.listing()
 
 
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],

@@ -16,6 +16,7 @@ from .._version import __version__
 from ..measures.counts import Counts
 from ..measures.registry import counts_dict
 from ..pipeline.compare import MeanF1
+from ..span import context_of
 
 
 class LazyMap(dict):
@@ -159,6 +160,13 @@ def errors_document(results: list) -> dict:
     return {"errors": [{"prediction": r.prediction, **item.as_dict()} for r in results for item in r.errors()]}
 
 
+def disagreements_document(result) -> dict:
+    """``agree --errors FILE.json``: every disagreement of every pair."""
+    from .tabular import disagreement_rows
+
+    return {"errors": disagreement_rows(result)}
+
+
 def vote_document(result) -> dict:
     """``merge --output json``: counts of clusters kept, dropped, tied, split, per document too."""
     histogram: dict[int, int] = {}
@@ -177,9 +185,11 @@ def vote_document(result) -> dict:
 
 
 def cluster_entry(result, cluster) -> dict:
-    """One cluster of the adjudication list: document, proposed span, kinds, votes, K, every version."""
+    """One cluster of the adjudication list: document, proposed span, kinds (those to adjudicate,
+    then those the vote settled), votes, K, every version, and the text around all of them."""
     text = result.texts[cluster.doc]
     span = cluster.span
+    before, after = context_of(text, [span, *(s for _, s in cluster.members)], result.context)
     return {
         "document": cluster.doc,
         "start": span.start,
@@ -187,7 +197,7 @@ def cluster_entry(result, cluster) -> dict:
         "fragments": [list(f) for f in span.fragments],
         "text": span_text(span, text),
         "label": span.label,
-        "kind": list(cluster.kinds),
+        "kind": [*cluster.kinds, *cluster.settled_kinds(len(result.annotators))],
         "kept": cluster.kept,
         "votes": cluster.votes,
         "boundary_votes": cluster.boundary_votes,
@@ -196,13 +206,15 @@ def cluster_entry(result, cluster) -> dict:
         "versions": {name: [{"fragments": [list(f) for f in s.fragments], "label": s.label,
                              "text": span_text(s, text)} for s in cluster.versions(k)]
                      for k, name in enumerate(result.annotators)},
+        "context_before": before,
+        "context_after": after,
     }
 
 
-def adjudication_document(result) -> dict:
-    """``merge --adjudicate FILE.json``."""
+def adjudication_document(result, *, every: bool = False) -> dict:
+    """``merge --adjudicate FILE.json`` (``every``: ``--adjudicate-all FILE.json``)."""
     return {"spanagree": __version__, "options": result.options, "annotators": result.annotators,
-            "min_votes": result.min_votes, "clusters": [cluster_entry(result, c) for c in result.adjudication()]}
+            "min_votes": result.min_votes, "clusters": result.adjudication_rows(every=every)}
 
 
 def span_text(span, text: str | None) -> str:
