@@ -30,7 +30,8 @@ from .pipeline import Group, expand_inputs, read_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
-from .pipeline.finish import announce_texts, check_jobs, common_documents, reconciled_quietly, unique_names
+from .pipeline.finish import (announce_texts, check_jobs, common_documents, input_path, reconciled_quietly,
+                              unique_names)
 from .formats import DocumentStream
 from .scoring import ErrorItem, check_context, disagreements_of
 from .span import CONTEXT, SpanSet
@@ -308,7 +309,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                       align_whitespace=align_whitespace, jobs=jobs)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
-    common, left_out = common_documents(names, accumulator.orders)
+    common, left_out = common_documents(names, accumulator.orders, paths=[input_path(item) for item in inputs])
     (group,) = accumulator.groups
     texts_differ = announce_texts(group.texts, common)
     if texts_differ:

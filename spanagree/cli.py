@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ._version import __version__
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
-from .formats import FORMATS, registered_options
+from .formats import FORMATS, registered_options, writable_formats
 from .match import BOUNDARIES, LABEL_RULES
 from .outputs import exit_status, signals_as_interrupts, write_stdout
 
@@ -148,7 +148,7 @@ def build_parser() -> Parser:
     convert = commands.add_parser("convert", help="convert between BRAT, XML, CoNLL and JSONL")
     convert.add_argument("path", metavar="PATH")
     convert.add_argument("--from", dest="source_format", choices=list(FORMATS), metavar="FORMAT")
-    convert.add_argument("--to", required=True, choices=list(FORMATS), metavar="FORMAT")
+    convert.add_argument("--to", required=True, choices=writable_formats(), metavar="FORMAT")
     convert.add_argument("--out", required=True, metavar="DEST")
     convert.add_argument("--force", action="store_true", help="replace an existing destination")
     add_format_options(convert)
@@ -291,8 +291,8 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--align-whitespace", action="store_true",
                        help="merge copies of a document that differ only in whitespace (the first annotator's text is kept)")
     group = parser.add_argument_group("output")
-    group.add_argument("--to", required=True, choices=list(FORMATS), metavar="FORMAT",
-                       help=f"gold format: {', '.join(FORMATS)}")
+    group.add_argument("--to", required=True, choices=writable_formats(), metavar="FORMAT",
+                       help=f"gold format: {', '.join(writable_formats())}")
     group.add_argument("--out", required=True, metavar="DEST", help="gold output: a folder (BRAT) or a file")
     group.add_argument("--adjudicate", metavar="FILE",
                        help="write the clusters to adjudicate (CSV, or JSON when FILE ends in .json)")

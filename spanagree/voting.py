@@ -90,7 +90,7 @@ from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, expand_inputs, run
 from .pipeline.compare import parse_label_list, parse_label_map
-from .pipeline.finish import announce_texts, check_jobs, common_documents, unique_names
+from .pipeline.finish import announce_texts, check_jobs, common_documents, input_path, unique_names
 from .span import CONTEXT, Document, Span, SpanSet
 
 #: Boundary rules of the vote (a subset of the matching rules): the CLI's choices and the docs'.
@@ -433,7 +433,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
                       align_whitespace=align_whitespace, jobs=jobs)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
-    documents, left_out = common_documents(names, accumulator.orders, left_out_of=" of the merge")
+    documents, left_out = common_documents(names, accumulator.orders, left_out_of=" of the merge",
+                                           paths=[input_path(item) for item in inputs])
     (group,) = accumulator.groups
     texts_differ = announce_texts(group.texts, documents)
     if texts_differ:

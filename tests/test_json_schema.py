@@ -132,7 +132,7 @@ def test_an_unknown_schema_name_is_a_usage_error():
 
 def test_the_schemas_enums_are_the_registries():
     """Registries are the single source of truth: a new format, rule, scheme or kind needs its schema."""
-    from spanagree.formats import FORMATS as READERS
+    from spanagree.formats import FORMATS as READERS, writable_formats
     from spanagree.formats.schemes import SCHEMES
     from spanagree.match import BOUNDARIES, LABEL_RULES
     from spanagree.scoring import KINDS as ERROR_KINDS
@@ -148,7 +148,7 @@ def test_the_schemas_enums_are_the_registries():
     assert agree["properties"]["match"]["enum"] == list(BOUNDARIES)
     assert score["$defs"]["prediction"]["properties"]["match"]["enum"] == list(BOUNDARIES)
     assert merge["properties"]["match"]["enum"] == list(VOTE_RULES)
-    assert merge["$defs"]["options"]["properties"]["to"]["enum"] == list(READERS)
+    assert merge["$defs"]["options"]["properties"]["to"]["enum"] == writable_formats()
     assert list(score["$defs"]["prediction"]["properties"]["errors"]["properties"]) == list(ERROR_KINDS)
     assert errors["$defs"]["item"]["properties"]["kind"]["enum"] == [k for k in ERROR_KINDS if k != "correct"]
     assert adjudication["$defs"]["cluster"]["properties"]["kind"]["items"]["enum"] == [*VOTE_KINDS, *SETTLED_KINDS]

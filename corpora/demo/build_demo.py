@@ -357,6 +357,75 @@ def write_jsonl(corpus, name: str) -> None:
     (HERE / "jsonl" / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8", newline="")
 
 
+def utf16_offset(text: str, offset: int) -> int:
+    """A code-point offset as Java (and GATE) count it: in UTF-16 units."""
+    return offset + sum(1 for ch in text[:offset] if ord(ch) > 0xFFFF)
+
+
+def gate_xml(text: str, sets: dict) -> str:
+    """A GATE XML document (as GATE's ``DocumentStaxUtils`` writes it): ``text`` with a node at
+    every annotation boundary (node id = the offset in UTF-16 units, as GATE counts), and one
+    named annotation set per entry of ``sets`` (``{name: [(start, end, type), ...]}``, code points)."""
+    points = sorted({p for spans in sets.values() for start, end, _ in spans for p in (start, end)})
+    body, position = [], 0
+    for point in points:
+        body.append(escape(text[position:point]))
+        body.append(f'<Node id="{utf16_offset(text, point)}"/>')
+        position = point
+    body.append(escape(text[position:]))
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<GateDocument version="3">\n',
+             "<GateDocumentFeatures>\n</GateDocumentFeatures>\n",
+             f"<TextWithNodes>{''.join(body)}</TextWithNodes>\n", "<AnnotationSet>\n</AnnotationSet>\n"]
+    number = 0
+    for name, spans in sets.items():
+        parts.append(f"<AnnotationSet Name={quoteattr(name)}>\n")
+        for start, end, label in spans:
+            number += 1
+            parts.append(f'<Annotation Id="{number}" Type={quoteattr(label)} StartNode="{utf16_offset(text, start)}" '
+                         f'EndNode="{utf16_offset(text, end)}">\n</Annotation>\n')
+        parts.append("</AnnotationSet>\n")
+    parts.append("</GateDocument>\n")
+    return "".join(parts)
+
+
+def write_gate(corpus) -> None:
+    """One GATE XML file per document, the three annotators' sets in it (every contiguous span:
+    a GATE annotation cannot be discontinuous)."""
+    (HERE / "gate" / "demo").mkdir(parents=True, exist_ok=True)
+    for doc_id, text, spans in corpus:
+        sets = {name: [(f[0][0], f[0][1], label) for f, label in spans[name] if len(f) == 1] for name in ANNOTATORS}
+        (HERE / "gate" / "demo" / f"{doc_id}.xml").write_text(gate_xml(text, sets), encoding="utf-8", newline="")
+
+
+def labelstudio_tasks(documents, user_ids=None) -> list:
+    """A Label Studio JSON export (as Label Studio 1.x writes one): a task per document
+    ``(doc_id, text, {annotator: [(start, end, label), ...]})`` with one annotation per annotator,
+    ``completed_by`` an object with the user's id and email (``<annotator>@example.org``)."""
+    tasks, ids = [], {}
+    for number, (doc_id, text, sets) in enumerate(documents, 1):
+        annotations = []
+        for name, spans in sets.items():
+            user = ids.setdefault(name, len(ids) + 1)
+            result = [{"id": f"{doc_id}-{name}-{k}", "type": "labels", "from_name": "label", "to_name": "text",
+                       "origin": "manual",
+                       "value": {"start": start, "end": end, "text": text[start:end], "labels": [label]}}
+                      for k, (start, end, label) in enumerate(spans, 1)]
+            annotations.append({"id": number * 100 + user, "completed_by": {"id": user, "email": f"{name}@example.org"},
+                                "was_cancelled": False, "ground_truth": False, "result": result})
+        tasks.append({"id": number, "data": {"text": text, "doc": doc_id}, "annotations": annotations,
+                      "predictions": []})
+    return tasks
+
+
+def write_labelstudio(corpus) -> None:
+    """One Label Studio export holding the three annotators (every contiguous span)."""
+    documents = [(doc_id, text, {name: [(f[0][0], f[0][1], label) for f, label in spans[name] if len(f) == 1]
+                                 for name in ANNOTATORS}) for doc_id, text, spans in corpus]
+    (HERE / "labelstudio").mkdir(exist_ok=True)
+    (HERE / "labelstudio" / "demo.json").write_text(json.dumps(labelstudio_tasks(documents), ensure_ascii=False,
+                                                               indent=1) + "\n", encoding="utf-8", newline="")
+
+
 def corpus_table():
     """``[(doc_id, text, {annotator: spans})]`` in document-id order, all spans (BRAT)."""
     corpus = []
@@ -383,6 +452,8 @@ def main() -> None:
     corpus = corpus_table()
     write_brat(corpus)
     verify_brat(corpus)
+    write_gate(corpus)
+    write_labelstudio(corpus)
     flat = flat_table(corpus)
     for name in ANNOTATORS:
         write_xml(flat, name)

@@ -117,6 +117,9 @@ class Format:
         ``annotators_<name>(path, **options) -> list[DocumentStream]``, one stream per annotator
         in the export's order, each named by the tool's annotator id (see :func:`open_annotators`).
         ``stream_<name>`` then takes ``annotator=`` and reads that one.
+    writable : bool
+        The module has a writer (``write_<name>``): ``convert --to`` and ``merge --to`` offer
+        the format (:func:`writable_formats`).
     recognises : bool
         The format is told by content, before any extension rule: the module provides
         ``recognise_<name>(path: Path, head: bytes | None) -> bool``, given a file's first
@@ -135,6 +138,7 @@ class Format:
     options: tuple[FormatOption, ...] = ()
     container: bool = False
     recognises: bool = False
+    writable: bool = True
 
     @property
     def reader_keywords(self) -> frozenset[str]:
@@ -199,7 +203,28 @@ FORMATS: dict[str, Format] = {
                     False, _CONLL_OPTIONS),
     "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
                     (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False),
+    "gate": Format("gate", "GATE", "GATE XML (a GateDocument file or a folder of them): each annotation set an annotator",
+                   (), (), 9, False, (
+                       FormatOption("gate_label_feature", "label from this feature of each annotation", metavar="F",
+                                    details=" instead of its type (annotations without it are left out, counted in "
+                                            "the notes)"),
+                   ), container=True, recognises=True, writable=False),
+    "labelstudio": Format("labelstudio", "Label Studio", "Label Studio JSON or JSON-MIN export (a .json task list): "
+                          "each annotator a span set", (), (), 9, False, (
+                              FormatOption("labelstudio_text_field", "the task's data field holding the text",
+                                           metavar="KEY", details=" (default: the results' `to_name` when the data "
+                                           "has that key, else `text`, else the task's only string field)"),
+                              FormatOption("labelstudio_predictions", "also read the predictions, one span set per "
+                                           "model version", flag_only=True,
+                                           details=" (role prediction: they join a command when named with "
+                                                   "`--annotators` or `--gold`)"),
+                          ), container=True, recognises=True),
 }
+
+
+def writable_formats() -> list[str]:
+    """The names of the formats that can be written (:attr:`Format.writable`), in registry order."""
+    return [name for name, fmt in FORMATS.items() if fmt.writable]
 
 
 def registered_options() -> list[tuple[FormatOption, list[Format]]]:
@@ -262,6 +287,9 @@ class DocumentStream:
         default, and every single-annotator file's), a curation (INCEpTION's curated copy), or a
         model's predictions (Label Studio's). Commands take the annotators of a container, and the
         others only when named (:func:`open_annotators`).
+    path : str, optional
+        The file or folder it is read from (set by :func:`open_stream` and
+        :func:`container_streams`), for messages about the whole input.
     """
 
     name: str
@@ -269,6 +297,8 @@ class DocumentStream:
     documents: Iterator[Document]
     notes: list[str] = field(default_factory=list)
     role: str = "annotator"
+    path: str | None = None
+
 
 #: The roles a span set in a container may have (:attr:`DocumentStream.role`): an annotator's,
 #: a curation, a model's predictions, or another set the tool keeps beside the annotators (GATE's
@@ -387,11 +417,12 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
         them), or an ``annotator`` it does not hold.
     """
     if annotator is None and is_container(path, format):
-        streams = open_annotators(path, format, **options)
+        every = container_streams(path, format, **options)
+        streams = [s for s in every if s.role == "annotator"]
         if len(streams) != 1:
-            names = ", ".join(s.name for s in streams) or "none"
-            raise UsageError(f"{path} holds {len(streams)} annotators ({names}); choose one with {{option}}",
-                             option="annotator", flag="--annotators")
+            names = ", ".join(s.name if s.role == "annotator" else f"{s.name} ({s.role})" for s in every)
+            raise UsageError(f"{path} holds {len(streams)} annotators{f' ({names})' if names else ''}; choose one "
+                             "with {option}", option="annotator", flag="--annotators")
         stream = streams[0]
         if name is not None:
             stream.name = name
@@ -466,7 +497,9 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
         if type(limit) is not int or limit < 1:
             raise UsageError(f"{{option}} must be a positive number of bytes, not {limit!r}", option="max_record_bytes")
         own["max_record_bytes"] = limit
-    return fmt.streamer()(path, name=name, **own)
+    stream = fmt.streamer()(path, name=name, **own)
+    stream.path = stream.path or str(path)
+    return stream
 
 
 def container_streams(path: str | os.PathLike, format: str | None = None, **options) -> list[DocumentStream]:
@@ -481,7 +514,10 @@ def container_streams(path: str | os.PathLike, format: str | None = None, **opti
         if type(limit) is not int or limit < 1:
             raise UsageError(f"{{option}} must be a positive number of bytes, not {limit!r}", option="max_record_bytes")
         own["max_record_bytes"] = limit
-    return fmt.annotators()(path, **own)
+    streams = fmt.annotators()(path, **own)
+    for stream in streams:
+        stream.path = stream.path or str(path)
+    return streams
 
 
 def too_large(path: str, what: str, limit: int, line: int | None = None) -> FormatError:
@@ -498,6 +534,9 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> 
     means something to the CoNLL reader only). The caller decides about overwriting.
     """
     fmt = get_format(format)
+    if not fmt.writable:
+        raise UsageError(f"spanagree reads {fmt.title} but does not write it; write one of: "
+                         + ", ".join(writable_formats()))
     own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
     fmt.writer()(spanset, dest, **own)
 

@@ -471,6 +471,10 @@ def write_brat(spanset: SpanSet, dest) -> None:
             file.write("".join(_ann_lines(document)))
 
 
+#: The longest file name most file systems take (ext4, XFS, APFS, NTFS: 255 bytes or units).
+MAX_FILE_NAME_BYTES = 255
+
+
 def _check_writable(doc_id: str, document: Document) -> None:
     if document.text is None:
         raise UsageError(f"document {doc_id!r} has no text; BRAT is written from texts (.txt files)")
@@ -478,6 +482,11 @@ def _check_writable(doc_id: str, document: Document) -> None:
     if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
         raise UsageError(f"document id {doc_id!r} cannot be a BRAT file path (relative, '/'-separated, "
                          "no empty, '.' or '..' parts)")
+    longest = max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(".txt")
+    if longest > MAX_FILE_NAME_BYTES:
+        shown = doc_id if len(doc_id) <= 60 else doc_id[:57] + "..."
+        raise UsageError(f"document id {shown!r} cannot be a BRAT file name: a part of it is longer than "
+                         f"{MAX_FILE_NAME_BYTES - len('.txt')} bytes")
     n = len(document.text)
     for span in document.spans:
         if not span.label or span.label.split() != [span.label]:

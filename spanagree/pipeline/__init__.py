@@ -78,9 +78,12 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
     UsageError
         A name in ``annotators`` that no input has (the message lists what there is), or
         ``annotators`` without any container among the inputs.
+    FormatError
+        A container that cannot be listed (raised at once, before anything is read: how many
+        span sets it holds decides what the command does).
     """
     from ..formats import container_streams, is_container, open_annotators
-    from .finish import input_name
+    from .finish import input_name, unique_names
 
     if annotators is not None:
         annotators = [a.strip() for a in (annotators.split(",") if isinstance(annotators, str) else annotators)]
@@ -89,18 +92,20 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
     expanded: list[tuple[Input, bool]] = []   # (input, came from a container)
     for item in inputs:
         if isinstance(item, (str, os.PathLike)) and is_container(item, format):
-            try:
-                if annotators is None:
-                    streams = open_annotators(item, format, also=also, **(format_options or {}))
-                else:
-                    streams = container_streams(item, format, **(format_options or {}))
-            except UsageError:
-                raise
-            except SpanagreeError as error:
-                streams = [failing_stream(str(item), format or "", error)]
+            # a container that cannot be listed is reported at once: how many span sets it holds
+            # decides what the command does
+            if annotators is None:
+                streams = open_annotators(item, format, also=also, **(format_options or {}))
+            else:
+                streams = container_streams(item, format, **(format_options or {}))
             expanded.extend((s, True) for s in streams)
         else:
             expanded.append((item, False))
+    # container span sets take the names the command will give them (``#2`` for a repeated name),
+    # so that --annotators can name each
+    for (item, from_container), name in zip(expanded, unique_names([item for item, _ in expanded])):
+        if from_container:
+            item.name = name
     if annotators is None:
         return [item for item, _ in expanded]
     if not any(from_container for _, from_container in expanded):

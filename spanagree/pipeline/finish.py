@@ -20,6 +20,13 @@ def input_name(item) -> str:
     return default_name(item) or os.path.basename(os.path.abspath(item))
 
 
+def input_path(item) -> str | None:
+    """Where an input is read from: its path, a stream's path, or ``None`` (a span set in memory)."""
+    if isinstance(item, (str, os.PathLike)):
+        return os.fspath(item)
+    return getattr(item, "path", None)
+
+
 def unique_names(items) -> list[str]:
     """Names made unique with ``#2``, ``#3`` suffixes where two share one."""
     names, seen = [], {}
@@ -30,17 +37,20 @@ def unique_names(items) -> list[str]:
     return names
 
 
-def common_documents(names: list[str], orders: list[list[str]], *, left_out_of: str = ""
-                     ) -> tuple[list[str], dict[str, list[str]]]:
+def common_documents(names: list[str], orders: list[list[str]], *, left_out_of: str = "",
+                     paths: list[str | None] | None = None) -> tuple[list[str], dict[str, list[str]]]:
     """The documents every annotator has (in the first's order), and what was left out.
 
     Documents some annotator lacks are left out with a warning that lists them (``left_out``'s
     ``"not_annotated_by_everyone"``); when no document is shared at all, that is bad input.
 
+    ``paths`` (each input's :func:`input_path`) are named in the error, beside the names.
+
     Raises
     ------
     SpanagreeError
-        No document is annotated by every annotator (the message gives each one's count).
+        No document is annotated by every annotator (the message gives each one's count, and
+        where it was read).
     """
     shared = set(orders[0])
     every = set(orders[0])
@@ -48,8 +58,10 @@ def common_documents(names: list[str], orders: list[list[str]], *, left_out_of: 
         shared.intersection_update(order)
         every.update(order)
     if not shared:
-        raise SpanagreeError("no document is annotated by every annotator: "
-                             + "; ".join(f"{name} has {len(set(order))}" for name, order in zip(names, orders)))
+        where = paths or [None] * len(names)
+        raise SpanagreeError("no document is annotated by every annotator: " + "; ".join(
+            f"{name} has {len(set(order))}" + (f" ({path})" if path and path != name else "")
+            for name, order, path in zip(names, orders, where)))
     documents = [d for d in orders[0] if d in shared]
     partial = sorted(every - shared)
     left_out: dict[str, list[str]] = {}

@@ -1,0 +1,404 @@
+"""Label Studio JSON exports: a container, one span set per annotator.
+
+Reading
+-------
+A Label Studio **JSON export** (Export → JSON) is a list of tasks::
+
+    [{"id": 7, "data": {"text": "Ana met Bo."},
+      "annotations": [{"id": 31, "completed_by": 2, "was_cancelled": false,
+                       "result": [{"type": "labels", "from_name": "label", "to_name": "text",
+                                   "value": {"start": 0, "end": 3, "text": "Ana", "labels": ["PER"]}}]}],
+      "predictions": [{"model_version": "crf-1", "result": [...]}]}]
+
+and a **JSON-MIN export** is a list of flat records, one per task and annotation::
+
+    [{"id": 7, "text": "Ana met Bo.", "annotator": "ana@example.org", "annotation_id": 31,
+      "label": [{"start": 0, "end": 3, "text": "Ana", "labels": ["PER"]}]}]
+
+(the span list's key is the labelling control's name: every list of objects with ``start``,
+``end`` and ``labels`` is read). Both are recognised from a ``.json`` file holding a list (a
+JSONL file holds objects, one per line).
+
+* **Documents** are the tasks; a document's id is the task's ``id`` (as a string), else its
+  1-based position in the list. Its text is the task's ``data`` field named by the results'
+  ``to_name`` when ``data`` has such a key, else ``data["text"]``, else the task's only string
+  field; ``labelstudio_text_field`` names it instead.
+* **Annotators** (a container): the annotations are split by ``completed_by`` — an id (named by
+  the id: ``"2"``) or an object (named by its ``email``, else its ``id``) — and JSON-MIN's
+  ``annotator``. An annotation without any is named by its position in its task
+  (``annotation1``, ...). Annotators are listed in the order they first appear. Each holds the
+  tasks it annotated: a task an annotator did not annotate is not that annotator's document
+  (commands that need every annotator leave it out, with their warning). Of several annotations
+  of one task by one annotator, the last is read (counted in the notes).
+* **Cancelled** annotations (``was_cancelled``: the annotator skipped the task) are not read,
+  counted in the notes: a skipped task is not an empty one.
+* **Predictions** are read only with ``labelstudio_predictions`` (``--labelstudio-predictions``),
+  as span sets of role ``prediction`` named by their ``model_version`` (``prediction`` when it
+  has none): ``score export.json --gold 2 --annotators 2,crf-1`` scores a model.
+* **Spans** are the results of type ``labels`` (``value.start``, ``value.end``, one span per
+  label in ``value.labels``); other results (choices, relations, text areas, ...) are counted in
+  the notes.
+* **Offsets.** Label Studio stores code points since label-studio-frontend 1.7 (2021, its pull
+  request #308, "store code points instead of js length"); older versions stored JavaScript's
+  UTF-16 units, which are off by one after every emoji (label-studio issue #1347). Offsets are
+  read as code points; where a result's ``value.text`` differs from the text at
+  ``start:end`` but equals it counted in UTF-16 units, the UTF-16 reading is taken (counted in
+  the notes); where it equals neither, the offsets are kept and a warning names the task and the
+  two texts.
+* **Errors** (:class:`~spanagree.errors.FormatError`, naming the file, and the task): invalid
+  JSON, a task that is not an object, no text, a span whose offsets are not integers, are empty
+  or reversed, or lie outside the text, a label that is not a non-empty string, a task id seen
+  twice; the file is one record (``max_record_bytes``).
+
+Writing
+-------
+``write_labelstudio`` writes a JSON export of one span set: a task per document (``id``: the
+document's id; ``data.text``: its text) with one annotation (``completed_by``: ``{"email":
+<span set's name>}``) whose results are the spans (``from_name`` ``label``, ``to_name``
+``text``). Label Studio imports it as pre-annotated tasks, and it reads back to the same
+documents and spans. A discontinuous span cannot be held (a Label Studio region is one range):
+it is refused, naming the document.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from pathlib import Path
+
+from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..span import Document, Source, Span, SpanSet
+from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded
+
+__all__ = ["annotators_labelstudio", "read_labelstudio", "recognise_labelstudio", "stream_labelstudio",
+           "write_labelstudio"]
+
+_LIST = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\[")
+
+#: The name of predictions without a ``model_version``.
+PREDICTION = "prediction"
+
+
+def recognise_labelstudio(path: Path, head: bytes | None) -> bool:
+    """A ``.json`` file holding a JSON list (a JSONL file's records are objects)."""
+    return head is not None and path.suffix.lower() == ".json" and _LIST.match(head) is not None
+
+
+class _Export:
+    """An export read whole: per span set (name, role) its documents, in order; notes."""
+
+    def __init__(self, path: str, text_field: str | None, predictions: bool, limit: int):
+        self.path = path
+        self.text_field = text_field
+        self.predictions = predictions
+        self.sets: dict[tuple[str, str], dict[str, Document]] = {}
+        self.counts = {"cancelled": 0, "other results": 0, "utf16": 0, "replaced": 0}
+        self.mismatches: list[str] = []
+        tasks = self._load(limit)
+        seen: set[str] = set()
+        for number, task in enumerate(tasks, 1):
+            self._task(number, task, seen)
+
+    def _load(self, limit: int) -> list:
+        try:
+            with open(self.path, "rb") as file:
+                data = read_bounded(file, self.path, limit, "the export")
+        except FileNotFoundError:
+            raise FormatError(self.path, "no such file") from None
+        except IsADirectoryError:
+            raise FormatError(self.path, "is a folder; a Label Studio export is one .json file") from None
+        except OSError as error:
+            raise FormatError(self.path, f"cannot read: {error.strerror or error}") from None
+        try:
+            tasks = json.loads(data.decode("utf-8-sig"))
+        except UnicodeDecodeError as error:
+            raise FormatError(self.path, f"not UTF-8 (byte 0x{data[error.start]:02x} at byte offset {error.start})") \
+                from None
+        except RecursionError:
+            raise FormatError(self.path, "invalid JSON: nested too deeply") from None
+        except ValueError as error:  # json.JSONDecodeError, and integers of more than 4,300 digits
+            line = getattr(error, "lineno", None)
+            message = getattr(error, "msg", None) or str(error)
+            raise FormatError(self.path, f"invalid JSON: {message}", line) from None
+        if isinstance(tasks, dict) and ("data" in tasks or "annotations" in tasks):
+            tasks = [tasks]  # one task, as Label Studio's API and editor give it
+        if not isinstance(tasks, list):
+            raise FormatError(self.path, "not a Label Studio export: a JSON list of tasks is expected")
+        return tasks
+
+    def _error(self, where: str, message: str) -> FormatError:
+        return FormatError(self.path, f"{where}: {message}")
+
+    def _task(self, number: int, task, seen: set) -> None:
+        where = f"task {number}"
+        if not isinstance(task, dict):
+            raise self._error(where, "not an object")
+        task_id = task.get("id", number)
+        if isinstance(task_id, bool) or not isinstance(task_id, (int, str)) or task_id == "":
+            raise self._error(where, f"an id that is not a number or a string: {task_id!r}")
+        doc_id = _checked(str(task_id), self, where, "id")
+        where = f"task {doc_id}"
+        if isinstance(task.get("data"), dict) or "annotations" in task or "predictions" in task:
+            if doc_id in seen:  # (JSON-MIN repeats a task once per annotation)
+                raise self._error(where, "appears twice")
+            seen.add(doc_id)
+            versions = self._full(task, where)
+            data = task.get("data")
+            if not isinstance(data, dict):
+                raise self._error(where, "no data (the task's fields)")
+        else:  # JSON-MIN: the task's fields, and one annotation's span lists, in one record
+            versions = [(self._annotator(task.get("annotator"), None, 1), "annotator",
+                         [r for key, value in task.items() if _is_span_list(value) for r in _min_results(value)])]
+            data = task
+        text = self._text(data, versions, where)
+        for name, role, results in versions:
+            spans = []
+            for result in results:
+                spans.extend(self._spans(result, doc_id, text, where))
+            documents = self.sets.setdefault((name, role), {})
+            if doc_id in documents:
+                self.counts["replaced"] += 1
+            documents[doc_id] = Document(doc_id, text, spans, self.path)
+
+    def _full(self, task: dict, where: str) -> list[tuple[str, str, list]]:
+        versions = []
+        annotations = task.get("annotations") or task.get("completions") or []
+        if not isinstance(annotations, list):
+            raise self._error(where, "annotations is not a list")
+        for position, annotation in enumerate(annotations, 1):
+            if not isinstance(annotation, dict):
+                raise self._error(where, f"annotation {position} is not an object")
+            if annotation.get("was_cancelled"):
+                self.counts["cancelled"] += 1
+                continue
+            name = self._annotator(annotation.get("completed_by"), annotation.get("annotator"), position)
+            versions.append((name, "annotator", self._results(annotation, where)))
+        if self.predictions:
+            predictions = task.get("predictions") or []
+            if not isinstance(predictions, list):
+                raise self._error(where, "predictions is not a list")
+            for prediction in predictions:
+                if not isinstance(prediction, dict):
+                    raise self._error(where, "a prediction is not an object")
+                version = prediction.get("model_version")
+                name = str(version) if version not in (None, "") else PREDICTION
+                versions.append((name, "prediction", self._results(prediction, where)))
+        return versions
+
+    def _results(self, annotation: dict, where: str) -> list:
+        results = annotation.get("result") or []
+        if not isinstance(results, list):
+            raise self._error(where, "result is not a list")
+        return results
+
+    def _annotator(self, completed_by, annotator, position: int) -> str:
+        for value in (completed_by, annotator):
+            if isinstance(value, dict):
+                value = value.get("email") or value.get("id")
+            if isinstance(value, (int, str)) and not isinstance(value, bool) and str(value).strip():
+                return _checked(str(value).strip(), self, "annotator", "name")
+        return f"annotation{position}"
+
+    def _text(self, data: dict, versions, where: str) -> str:
+        if self.text_field is not None:
+            key = self.text_field
+        else:
+            names = {r.get("to_name") for _, _, results in versions for r in results if isinstance(r, dict)}
+            key = next((n for n in names if isinstance(n, str) and isinstance(data.get(n), str)), None)
+            if key is None:
+                strings = [k for k, v in data.items() if isinstance(v, str) and k not in _NOT_TEXT]
+                key = "text" if "text" in data else strings[0] if len(strings) == 1 else None
+        text = data.get(key) if key is not None else None
+        if not isinstance(text, str):
+            raise self._error(where, f"no text (the data field {key!r} is not a string; name it with "
+                              "--labelstudio-text-field)" if key is not None else
+                              "no text (name its data field with --labelstudio-text-field)")
+        return _checked(text, self, where, "text")
+
+    def _spans(self, result, doc_id: str, text: str, where: str) -> list[Span]:
+        if not isinstance(result, dict) or result.get("type", "labels") != "labels" \
+                or not isinstance(result.get("value"), dict) or "labels" not in result["value"]:
+            self.counts["other results"] += 1
+            return []
+        value = result["value"]
+        start, end, labels = value.get("start"), value.get("end"), value.get("labels")
+        for name, offset in (("start", start), ("end", end)):
+            if isinstance(offset, bool) or not isinstance(offset, int):
+                raise self._error(where, f"a span's {name} is not an integer: {offset!r}")
+        if not isinstance(labels, list) or not labels:
+            raise self._error(where, f"a span without labels: {labels!r}")
+        shown = value.get("text")
+        if isinstance(shown, str) and text[start:end] != shown and 0 <= start < end:
+            units = _utf16_to_code_points(text, start, end)
+            if units is not None and text[units[0]:units[1]] == shown:
+                self.counts["utf16"] += 1
+                start, end = units
+            elif len(self.mismatches) < 3:
+                self.mismatches.append(f"{where} [{start}, {end}): {text[start:end]!r} in the text, {shown!r} in "
+                                       "value.text")
+            else:
+                self.mismatches.append("")
+        if not 0 <= start < end <= len(text):
+            raise self._error(where, f"span [{start}, {end}) is empty, reversed or outside the text "
+                              f"({len(text)} characters)")
+        spans = []
+        for label in labels:
+            if not isinstance(label, str) or not label.strip():
+                raise self._error(where, f"a label that is not a non-empty string: {label!r}")
+            spans.append(Span(doc_id, ((start, end),), _checked(label, self, where, "label"), Source(self.path)))
+        return spans
+
+    def notes(self) -> list[str]:
+        counts, notes = self.counts, []
+        if counts["cancelled"]:
+            notes.append(f"{counts['cancelled']} cancelled (skipped) Label Studio annotation(s) left out")
+        if counts["other results"]:
+            notes.append(f"{counts['other results']} Label Studio result(s) other than labelled spans (choices, "
+                         "relations, ...) not read")
+        if counts["utf16"]:
+            notes.append(f"{counts['utf16']} span(s) counted in UTF-16 units (an older Label Studio) read as "
+                         "code points")
+        if counts["replaced"]:
+            notes.append(f"{counts['replaced']} task(s) annotated twice by one annotator: the last annotation read")
+        return notes
+
+
+_NOT_TEXT = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time"}
+
+
+def _is_span_list(value) -> bool:
+    return isinstance(value, list) and bool(value) and all(
+        isinstance(v, dict) and "start" in v and "end" in v and "labels" in v for v in value)
+
+
+def _min_results(values: list) -> list[dict]:
+    return [{"type": "labels", "value": v} for v in values]
+
+
+def _checked(value: str, export: _Export, where: str, what: str) -> str:
+    """A string from the export that UTF-8 can hold (no lone surrogate, which JSON may escape)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise FormatError(export.path, f"{where}: the {what} holds a lone surrogate (not a character)") from None
+    return value
+
+
+def _utf16_to_code_points(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """``[start, end)`` counted in UTF-16 units, as code points of ``text`` (``None`` when a
+    boundary falls inside a character or beyond the text)."""
+    found, units = {}, 0
+    for index, char in enumerate(text):
+        if units in (start, end):
+            found[units] = index
+        units += 2 if ord(char) > 0xFFFF else 1
+        if units > end:
+            break
+    if units in (start, end):
+        found[units] = len(text)
+    if start in found and end in found:
+        return found[start], found[end]
+    return None
+
+
+def _exports(path, text_field, predictions, limit) -> tuple[_Export, list]:
+    export = _Export(str(path), text_field, predictions, limit)
+    if any(export.mismatches):
+        shown = [m for m in export.mismatches if m]
+        more = len(export.mismatches) - len(shown)
+        warnings.warn(f"{path}: {len(export.mismatches)} span(s) whose value.text differs from the text at their "
+                      f"offsets (offsets kept): " + "; ".join(shown) + (f"; and {more} more" if more else ""),
+                      SpanagreeWarning, stacklevel=4)
+    return export, export.notes()
+
+
+def annotators_labelstudio(path, *, labelstudio_text_field: str | None = None,
+                           labelstudio_predictions: bool | None = None,
+                           max_record_bytes: int = MAX_RECORD_BYTES) -> list[DocumentStream]:
+    """One stream per annotator of a Label Studio export (and per model version with
+    ``labelstudio_predictions``), in order of first appearance. The export is read here, whole
+    (it is one JSON document)."""
+    export, notes = _exports(path, labelstudio_text_field, bool(labelstudio_predictions), max_record_bytes)
+    return [DocumentStream(name, "labelstudio", iter(list(documents.values())), list(notes), role)
+            for (name, role), documents in export.sets.items()]
+
+
+def stream_labelstudio(path, *, name: str | None = None, annotator: str | None = None,
+                       labelstudio_text_field: str | None = None, labelstudio_predictions: bool | None = None,
+                       max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
+    """One annotator's (or model's) documents (``annotator``; may be left out when the export
+    holds one annotator)."""
+    streams = annotators_labelstudio(path, labelstudio_text_field=labelstudio_text_field,
+                                     labelstudio_predictions=labelstudio_predictions,
+                                     max_record_bytes=max_record_bytes)
+    if annotator is None:
+        chosen = [s for s in streams if s.role == "annotator"]
+        if len(chosen) != 1:
+            raise UsageError(f"{path} holds {len(chosen)} annotators ({', '.join(s.name for s in chosen)}); "
+                             "choose one with {option}", option="annotator", flag="--annotators")
+    else:
+        chosen = [s for s in streams if s.name == annotator]
+        if not chosen:
+            raise UsageError(f"{path} holds no annotator {annotator!r}; it holds: "
+                             + ", ".join(s.name for s in streams), option="annotator", flag="--annotators")
+    stream = chosen[0]
+    if name is not None:
+        stream.name = name
+    return stream
+
+
+def read_labelstudio(path, *, name: str | None = None, annotator: str | None = None,
+                     labelstudio_text_field: str | None = None, labelstudio_predictions: bool | None = None,
+                     max_record_bytes: int = MAX_RECORD_BYTES) -> SpanSet:
+    """:func:`stream_labelstudio` collected."""
+    return collect(stream_labelstudio(path, name=name, annotator=annotator,
+                                      labelstudio_text_field=labelstudio_text_field,
+                                      labelstudio_predictions=labelstudio_predictions,
+                                      max_record_bytes=max_record_bytes))
+
+
+def write_labelstudio(spanset: SpanSet, dest) -> None:
+    """Write a span set as a Label Studio JSON export: a task per document, one annotation each.
+
+    Raises
+    ------
+    UsageError
+        Naming the document: a discontinuous span (a Label Studio region is one range), a span
+        beyond its text, a document without text, a text that UTF-8 cannot hold. Nothing is
+        written then.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "export.json"
+    >>> write_labelstudio(SpanSet.from_spans("ana", [Span("d1", (0, 3), "PER")], {"d1": "Ana met Bo."}), f)
+    >>> read_labelstudio(f).documents["d1"].spans
+    [Span(doc='d1', fragments=((0, 3),), label='PER')]
+    """
+    tasks = []
+    for doc_id, document in spanset.documents.items():
+        text = document.text
+        if text is None:
+            raise UsageError(f"document {doc_id!r}: its text is unknown; a Label Studio task needs one")
+        results = []
+        for number, span in enumerate(sorted(document.spans, key=Span.sort_key), 1):
+            if len(span.fragments) > 1:
+                raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} is discontinuous; a "
+                                 "Label Studio region is one range")
+            if span.end > len(text):
+                raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
+                                 f"({len(text)} characters)")
+            results.append({"id": f"r{number}", "type": "labels", "from_name": "label", "to_name": "text",
+                            "value": {"start": span.start, "end": span.end, "text": text[span.start:span.end],
+                                      "labels": [span.label]}})
+        tasks.append({"id": doc_id, "data": {"text": text},
+                      "annotations": [{"completed_by": {"email": spanset.name}, "result": results}]})
+    content = json.dumps(tasks, ensure_ascii=False, indent=1)
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"span set {spanset.name!r}: a text, id or label holds a lone surrogate, which UTF-8 "
+                         "cannot hold") from None
+    with open(dest, "wb") as file:
+        file.write(data + b"\n")

@@ -1,0 +1,194 @@
+"""Label Studio JSON exports (issue 14): a container, one span set per annotator.
+
+Figures from Label Studio's own example tasks (``labelstudio-samples``, SOURCE.md), hand counts,
+and the same annotations read as BRAT.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from spanagree import agree
+from spanagree.cli import main
+from spanagree.errors import SpanagreeWarning
+from spanagree.formats import collect, container_streams, detect_format, open_annotators, read
+
+from conftest import DEMO
+
+sys.path.insert(0, str(DEMO))
+from build_demo import labelstudio_tasks  # noqa: E402  (the demo's Label Studio export builder)
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def spans_of(spanset) -> list[tuple]:
+    return [(d.id, s.start, s.end, s.label) for d in spanset.documents.values() for s in d.spans]
+
+
+def export(tmp_path, tasks, name="export.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(tasks, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_label_studios_example_task_is_read_with_its_prediction_and_its_offset_mismatch(shared_corpora):
+    tasks = shared_corpora / "labelstudio-samples" / "text_named_entity" / "tasks.json"
+    assert detect_format(tasks) == "labelstudio"
+    assert open_annotators(tasks) == []  # predictions only: no annotator
+    assert [(s.name, s.role) for s in container_streams(tasks, labelstudio_predictions=True)] == [
+        ("model 1", "prediction")]
+    # SOURCE.md: value.text "February 22" but text[343:353] is "February 2": the offsets are kept, warned
+    with pytest.warns(SpanagreeWarning, match=r"1 span\(s\) whose value.text differs from the text at their offsets "
+                      r"\(offsets kept\): task 1 \[343, 353\): 'February 2' in the text, 'February 22' in value.text"):
+        model = read(tasks, annotator="model 1", labelstudio_predictions=True)
+    assert spans_of(model) == [("1", 343, 353, "Date")]
+    assert len(model.documents["1"].text) == 915
+
+
+def test_the_corrected_task_scores_the_first_one(shared_corpora, capsys):
+    root = shared_corpora / "labelstudio-samples"
+    corrected, first = root / "editor-named_entity" / "tasks.json", root / "text_named_entity" / "tasks.json"
+    # both hold a model called "model 1": the second is "model 1#2"
+    code, out, err = run(capsys, "score", corrected, first, "--labelstudio-predictions",
+                         "--annotators", "model 1,model 1#2", "--output", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert (document["gold"], document["prediction"]) == ("model 1", "model 1#2")
+    assert (document["a"], document["b"], document["c"]) == (0, 1, 1)  # 343-353 against 343-354
+    code, out, err = run(capsys, "score", corrected, first, "--labelstudio-predictions",
+                         "--annotators", "model 1,model 1#2", "--match", "overlap", "--output", "json")
+    assert code == 0 and (json.loads(out)["a"], json.loads(out)["b"]) == (1, 0)
+
+
+def test_one_task_object_as_the_editor_gives_it(shared_corpora):
+    one = shared_corpora / "labelstudio-samples" / "editor-named_entity" / "annotations" / "1.json"
+    spanset = read(one, "labelstudio")
+    # no completed_by: the annotation is named by its place in the task
+    assert spanset.name == "annotation1"
+    assert [(d, s, e, label) for d, s, e, label in spans_of(spanset)] == [("1", 343, 354, "Date")]
+    assert spanset.documents["1"].text[343:354] == "February 22"
+
+
+def test_the_demo_export_agrees_as_its_brat_version_without_discontinuous_spans(capsys):
+    demo = DEMO / "labelstudio" / "demo.json"
+    names = ["ann1@example.org", "ann2@example.org", "ann3@example.org"]
+    assert [s.name for s in open_annotators(demo)] == names
+    from_export = agree([demo])
+    brat = [read(DEMO / "brat" / n) for n in ("ann1", "ann2", "ann3")]
+    for spanset in brat:  # a Label Studio region is one range
+        for document in spanset.documents.values():
+            document.spans = [s for s in document.spans if len(s.fragments) == 1]
+    from_brat = agree(brat)
+    assert [p.counts for p in from_export.pairs] == [p.counts for p in from_brat.pairs]
+    # the demo's task ids are 1..10; the BRAT ids are in data.doc
+    assert list(from_export.documents) == [str(n) for n in range(1, 11)]
+    code, out, err = run(capsys, "score", demo, "--gold", "ann2@example.org", "--output", "json")
+    assert code == 0, err
+    predictions = json.loads(out)["predictions"]
+    assert [(p["prediction"], p["a"], p["b"], p["c"]) for p in predictions] == [
+        ("ann1@example.org", 61, 15, 12), ("ann3@example.org", 56, 18, 17)]
+
+
+def test_cancelled_annotations_other_results_and_missing_tasks(tmp_path, capsys):
+    text = "Ana met Bo in Porto."
+    label = lambda s, e, lab: {"type": "labels", "value": {"start": s, "end": e, "text": text[s:e],  # noqa: E731
+                                                           "labels": [lab]}}
+    tasks = [
+        {"id": 1, "data": {"text": text}, "annotations": [
+            {"completed_by": 1, "result": [label(0, 3, "PER"), {"type": "choices", "value": {"choices": ["ok"]}}]},
+            {"completed_by": 2, "result": [label(0, 3, "PER"), label(14, 19, "LOC")]},
+            {"completed_by": 3, "was_cancelled": True, "result": [label(8, 10, "PER")]}]},
+        {"id": 2, "data": {"text": text}, "annotations": [
+            {"completed_by": 1, "result": []}, {"completed_by": 3, "result": [label(8, 10, "PER")]}]},
+    ]
+    path = export(tmp_path, tasks)
+    streams = {s.name: collect(s) for s in open_annotators(path)}
+    assert {n: list(s.documents) for n, s in streams.items()} == {"1": ["1", "2"], "2": ["1"], "3": ["2"]}
+    assert streams["1"].notes == ["1 cancelled (skipped) Label Studio annotation(s) left out",
+                                  "1 Label Studio result(s) other than labelled spans (choices, relations, ...) not "
+                                  "read"]
+    code, out, err = run(capsys, "agree", path, "--annotators", "1,2", "--output", "json")
+    assert code == 0, err
+    assert "1 document(s) not annotated by every annotator are left out: 2" in err
+    (pair,) = json.loads(out)["pairs"]
+    assert (pair["a"], pair["b"], pair["c"]) == (1, 0, 1)
+
+
+def test_offsets_are_code_points_and_an_older_exports_utf16_units_are_recognised(tmp_path):
+    text = "😀 Ana met 😀😀 Bo."
+    ana, bo = text.index("Ana"), text.index("Bo")
+    as_units = lambda i: i + sum(1 for ch in text[:i] if ord(ch) > 0xFFFF)  # noqa: E731
+    def task(number, start, end, shown):
+        return {"id": number, "data": {"text": text}, "annotations": [{"completed_by": 1, "result": [
+            {"type": "labels", "value": {"start": start, "end": end, "text": shown, "labels": ["PER"]}}]}]}
+    tasks = [task(1, ana, ana + 3, "Ana"),                            # code points (Label Studio today)
+             task(2, as_units(bo), as_units(bo) + 2, "Bo")]           # UTF-16 units (before 2021)
+    spanset = read(export(tmp_path, tasks))
+    assert [(d.text[s.start:s.end]) for d in spanset.documents.values() for s in d.spans] == ["Ana", "Bo"]
+    assert spanset.notes == ["1 span(s) counted in UTF-16 units (an older Label Studio) read as code points"]
+
+
+def test_json_min_records(tmp_path):
+    text = "Ana met Bo."
+    records = [{"id": 5, "text": text, "annotator": "ana@example.org", "annotation_id": 1,
+                "ner": [{"start": 0, "end": 3, "text": "Ana", "labels": ["PER"]},
+                        {"start": 8, "end": 10, "text": "Bo", "labels": ["PER", "X"]}]},
+               {"id": 5, "text": text, "annotator": "bo@example.org", "annotation_id": 2,
+                "ner": [{"start": 0, "end": 3, "text": "Ana", "labels": ["PER"]}]}]
+    path = export(tmp_path, records)
+    spansets = {s.name: collect(s) for s in open_annotators(path)}
+    assert {n: spans_of(s) for n, s in spansets.items()} == {
+        "ana@example.org": [("5", 0, 3, "PER"), ("5", 8, 10, "PER"), ("5", 8, 10, "X")],
+        "bo@example.org": [("5", 0, 3, "PER")]}
+
+
+def test_the_writer_round_trips_and_refuses_discontinuous_spans(tmp_path, capsys):
+    out = tmp_path / "ann2.json"
+    code, _, err = run(capsys, "convert", DEMO / "brat" / "ann2", "--to", "labelstudio", "--out", out)
+    assert code == 0, err
+    back, original = read(out), read(DEMO / "brat" / "ann2")
+    assert back.name == "ann2"
+    assert list(back.documents) == list(original.documents)
+    assert spans_of(back) == sorted(spans_of(original), key=lambda s: (list(original.documents).index(s[0]), *s[1:]))
+    assert all(back.documents[d].text == original.documents[d].text for d in original.documents)
+    code, _, err = run(capsys, "convert", DEMO / "brat" / "ann1", "--to", "labelstudio", "--out", tmp_path / "x.json")
+    assert code == 2 and "is discontinuous; a Label Studio region is one range" in err
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_the_bratiaa_example_in_one_export_agrees_exactly_as_in_brat(shared_corpora, tmp_path):
+    project = shared_corpora / "bratiaa-example" / "example-project"
+    names = ["Lisa", "Maria", "Max", "Peter"]
+    brat = [read(project / name, "brat") for name in names]
+    documents = [(doc_id, document.text, {s.name: [(x.start, x.end, x.label) for x in s.documents[doc_id].spans]
+                                          for s in brat}) for doc_id, document in brat[0].documents.items()]
+    path = export(tmp_path, labelstudio_tasks(documents))
+    for options in ({}, {"match": "overlap"}, {"match": "partial", "labels": "ignore"}):
+        from_export, from_brat = agree([path], **options), agree(brat, **options)
+        assert from_export.annotators == [f"{n}@example.org" for n in names]
+        assert [p.counts for p in from_export.pairs] == [p.counts for p in from_brat.pairs]
+        assert from_export.mean.mean == from_brat.mean.mean
+
+
+@pytest.mark.parametrize("content, message", [
+    ('[{"id": 1, "data": {"text": "Ana"}', "invalid JSON"),
+    ('[{"id": 1, "data": {"text": "Ana"}, "annotations": [{"completed_by": 1, "result": [{"type": "labels", '
+     '"value": {"start": 0, "end": 9, "labels": ["PER"]}}]}]}]',
+     "task 1: span [0, 9) is empty, reversed or outside the text (3 characters)"),
+    ('[{"id": 1, "data": {"text": "Ana"}}, {"id": 1, "data": {"text": "Bo"}}]', "task 1: appears twice"),
+    ('[{"id": 1, "data": {"n": 3}, "annotations": []}]', "task 1: no text"),
+    ('[7]', "task 1: not an object"),
+])
+def test_bad_exports_are_one_line_naming_the_file(tmp_path, capsys, content, message):
+    bad = tmp_path / "x.json"
+    bad.write_text(content, encoding="utf-8")
+    code, out, err = run(capsys, "agree", bad, bad)
+    assert code == 1 and out == ""
+    assert err.startswith(f"spanagree: error: {bad}") and message in err and err.count("\n") == 1
