@@ -128,6 +128,20 @@ def test_agree_report_embeds_the_json_output_and_every_span_of_the_inputs(capsys
     assert means["defined"] == 10 and means["mean"] == pytest.approx(sum(values) / 10)
 
 
+def test_the_agree_errors_listing_and_the_report_hold_the_same_disagreements(capsys, tmp_path):
+    page, errors = tmp_path / "agree.html", tmp_path / "errors.json"
+    run(capsys, "agree", *ANNOTATORS, "--errors", errors, "--report", page, "--output", "json")
+    _, documents = blocks(page)
+    pairs = [(documents["annotators"][c["first"]], documents["annotators"][c["second"]])
+             for c in documents["comparisons"]]
+    listing = json.loads(errors.read_text(encoding="utf-8"))["errors"]
+    rows = {(e["document"], e["kind"], pairs.index((e["first"], e["second"])),
+             f"{e['first_fragments']}|{e['first_label']}" if e["first_label"] else "",
+             f"{e['second_fragments']}|{e['second_label']}" if e["second_label"] else "") for e in listing}
+    assert len(rows) == len(listing) == 52
+    assert listing_of_items(documents) == rows
+
+
 def test_the_kappa_curves_come_from_the_registry_and_tend_to_the_psa(capsys, tmp_path):
     page = tmp_path / "agree.html"
     shown = run(capsys, "agree", *ANNOTATORS[:2], "--report", page, "--chance", "--output", "json")
