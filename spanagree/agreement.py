@@ -78,6 +78,17 @@ class Agreement:
 
         return frame(disagreement_rows(self), DISAGREEMENT_COLUMNS)
 
+    #: The documents' records for the HTML report (``agree(..., report=True)``): a
+    #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
+    spool: object = field(default=None, repr=False, compare=False)
+
+    def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
+        """Write the HTML report (docs/report.md) to ``path``; needs ``agree(..., report=True)``.
+        ``documents`` keeps that many documents with the most disagreement in the document view."""
+        from .report.html import write_report
+
+        write_report(self, path, documents=documents, force=force, inputs=inputs)
+
     @property
     def pooled(self) -> Counts:
         """Summed a, b, c over all pairs."""
@@ -145,34 +156,75 @@ class Agreement:
 class PairsComparison:
     """``agree``'s comparison: every pair of annotators, each document aligned under the rule."""
 
-    def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT):
+    def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
+                 report: str | None = None):
         self.rule = rule
         self.pairs = pairs
         self.listing = listing
         self.context = context
+        self.report = report  # the spool folder of the report's document records, when asked for
 
     def tally(self) -> PairTallies:
-        return PairTallies(PairTally() for _ in self.pairs)
+        from .pipeline.spool import DocumentSpool
+
+        return PairTallies((PairTally() for _ in self.pairs),
+                           DocumentSpool(self.report) if self.report is not None else None)
 
     def compare(self, tally: PairTallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         each = None
+        listing_each = None
         if self.listing:  # every disagreement kept (PairTally.items), with its text around it
             texts = {d: next((s.documents[d].text for s in spansets if d in s.documents
                               and s.documents[d].text is not None), None) for d in documents}
             context = self.context
-            each = lambda doc_id, alignment: disagreements_of(doc_id, alignment, texts[doc_id], context)  # noqa: E731
+            listing_each = lambda doc_id, alignment: disagreements_of(doc_id, alignment, texts[doc_id], context)  # noqa: E731
+        if tally.report is not None:  # every document's record for the HTML report
+            from .scoring import records_of
+
+            each = lambda doc_id, alignment: (  # noqa: E731
+                listing_each(doc_id, alignment) if listing_each is not None else None, records_of(alignment))
+        elif listing_each is not None:
+            each = lambda doc_id, alignment: (listing_each(doc_id, alignment), None)  # noqa: E731
+        compared = []
         for (i, j), pair in zip(self.pairs, tally):
-            compared = compare_pair(spansets[i], spansets[j], documents, self.rule, each=each)
-            pair.add(compared)
+            counts = compare_pair(spansets[i], spansets[j], documents, self.rule, each=each)
+            pair.add(counts)
             if each is not None:
-                pair.items.update(zip(documents, compared.each))
+                if listing_each is not None:
+                    pair.items.update(zip(documents, (found for found, _ in counts.each)))
+                compared.append([records for _, records in counts.each])
+        if tally.report is not None:
+            spool_documents(tally.report, spansets, documents, self.pairs, compared)
+
+
+def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
+                    compared: list[list]) -> None:
+    """Every document's record for the HTML report (docs/report.md): its text, every copy's
+    spans, and each pair's classified spans (``compared``: per pair, per document, the records
+    of :func:`spanagree.scoring.records_of`; ``pairs``: the members of each, first and second)."""
+    from .pipeline.spool import items_entry, spans_entry
+
+    members = sorted({m for pair in pairs for m in pair})
+    for n, doc_id in enumerate(documents):
+        spans, index = {}, {}
+        for m in members:
+            document = spansets[m].documents.get(doc_id)
+            spans[str(m)], index[m] = spans_entry(document.spans if document is not None else [])
+        items, disagreements = [], 0
+        for p, ((i, j), each) in enumerate(zip(pairs, compared)):
+            found, wrong = items_entry(each[n], index[i], index[j])
+            items += [[p, *item] for item in found]
+            disagreements += wrong
+        reference = spansets[0].documents.get(doc_id)
+        spool.add(doc_id, disagreements, {"id": doc_id, "text": reference.text if reference is not None else None,
+                                          "spans": spans, "items": items})
 
 
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
           label_map=None, align_whitespace: bool = False, chance: bool = False, lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
-          annotators=None, errors: bool = False, context: int = CONTEXT) -> Agreement:
+          annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -215,6 +267,10 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     context : int
         Characters of text before and after each disagreement (its ``context_before`` and
         ``context_after``); 0 gives empty strings.
+    report : bool
+        Keep every document's text, spans and classified pairs for the HTML report, spooled to a
+        temporary file while comparing (memory stays flat); write it with
+        :meth:`Agreement.write_report` (docs/report.md).
 
     Returns
     -------
@@ -243,7 +299,13 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         inputs = read_inputs(inputs, format, format_options)
     names = unique_names(inputs)
     pairs = list(itertools.combinations(range(len(inputs)), 2))
-    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))], PairsComparison(rule, pairs, errors, context),
+    folder = None
+    if report:
+        from .pipeline.spool import SpoolFolder
+
+        folder = SpoolFolder()
+    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))],
+                      PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, jobs=jobs)
     accumulator.raise_reading_error()
@@ -261,6 +323,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     result = finished(names, documents, rule, counted, accumulator.notes, group.texts.whitespace_aligned, left_out,
                       options=options, match=match, labels=labels, only=only, label_map=label_map,
                       align_whitespace=align_whitespace)
+    if report:
+        result.spool = group.compared.report
+        result.spool.folder_owner = folder  # the temporary files live as long as the result
     if errors:
         listings = [[item for d in documents for item in tally.items.get(d, ())] for tally in group.compared]
         result.listing = lambda listings=listings: listings  # noqa: E731

@@ -6,8 +6,10 @@ Exit codes: 0 success, 1 bad input (the message names the file and line), 2 bad 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
+from pathlib import Path
 
 from ._version import __version__
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
@@ -79,6 +81,16 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
                        help="95%% percentile intervals of F1, precision and recall from N resamples of documents")
     group.add_argument("--seed", type=int, metavar="S", help="--bootstrap: random seed (default: drawn and reported)")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="align documents in N processes")
+    add_html_report_options(group)
+
+
+def add_html_report_options(group) -> None:
+    """``--report FILE.html`` and ``--report-documents N`` (docs/report.md)."""
+    group.add_argument("--report", metavar="FILE.html",
+                       help="write a self-contained HTML report: the figures, charts and every disagreement "
+                            "in context (docs/report.md)")
+    group.add_argument("--report-documents", type=int, metavar="N",
+                       help="--report: keep the N documents with the most disagreement in its document view")
 
 
 def add_listing_options(parser: argparse.ArgumentParser, *, plots: bool = True) -> None:
@@ -107,7 +119,7 @@ def build_parser() -> Parser:
     agree.add_argument("--errors", metavar="FILE",
                        help="write every disagreement of every pair (CSV, or JSON for .json); the second "
                             "annotator of a pair is the reference: spurious = only the first marked it")
-    agree.add_argument("--force", action="store_true", help="replace an existing --errors file or --plots folder")
+    agree.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
     add_listing_options(agree)
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
@@ -123,7 +135,7 @@ def build_parser() -> Parser:
                             "of an export); the others are scored against it")
     score.add_argument("--beta", type=float, default=1.0, help="F-beta's beta (default: 1)")
     score.add_argument("--errors", metavar="FILE", help="write every error (CSV, or JSON for .json)")
-    score.add_argument("--force", action="store_true", help="replace an existing --errors file or --plots folder")
+    score.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
     add_listing_options(score)
 
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
@@ -201,6 +213,30 @@ def check_listing_outputs(args, inputs: list[str]) -> None:
         check_plots(args.plots, force=args.force, other=args.errors)
 
 
+def check_report(args, inputs: list, others=()) -> None:
+    """``--report``'s destination, refused before anything is read (docs/report.md)."""
+    from .outputs import check_destination, check_not_inputs
+
+    if args.report_documents is not None and args.report is None:
+        raise UsageError("--report-documents goes with --report")
+    if args.report_documents is not None and args.report_documents < 0:
+        raise UsageError("--report-documents must be at least 0")
+    if args.report is None:
+        return
+    check_not_inputs([args.report], inputs, what="report")
+    check_destination(args.report, force=args.force, what="report")
+    for other in others:
+        if other is not None and os.path.abspath(other) == os.path.abspath(args.report):
+            raise UsageError(f"{args.report}: the report cannot be another output of the run ({other})")
+
+
+def write_report(args, result, inputs: list) -> None:
+    if args.report is not None:
+        from .report.html import write_report as write
+
+        write(result, args.report, documents=args.report_documents, force=args.force, inputs=inputs)
+
+
 def command_agree(args) -> str:
     from .agreement import agree
     from .report import render_agreement, write_listing
@@ -208,13 +244,16 @@ def command_agree(args) -> str:
 
     check_common(args)
     check_listing_outputs(args, args.paths)
-    result = agree(args.paths, errors=bool(args.errors), context=args.context, **run_options(args))
+    check_report(args, args.paths, others=[args.errors, args.plots])
+    result = agree(args.paths, errors=bool(args.errors), context=args.context, report=args.report is not None,
+                   **run_options(args))
     if args.errors:
         write_listing(args.errors, iter_disagreement_rows(result), DISAGREEMENT_COLUMNS, force=args.force)
     if args.plots:
         from .report.plots import agreement_plots
 
         agreement_plots(result, args.plots, force=args.force)
+    write_report(args, result, args.paths)
     return render_agreement(result, args.output, by=args.by)
 
 
@@ -227,8 +266,9 @@ def command_score(args) -> str:
     if not args.beta >= 0:
         raise UsageError(f"--beta must be >= 0, got {args.beta!r}")
     check_listing_outputs(args, [args.gold_path, *args.preds])
+    check_report(args, [args.gold_path, *args.preds], others=[args.errors, args.plots])
     results = score(args.gold_path, args.preds, beta=args.beta, errors=bool(args.errors), gold_name=args.gold,
-                    context=args.context, **run_options(args))
+                    context=args.context, report=args.report is not None, **run_options(args))
     if not isinstance(results, list):
         results = [results]
     if args.errors:
@@ -237,6 +277,7 @@ def command_score(args) -> str:
         from .report.plots import score_plots
 
         score_plots(results, args.plots, force=args.force)
+    write_report(args, results, [args.gold_path, *args.preds])
     return render_scores(results, args.output, by=args.by)
 
 
@@ -273,6 +314,7 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="vote on documents in N processes")
     group.add_argument("--output", choices=OUTPUTS, default="table",
                        help="summary on stdout: table (default), json or csv (one row per document)")
+    add_html_report_options(group)
 
 
 def command_merge(args) -> str:
@@ -292,6 +334,11 @@ def command_merge(args) -> str:
         from .report.plots import check_plots
 
         check_plots(args.plots, force=args.force, other=[args.out, args.adjudicate, args.adjudicate_all])
+    check_report(args, args.paths, others=[args.out, args.adjudicate, args.adjudicate_all, args.plots])
+    if args.report is not None:
+        report, gold = Path(args.report).resolve(), Path(args.out).resolve()
+        if gold in report.parents:
+            raise UsageError(f"{args.report}: the report cannot be inside the gold output ({args.out})")
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
                   label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
                   format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
@@ -302,6 +349,7 @@ def command_merge(args) -> str:
         from .report.plots import vote_plots
 
         vote_plots(result, args.plots, force=args.force)
+    write_report(args, result, args.paths)
     return render_vote(result, args.output, out=args.out, to=args.to, adjudicate=args.adjudicate,
                        adjudicate_all=args.adjudicate_all)
 

@@ -126,6 +126,16 @@ class Score:
     #: Builds :attr:`items` when first asked for (``score()`` aligns the documents again).
     listing: Callable[[], list[ErrorItem]] | None = field(default=None, repr=False, compare=False)
     _items: list | None = field(default=None, repr=False, compare=False)
+    #: The documents' records for the HTML report (``score(..., report=True)``): a
+    #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
+    spool: object = field(default=None, repr=False, compare=False)
+
+    def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
+        """Write the HTML report (docs/report.md) to ``path``; needs ``score(..., report=True)``
+        (several predictions in one report: :func:`spanagree.report.html.write_report`)."""
+        from .report.html import write_report
+
+        write_report([self], path, documents=documents, force=force, inputs=inputs)
 
     def __repr__(self) -> str:
         return (f"<Score {self.prediction!r} against {self.gold!r}: {len(self.pair.by_document)} documents, "
@@ -286,7 +296,12 @@ def keys_and_items(doc_id: str, alignment: Alignment, text: str | None,
                    rule: MatchRule | None = None, context: int = CONTEXT) -> tuple[list[tuple], list[ErrorItem]]:
     """One document's :func:`error_keys` (``rule`` as there) and its items, in canonical order,
     from one classification of its spans (``context`` characters of text on each side)."""
-    records = records_of(alignment)
+    return keys_and_items_of(doc_id, records_of(alignment), text, rule, context)
+
+
+def keys_and_items_of(doc_id: str, records: list, text: str | None, rule: MatchRule | None = None,
+                      context: int = CONTEXT) -> tuple[list[tuple], list[ErrorItem]]:
+    """:func:`keys_and_items` from the document's :func:`records_of`."""
     counted = pairs_are_correct(rule)  # then every aligned pair is correct, counted by correct_pairs
     keys = [(kind, gold.label if gold is not None else None, pred.label if pred is not None else None)
             for kind, aligned, _, gold, pred in records if not (counted and aligned)]
@@ -314,17 +329,23 @@ class ScoreComparison:
     each document, and every span classified for the error analysis (its keys counted and, with
     ``listing``, its items kept: :attr:`Score.items`)."""
 
-    def __init__(self, rule: MatchRule, listing: bool = False, context: int = CONTEXT):
+    def __init__(self, rule: MatchRule, listing: bool = False, context: int = CONTEXT, report: str | None = None):
         self.rule = rule
         self.listing = listing
         self.context = context
+        self.report = report  # the spool folder of the report's document records, when asked for
 
     def tally(self) -> PairTally:
-        return PairTally()
+        from .pipeline.spool import DocumentSpool
+
+        return PairTally(DocumentSpool(self.report) if self.report is not None else None)
 
     def compare(self, tally: PairTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         gold, pred = spansets
         rule, context = self.rule, self.context
+        if tally.report is not None:
+            self.compare_reported(tally, group, gold, pred, documents)
+            return
         if self.listing:
             texts = {d: gold.documents[d].text for d in documents}
 
@@ -342,12 +363,35 @@ class ScoreComparison:
             tally.errors.update(itertools.chain.from_iterable(pair.each))
 
 
+    def compare_reported(self, tally: PairTally, group: int, gold: SpanSet, pred: SpanSet,
+                         documents: list[str]) -> None:
+        """:meth:`compare`, each document's classified spans also spooled for the HTML report
+        (docs/report.md; the prediction is member ``group + 1``, the gold member 0)."""
+        from .pipeline.spool import items_entry, spans_entry
+
+        texts = {d: gold.documents[d].text if d in gold.documents else None for d in documents}
+        pair = compare_pair(pred, gold, documents, self.rule, each=lambda doc_id, alignment: records_of(alignment))
+        tally.add(pair)
+        for doc_id, records in zip(documents, pair.each):
+            keys, items = keys_and_items_of(doc_id, records, texts[doc_id], self.rule, self.context)
+            tally.errors.update(keys)
+            if self.listing:
+                tally.items[doc_id] = items
+            copies = [copy.documents.get(doc_id) for copy in (gold, pred)]
+            (gold_spans, gold_index), (pred_spans, pred_index) = (
+                spans_entry(c.spans if c is not None else []) for c in copies)
+            found, disagreements = items_entry(records, pred_index, gold_index)
+            tally.report.add(doc_id, disagreements, {
+                "id": doc_id, "text": texts[doc_id], "spans": {"0": gold_spans, str(group + 1): pred_spans},
+                "items": [[group, *item] for item in found]})
+
+
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
           only=None, label_map=None, align_whitespace: bool = False, errors: bool = False, chance: bool = False,
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
           options: dict | None = None, annotators=None, gold_name: str | None = None,
-          context: int = CONTEXT) -> Score | list[Score]:
+          context: int = CONTEXT, report: bool = False) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -379,6 +423,10 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     gold_name : str, optional
         The gold is the span set of this name among the inputs (containers expanded, their
         curations and predictions included); the others, in order, are the predictions.
+    report : bool
+        Keep every document's text, spans and classified spans for the HTML report, spooled to a
+        temporary file while comparing; write it with :meth:`Score.write_report`, or
+        :func:`spanagree.report.html.write_report` for several predictions (docs/report.md).
 
     Returns
     -------
@@ -423,7 +471,13 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     names = [input_name(item) for item in inputs]
     groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
-    accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context), format=format,
+    folder = None
+    if report:
+        from .pipeline.spool import SpoolFolder
+
+        folder = SpoolFolder()
+    accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context, folder.path if folder else None),
+                      format=format,
                       format_options=format_options, jobs=jobs, **common)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
@@ -455,6 +509,9 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         compared = result.pair.tally  # the prediction's labels first, the gold's second
         result.notes += unknown + label_warnings(
             [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
+        if report:
+            result.spool = tally.report
+            result.spool.folder_owner = folder  # the temporary files live as long as the result
         if chance:
             from .measures.tokens import token_agreement, tokenizer_for
 

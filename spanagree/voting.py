@@ -236,6 +236,12 @@ class Vote:
 
         return adjudication_listing(self, path, every=every)
 
+    def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
+        """Write the HTML report (docs/report.md): every cluster in context, with its vote."""
+        from .report.html import write_report
+
+        write_report(self, path, documents=documents, force=force, inputs=inputs)
+
     def counts(self) -> dict:
         """Clusters, kept clusters (= gold spans), clusters of each kind, clusters listed
         (``to_adjudicate``) and clusters that are not unanimous (``not_unanimous``)."""

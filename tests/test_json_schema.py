@@ -104,7 +104,7 @@ def walk(node, where="$"):
 def test_the_registry_names_one_shipped_schema_per_file():
     folder = ROOT / "spanagree" / "report" / "schemas"
     assert sorted(p.name for p in folder.glob("*.schema.json")) == sorted(f"{n}.schema.json" for n in SCHEMAS)
-    assert set(SCHEMAS) == {"agree", "score", "merge", "errors", "disagreements", "adjudication"}
+    assert set(SCHEMAS) == {"agree", "score", "merge", "errors", "disagreements", "adjudication", "report"}
 
 
 @pytest.mark.parametrize("name", list(SCHEMAS))

@@ -1,6 +1,6 @@
 """Presentation, the last step of the pipeline: results rendered as terminal tables
-(:mod:`.terminal`), JSON documents (:mod:`.document`) and rows for CSV and DataFrames
-(:mod:`.tabular`). Reports only see results; results call this layer for their own views.
+(:mod:`.terminal`), JSON documents (:mod:`.document`), rows for CSV and DataFrames
+(:mod:`.tabular`) and the self-contained HTML report (:mod:`.html`, ``--report``). Reports only see results; results call this layer for their own views.
 """
 
 from __future__ import annotations

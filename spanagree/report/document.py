@@ -19,10 +19,40 @@ from ..pipeline.compare import MeanF1
 from ..span import context_of
 
 
+class LazyMap(dict):
+    """A map whose entries are made as it is iterated: a per-document breakdown written entry by
+    entry (the HTML report writes its ``--by document`` JSON while iterating, so the corpus's
+    breakdown is never held whole). Only the encoder's way of reading it works: ``len``,
+    ``items()``, ``keys()``, ``[key]``; json's pure-Python encoder (``JSONEncoder.iterencode``)
+    writes it like a dict."""
+
+    def __init__(self, keys, value):
+        super().__init__()
+        self.ids = keys
+        self.value = value
+
+    def __len__(self):
+        return len(self.ids)
+
+    def __iter__(self):
+        return iter(self.ids)
+
+    def keys(self):
+        return list(self.ids)
+
+    def items(self):
+        return ((key, self.value(key)) for key in self.ids)
+
+    def __getitem__(self, key):
+        return self.value(key)
+
+
 def json_safe(value):
     """Replace NaN and infinities by ``None`` (JSON ``null``), recursively."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if isinstance(value, LazyMap):
+        return LazyMap(value.ids, lambda key, value=value.value: json_safe(value(key)))
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -60,8 +90,8 @@ def header(result) -> dict:
             "documents": len(result.documents), "match": result.rule.boundary, "labels": result.rule.labels}
 
 
-def agreement_document(result, *, by_document: bool = False) -> dict:
-    """``agree --output json``: see the ``agree`` schema."""
+def agreement_document(result, *, by_document: bool = False, lazy: bool = False) -> dict:
+    """``agree --output json``: see the ``agree`` schema (``lazy``: ``by_document`` as a :class:`LazyMap`)."""
     mean = result.mean
     pooled = result.pooled
     document = {
@@ -79,13 +109,15 @@ def agreement_document(result, *, by_document: bool = False) -> dict:
         "notes": result.notes,
     }
     if by_document:
-        document["by_document"] = {d: pairs_summary(result.pairs, result.document_pairs(d)) for d in result.documents}
+        entry = lambda d: pairs_summary(result.pairs, result.document_pairs(d))  # noqa: E731
+        document["by_document"] = LazyMap(result.documents, entry) if lazy else {d: entry(d) for d in result.documents}
     document.update(result.extras)
     return document
 
 
-def score_document(result, *, by_document: bool = False, with_header: bool = True) -> dict:
-    """``score --output json`` of one prediction (``with_header=False``: an entry of several)."""
+def score_document(result, *, by_document: bool = False, with_header: bool = True, lazy: bool = False) -> dict:
+    """``score --output json`` of one prediction (``with_header=False``: an entry of several;
+    ``lazy``: ``by_document`` as a :class:`LazyMap`)."""
     beta = result.beta
     document = {"spanagree": __version__, "options": result.options} if with_header else {}
     document.update({
@@ -104,18 +136,23 @@ def score_document(result, *, by_document: bool = False, with_header: bool = Tru
         "notes": result.notes,
     })
     if by_document:
-        document["by_document"] = {d: counts_dict(c, beta=beta) for d, c in result.pair.by_document.items()}
+        counts = result.pair.by_document
+        if lazy:
+            document["by_document"] = LazyMap(list(counts), lambda d: counts_dict(counts[d], beta=beta))
+        else:
+            document["by_document"] = {d: counts_dict(c, beta=beta) for d, c in counts.items()}
     document.update(result.extras)
     return document
 
 
-def scores_document(results: list, *, by_document: bool = False) -> dict:
+def scores_document(results: list, *, by_document: bool = False, lazy: bool = False) -> dict:
     """``score --output json``: one prediction's document, or several under ``predictions``."""
     if len(results) == 1:
-        return score_document(results[0], by_document=by_document)
+        return score_document(results[0], by_document=by_document, lazy=lazy)
     first = results[0]
     return {"spanagree": __version__, "options": first.options, "gold": first.gold,
-            "predictions": [score_document(r, by_document=by_document, with_header=False) for r in results]}
+            "predictions": [score_document(r, by_document=by_document, with_header=False, lazy=lazy)
+                            for r in results]}
 
 
 def errors_document(results: list) -> dict:
