@@ -211,11 +211,6 @@ class Document:
         size = "no text" if self.text is None else f"{len(self.text)} characters"
         return f"<Document {self.id!r}: {size}, {len(self.spans)} spans>"
 
-    def _repr_html_(self) -> str:
-        from .report.notebook import document_html
-
-        return document_html(self)
-
 
 @dataclass(slots=True)
 class SpanSet:
@@ -240,11 +235,6 @@ class SpanSet:
 
     def __repr__(self) -> str:
         return f"<SpanSet {self.name!r}: {len(self.documents)} documents, {len(self)} spans>"
-
-    def _repr_html_(self) -> str:
-        from .report.notebook import spanset_html
-
-        return spanset_html(self)
 
     @classmethod
     def from_documents(cls, name: str, documents: Iterable[Document], **kwargs) -> "SpanSet":

@@ -7,7 +7,7 @@ import pandas as pd
 from lxml import html
 
 import spanagree
-from spanagree.report.notebook import ROWS, cell
+from spanagree.report.notebook import ROWS, cell, document_html, spanset_html
 
 
 def tables(fragment: str):
@@ -79,14 +79,15 @@ def test_vote_html_frames_and_spanset_html(demo):
     agreement = spanagree.agree(paths, errors=True)
     frame = agreement.errors_frame()
     assert isinstance(frame, pd.DataFrame) and len(frame) == len(agreement.errors())
-    # a span set: its documents, the first ROWS of them, and how many more
+    # a span set (a value, below the report layer: no _repr_html_ of its own, its short repr in a
+    # notebook; spanset_html draws it): its documents, the first ROWS of them, and how many more
     big = spanagree.SpanSet("big", {})
     for n in range(ROWS + 5):
         big.documents[f"d{n}"] = spanagree.Document(f"d{n}", "x" * n, [])
-    (listing,), root = tables(big._repr_html_())
+    (listing,), root = tables(spanset_html(big))
     assert listing[:2] == [["d0", "0", "0"], ["d1", "1", "0"]] and listing[-1] == ["… 5 more"]
     assert len(listing) == ROWS + 1
     assert root.find(".//caption").text_content() == f"SpanSet big: {ROWS + 5} documents, 0 spans"
     spanset = spanagree.read(paths[0])
-    (spans,), _ = tables(spanset.documents["clinic-01"]._repr_html_())
+    (spans,), _ = tables(document_html(spanset.documents["clinic-01"]))
     assert spans[0] == ["0-14", "PER", "Mr. Tomas Berg"]

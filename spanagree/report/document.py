@@ -162,9 +162,13 @@ def errors_document(results: list) -> dict:
 
 def disagreements_document(result) -> dict:
     """``agree --errors FILE.json``: every disagreement of every pair."""
-    from .tabular import disagreement_rows
+    return {"errors": list(disagreement_records(result))}
 
-    return {"errors": disagreement_rows(result)}
+
+def disagreement_records(result):
+    """``agree --errors``' records one at a time, pair by pair: the pair, then the item with
+    ``first_*``/``second_*`` fields (the JSON listing's entries and the CSV's rows)."""
+    return ({"first": first, "second": second, **item.as_pair_dict()} for first, second, item in result.errors())
 
 
 def vote_document(result) -> dict:

@@ -170,7 +170,9 @@ def disagreement_rows(result) -> list[dict]:
 
 def iter_disagreement_rows(result):
     """:func:`disagreement_rows` one at a time (``--errors`` writes them so)."""
-    return ({"first": first, "second": second, **item.as_pair_dict()} for first, second, item in result.errors())
+    from .document import disagreement_records
+
+    return disagreement_records(result)
 
 
 def disagreements_csv(result) -> str:
