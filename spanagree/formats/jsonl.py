@@ -42,7 +42,6 @@ an unknown text as ``null``.
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import stat
 import re
@@ -221,17 +220,29 @@ def annotator_ids(path: str) -> list[str | None]:
 
 
 def _mentions_annotators(path: str) -> bool:
-    """Whether the file's bytes hold ``"_annotator_id"`` (mapped, not copied). A pipe or another
-    file that is not regular is never read ahead (it could not be read again): ``False``."""
+    """Whether the file's bytes hold ``"_annotator_id"``, read in chunks of :data:`SCAN_CHUNK`
+    bytes (memory stays flat; a mapped file would count its pages in the resident size). A pipe
+    or another file that is not regular is never read ahead (it could not be read again): ``False``."""
     with open_file(path, "JSONL") as file:
         info = os.fstat(file.fileno())
         if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
             return False
+        overlap = len(_ANNOTATOR_KEY) - 1
+        tail = b""
         try:
-            with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-                return mapped.find(_ANNOTATOR_KEY) != -1
-        except (OSError, ValueError):
+            while True:
+                chunk = file.read(SCAN_CHUNK)
+                if not chunk:
+                    return False
+                if (tail + chunk).find(_ANNOTATOR_KEY) != -1:
+                    return True
+                tail = chunk[-overlap:]
+        except OSError:
             return False  # reading it will say what is wrong
+
+
+#: The bytes read at a time when a file is scanned for Prodigy's annotator ids.
+SCAN_CHUNK = 1 << 20
 
 
 def annotator_names(path: str, ids: list[str | None]) -> list[str]:
