@@ -16,7 +16,9 @@ that child from ``os.wait4``) of
 checks that every tool gives the same F1 where the definitions coincide, shows where spanagree's
 time goes (``phases.py``), and runs the scaling series (one long document, spanagree vs
 nervaluate; number of documents), ``--jobs 2`` vs ``--jobs 1`` on 40,000 documents,
-``spanagree --help`` and the heavy-import check, and the candidate-index micro-benchmark
+the HTML report on the main corpus (``agree --report``: time to write, page size, time until the
+page is drawn in headless Chromium, ``report_load.py``), ``spanagree --help`` and the
+heavy-import check, and the candidate-index micro-benchmark
 (``index_bench.py``). Writes ``benchmarks/RESULTS.md`` (``--quick``: ``OUT/RESULTS.md``) and the
 raw figures to ``OUT/results.json``. Corpora are generated under ``OUT`` (default
 ``/tmp/spanagree-bench``, never the repository) and reused while their parameters match.
@@ -411,7 +413,7 @@ def main(argv=None):
     p.add_argument("--results", type=Path, help="markdown output (default benchmarks/RESULTS.md; "
                                                   "--quick: OUT/RESULTS.md)")
     p.add_argument("--skip", default="", help="comma-separated sections to skip: "
-                                              "main,phases,long,docs,jobs,help,index")
+                                              "main,phases,long,docs,jobs,report,help,index")
     args = p.parse_args(argv)
     quick = args.quick
     docs = args.docs or (400 if quick else 10000)
@@ -472,6 +474,10 @@ def main(argv=None):
             ("spanagree_score_conll", sa + ["score", c1, c2, "--output", "json"], sa_ok),
             ("spanagree_score_conll_iob2", sa + ["score", c1, c2, "--scheme", "iob2", "--output", "json"], sa_ok),
             ("spanagree_score_jsonl", sa + ["score", j1, j2, "--output", "json"], sa_ok),
+            ("spanagree_agree_brat_errors", sa + ["agree", b1, b2, "--format", "brat", "--output", "json",
+                                                  "--errors", out / "listings" / "agree-errors.csv", "--force"], sa_ok),
+            ("spanagree_score_jsonl_errors", sa + ["score", j1, j2, "--output", "json",
+                                                   "--errors", out / "listings" / "score-errors.csv", "--force"], sa_ok),
             ("bratiaa", [pp, PEERS / "bratiaa_agree.py", d / "brat"], have["bratiaa"]),
             ("seqeval_default", [pp, PEERS / "seqeval_score.py", c1, c2], have["seqeval"]),
             ("seqeval_strict", [pp, PEERS / "seqeval_score.py", c1, c2, "--strict"], have["seqeval"]),
@@ -596,6 +602,33 @@ def main(argv=None):
         section(R, "docs/jobs", log, docs_series)
     R["docs_series"] = doc_rows
 
+    # -- 4b. the HTML report on the main corpus ----------------------------------------------------
+    def report_section():
+        page = out / "report" / f"agree-{docs}.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        command = ["agree", b1, b2, "--format", "brat", "--output", "json"]
+        _log(log, f"--report on {docs} documents (BRAT)")
+        plain = main_runs.get("spanagree_agree_brat") or measure(
+            "spanagree_agree_brat", sa + command, repeat=repeat, available=sa_ok, log=log)
+        by_document = measure("spanagree_agree_brat_by_document", sa + command + ["--by", "document"],
+                              repeat=repeat, available=sa_ok, log=log)
+        written = measure("spanagree_agree_brat_report", sa + command + ["--report", page, "--force"],
+                          repeat=repeat, available=sa_ok, log=log)
+        row = {"documents": docs, "agree": plain.as_dict(), "by_document": by_document.as_dict(),
+               "with_report": written.as_dict(),
+               "bytes": page.stat().st_size if page.exists() else None, "load": None}
+        if page.exists():
+            try:
+                r = subprocess.run([py, HERE / "report_load.py", page, "--repeat", str(repeat)],
+                                   capture_output=True, text=True, timeout=1800)
+                row["load"] = json.loads(r.stdout) if r.returncode == 0 else {"error": r.stderr[-1500:]}
+            except (OSError, subprocess.TimeoutExpired, ValueError) as e:
+                row["load"] = {"error": str(e)}
+        return row
+
+    if "report" not in skip:
+        R["report"] = section(R, "report", log, report_section)
+
     # -- 5. start-up and imports -----------------------------------------------------------------
     help_run = None
     if "help" not in skip:
@@ -711,6 +744,8 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
         plain = {"brat": s.get("plain_brat"), "conll": s.get("plain_conll"), "jsonl": s.get("plain_jsonl")}
         rows = [("plain-Python parse", "brat", "plain_brat"),
                 ("**spanagree agree** (exact/strict)", "brat", "spanagree_agree_brat"),
+                ("spanagree agree --errors FILE (every disagreement, in context)", "brat",
+                 "spanagree_agree_brat_errors"),
                 ("bratiaa `compute_f1_agreement`", "brat", "bratiaa"),
                 ("plain-Python parse", "conll", "plain_conll"),
                 ("**spanagree score** (conlleval decoding)", "conll", "spanagree_score_conll"),
@@ -719,6 +754,7 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
                 ("seqeval `f1_score` mode=strict, IOB2", "conll", "seqeval_strict"),
                 ("plain-Python parse", "jsonl", "plain_jsonl"),
                 ("**spanagree score**", "jsonl", "spanagree_score_jsonl"),
+                ("spanagree score --errors FILE (every error, in context)", "jsonl", "spanagree_score_jsonl_errors"),
                 ("nervaluate `evaluate()` (4 schemes)", "jsonl", "nervaluate")]
         for label, fmt, key in rows:
             r = main_runs.get(key)
@@ -771,6 +807,10 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
           f"{'**met**' if same else ('n/a' if same is None else '**MISSED**')} |")
     if help_run is not None:
         row("`spanagree --help` < 0.5 s", help_run.seconds, 0.5, False, " s")
+    report = R.get("report")
+    if report and isinstance(report.get("load"), dict) and "seconds" in report["load"]:
+        row(f"the {report['documents']:,}-document report opens in a few seconds (Chromium, < 5 s)",
+            report["load"]["seconds"], 5, False, " s")
     heavy = R.get("heavy_imports")
     if heavy:
         loaded = sorted({m for mods in heavy.values() for m in mods})
@@ -860,6 +900,25 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
           f"for the alignment; JSON identical apart from `options.jobs`: {j['identical']}; "
           f"generator F1 {j['expected_f1']}. The read/align columns come from `phases.py` (one more run each). "
           "(Peak RSS from `wait4` is the largest single process — the workers' is not added.)\n")
+    report = R.get("report")
+    if report:
+        load = report.get("load") or {}
+        w(f"## The HTML report (`agree --report`, {report['documents']:,} documents, BRAT)\n")
+        w("| run | wall (s) | peak RSS (MiB) | page (MB) | loaded in Chromium (s) |")
+        w("|---|---|---|---|---|")
+        for name, key in (("agree --output json", "agree"), ("agree --output json --by document", "by_document"),
+                          ("agree --output json --report FILE.html (embeds the --by document JSON)", "with_report")):
+            run_ = report.get(key) or {}
+            size = f"{report['bytes'] / 1e6:.1f}" if key == "with_report" and report.get("bytes") else ""
+            loaded = (fmt_s(load["seconds"]) if "seconds" in load else load.get("error", "n/a")[:80]) \
+                if key == "with_report" else ""
+            w(f"| {name} | {fmt_s(run_.get('seconds'))} | {fmt_s(run_.get('rss_mib'), 0)} | {size} | {loaded} |")
+        if "seconds" in load:
+            w(f"\nLoaded = from navigation until the page's script has drawn the summary and the first "
+              f"disagreement (`benchmarks/report_load.py`, fastest of {len(load.get('runs', []))}); console "
+              f"errors: {len(load.get('errors', []))}; requests other than the page: {load.get('requests')}.\n")
+        else:
+            w("")
     if help_run is not None:
         w("## Start-up and imports\n")
         w(f"`spanagree --help`: {fmt_s(help_run.seconds, 3) if help_run.ok else help_run.error} s "

@@ -7,6 +7,11 @@ annotated. Reported, after Hripcsak & Rothschild (2005):
 - the **mean pairwise F1** (their average PSA) and its population SD, over pairs with a defined F1;
 - the **pooled F1** from the summed a, b, c of all pairs;
 - the same per label (labels strict) and per document, and the k×k matrix of pairwise F1.
+
+Every disagreement of every pair can be listed (``errors=True``, ``agree --errors``) with the
+error analysis of :mod:`spanagree.scoring`: the first annotator of a pair plays the prediction
+and the second the gold (the reference), so ``spurious`` is a span only the first marked (it
+counts in b) and ``missed`` one only the second marked (in c).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Callable
 
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
@@ -23,9 +30,12 @@ from .pipeline import Group, expand_inputs, read_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
+from .pipeline.labels import label_warnings
 from .pipeline.finish import (announce_texts, check_jobs, common_documents, input_path, reconciled_quietly,
                               unique_names)
-from .span import SpanSet
+from .formats import DocumentStream
+from .scoring import ErrorItem, check_context, disagreements_of
+from .span import CONTEXT, SpanSet
 
 
 @dataclass
@@ -40,6 +50,44 @@ class Agreement:
     left_out: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
+    #: Builds :meth:`errors` when first asked for (``agree()`` compares the documents again).
+    listing: Callable[[], list[list]] | None = field(default=None, repr=False, compare=False)
+    _errors: list | None = field(default=None, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        return (f"<Agreement: {len(self.annotators)} annotators, {len(self.pairs)} pairs, "
+                f"{len(self.documents)} documents, match {self.rule.boundary}, labels {self.rule.labels}>")
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import agreement_html
+
+        return agreement_html(self)
+
+    def errors(self) -> list[tuple[str, str, "ErrorItem"]]:
+        """Every disagreement of every pair, pair by pair then document by document:
+        ``(first, second, item)``; the item's ``pred`` is the first annotator's span, its ``gold``
+        the second's (see :func:`agree`'s ``errors``)."""
+        if self._errors is None:
+            listings = self.listing() if self.listing is not None else [[] for _ in self.pairs]
+            self._errors = [(p.first, p.second, item) for p, items in zip(self.pairs, listings) for item in items]
+        return self._errors
+
+    def errors_frame(self):
+        """The disagreements as a DataFrame (the ``agree --errors`` columns)."""
+        from .report.tabular import DISAGREEMENT_COLUMNS, disagreement_rows, frame
+
+        return frame(disagreement_rows(self), DISAGREEMENT_COLUMNS)
+
+    #: The documents' records for the HTML report (``agree(..., report=True)``): a
+    #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
+    spool: object = field(default=None, repr=False, compare=False)
+
+    def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
+        """Write the HTML report (docs/report.md) to ``path``; needs ``agree(..., report=True)``.
+        ``documents`` keeps that many documents with the most disagreement in the document view."""
+        from .report.html import write_report
+
+        write_report(self, path, documents=documents, force=force, inputs=inputs)
 
     @property
     def pooled(self) -> Counts:
@@ -108,23 +156,75 @@ class Agreement:
 class PairsComparison:
     """``agree``'s comparison: every pair of annotators, each document aligned under the rule."""
 
-    def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]]):
+    def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
+                 report: str | None = None):
         self.rule = rule
         self.pairs = pairs
+        self.listing = listing
+        self.context = context
+        self.report = report  # the spool folder of the report's document records, when asked for
 
     def tally(self) -> PairTallies:
-        return PairTallies(PairTally() for _ in self.pairs)
+        from .pipeline.spool import DocumentSpool
+
+        return PairTallies((PairTally() for _ in self.pairs),
+                           DocumentSpool(self.report) if self.report is not None else None)
 
     def compare(self, tally: PairTallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        each = None
+        listing_each = None
+        if self.listing:  # every disagreement kept (PairTally.items), with its text around it
+            texts = {d: next((s.documents[d].text for s in spansets if d in s.documents
+                              and s.documents[d].text is not None), None) for d in documents}
+            context = self.context
+            listing_each = lambda doc_id, alignment: disagreements_of(doc_id, alignment, texts[doc_id], context)  # noqa: E731
+        if tally.report is not None:  # every document's record for the HTML report
+            from .scoring import records_of
+
+            each = lambda doc_id, alignment: (  # noqa: E731
+                listing_each(doc_id, alignment) if listing_each is not None else None, records_of(alignment))
+        elif listing_each is not None:
+            each = lambda doc_id, alignment: (listing_each(doc_id, alignment), None)  # noqa: E731
+        compared = []
         for (i, j), pair in zip(self.pairs, tally):
-            pair.add(compare_pair(spansets[i], spansets[j], documents, self.rule))
+            counts = compare_pair(spansets[i], spansets[j], documents, self.rule, each=each)
+            pair.add(counts)
+            if each is not None:
+                if listing_each is not None:
+                    pair.items.update(zip(documents, (found for found, _ in counts.each)))
+                compared.append([records for _, records in counts.each])
+        if tally.report is not None:
+            spool_documents(tally.report, spansets, documents, self.pairs, compared)
+
+
+def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
+                    compared: list[list]) -> None:
+    """Every document's record for the HTML report (docs/report.md): its text, every copy's
+    spans, and each pair's classified spans (``compared``: per pair, per document, the records
+    of :func:`spanagree.scoring.records_of`; ``pairs``: the members of each, first and second)."""
+    from .pipeline.spool import items_entry, spans_entry
+
+    members = sorted({m for pair in pairs for m in pair})
+    for n, doc_id in enumerate(documents):
+        spans, index = {}, {}
+        for m in members:
+            document = spansets[m].documents.get(doc_id)
+            spans[str(m)], index[m] = spans_entry(document.spans if document is not None else [])
+        items, disagreements = [], 0
+        for p, ((i, j), each) in enumerate(zip(pairs, compared)):
+            found, wrong = items_entry(each[n], index[i], index[j])
+            items += [[p, *item] for item in found]
+            disagreements += wrong
+        reference = spansets[0].documents.get(doc_id)
+        spool.add(doc_id, disagreements, {"id": doc_id, "text": reference.text if reference is not None else None,
+                                          "spans": spans, "items": items})
 
 
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
           label_map=None, align_whitespace: bool = False, chance: bool = False, lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
-          annotators=None) -> Agreement:
+          annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -159,6 +259,18 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     annotators : list of str or "A,B", optional
         Pick and order the span sets by name, containers' annotators included (a container's
         curation joins only when named here).
+    errors : bool
+        Keep every disagreement of every pair (:meth:`Agreement.errors`) while comparing. Without
+        it, span sets in memory and paths are compared again when the listing is first asked for.
+        The first annotator of a pair plays the prediction of :func:`spanagree.score` and the
+        second the gold: ``spurious`` = only the first marked it (b), ``missed`` = only the second (c).
+    context : int
+        Characters of text before and after each disagreement (its ``context_before`` and
+        ``context_after``); 0 gives empty strings.
+    report : bool
+        Keep every document's text, spans and classified pairs for the HTML report, spooled to a
+        temporary file while comparing (memory stays flat); write it with
+        :meth:`Agreement.write_report` (docs/report.md).
 
     Returns
     -------
@@ -172,8 +284,12 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     >>> result = agree([ann1, ann2])
     >>> result.pooled, result.mean.mean
     (Counts(a=1.0, b=1.0, c=1.0), 0.5)
+    >>> [(first, second, item.kind, item.pred.fragments, item.gold.fragments)
+    ...  for first, second, item in result.errors()]
+    [('ann1', 'ann2', 'partial', ((10, 14),), ((10, 15),))]
     """
     check_jobs(jobs)
+    check_context(context)
     inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
     if len(inputs) < 2:
         raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
@@ -183,7 +299,13 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         inputs = read_inputs(inputs, format, format_options)
     names = unique_names(inputs)
     pairs = list(itertools.combinations(range(len(inputs)), 2))
-    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))], PairsComparison(rule, pairs),
+    folder = None
+    if report:
+        from .pipeline.spool import SpoolFolder
+
+        folder = SpoolFolder()
+    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))],
+                      PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, jobs=jobs)
     accumulator.raise_reading_error()
@@ -201,6 +323,19 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     result = finished(names, documents, rule, counted, accumulator.notes, group.texts.whitespace_aligned, left_out,
                       options=options, match=match, labels=labels, only=only, label_map=label_map,
                       align_whitespace=align_whitespace)
+    if report:
+        result.spool = group.compared.report
+        result.spool.folder_owner = folder  # the temporary files live as long as the result
+    if errors:
+        listings = [[item for d in documents for item in tally.items.get(d, ())] for tally in group.compared]
+        result.listing = lambda listings=listings: listings  # noqa: E731
+    elif all(not isinstance(item, DocumentStream) for item in inputs):
+        result.listing = partial(_listing, inputs, format=format, format_options=format_options, match=match,
+                                 labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
+                                 align_whitespace=align_whitespace, context=context)
+    result.notes += label_warnings(accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
+                                                        for p in counted] if rule.strict_labels else [],
+                                   label_map=label_map, only=only)
     if chance:
         from .measures.tokens import token_agreement, tokenizer_for
 
@@ -215,6 +350,14 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         result.extras["bootstrap"] = bootstrap_intervals(per_document, n=bootstrap, seed=seed,
                                                          pairs=[[p.first, p.second] for p in result.pairs])
     return result
+
+
+def _listing(inputs, **options) -> list[list]:
+    """Every pair's disagreements, compared again (quietly: the first run warned)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        result = agree(inputs, errors=True, **options)
+    return result.listing()
 
 
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],

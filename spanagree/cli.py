@@ -6,8 +6,10 @@ Exit codes: 0 success, 1 bad input (the message names the file and line), 2 bad 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
+from pathlib import Path
 
 from ._version import __version__
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
@@ -79,6 +81,27 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
                        help="95%% percentile intervals of F1, precision and recall from N resamples of documents")
     group.add_argument("--seed", type=int, metavar="S", help="--bootstrap: random seed (default: drawn and reported)")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="align documents in N processes")
+    add_html_report_options(group)
+
+
+def add_html_report_options(group) -> None:
+    """``--report FILE.html`` and ``--report-documents N`` (docs/report.md)."""
+    group.add_argument("--report", metavar="FILE.html",
+                       help="write a self-contained HTML report: the figures, charts and every disagreement "
+                            "in context (docs/report.md)")
+    group.add_argument("--report-documents", type=int, metavar="N",
+                       help="--report: keep the N documents with the most disagreement in its document view")
+
+
+def add_listing_options(parser: argparse.ArgumentParser, *, plots: bool = True) -> None:
+    """``--context N`` (every listing) and ``--plots DIR`` (the commands that draw figures)."""
+    group = parser.add_argument_group("listings and figures")
+    group.add_argument("--context", type=int, default=40, metavar="N",
+                       help="characters of text before and after each listed span (default: 40; 0: none)")
+    if plots:
+        group.add_argument("--plots", metavar="DIR",
+                           help="write the figures as PNG and SVG into DIR (needs matplotlib: "
+                                "pip install 'spanagree[plots]'; file names in docs/cli.md)")
 
 
 def build_parser() -> Parser:
@@ -93,6 +116,11 @@ def build_parser() -> Parser:
     add_format_options(agree)
     add_match_options(agree)
     add_report_options(agree)
+    agree.add_argument("--errors", metavar="FILE",
+                       help="write every disagreement of every pair (CSV, or JSON for .json); the second "
+                            "annotator of a pair is the reference: spurious = only the first marked it")
+    agree.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
+    add_listing_options(agree)
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
                                 description="Precision, recall, F1/F-beta and error analysis against a gold standard.")
@@ -107,7 +135,8 @@ def build_parser() -> Parser:
                             "of an export); the others are scored against it")
     score.add_argument("--beta", type=float, default=1.0, help="F-beta's beta (default: 1)")
     score.add_argument("--errors", metavar="FILE", help="write every error (CSV, or JSON for .json)")
-    score.add_argument("--force", action="store_true", help="replace an existing --errors file")
+    score.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
+    add_listing_options(score)
 
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
                                 description="Merge annotators by voting; list what needs adjudication "
@@ -122,6 +151,12 @@ def build_parser() -> Parser:
     convert.add_argument("--to", required=True, choices=writable_formats(), metavar="FORMAT")
     convert.add_argument("--out", required=True, metavar="DEST")
     convert.add_argument("--force", action="store_true", help="replace an existing destination")
+    convert.add_argument("--tokenize", action="store_true",
+                         help="--to conll from raw texts: tokenise and split sentences with spaCy (a blank "
+                              "pipeline with its sentencizer, or --spacy-model)")
+    convert.add_argument("--lang", metavar="L", help="--tokenize: language of the blank spaCy pipeline (default: en)")
+    convert.add_argument("--spacy-model", metavar="M",
+                         help="--tokenize: tokenise and split sentences with this spaCy pipeline (a name or a path)")
     add_format_options(convert)
     return parser
 
@@ -162,29 +197,87 @@ def run_options(args) -> dict:
                 annotators=args.annotators)
 
 
+def check_listing_outputs(args, inputs: list[str]) -> None:
+    """``--context``, and the ``--errors`` file and ``--plots`` folder refused before anything is read."""
+    from .outputs import check_destination, check_not_inputs
+
+    if args.context < 0:
+        raise UsageError(f"--context must be 0 or more, got {args.context}")
+    check_not_inputs([args.errors], inputs, what="errors file")
+    check_not_inputs([args.plots], inputs, what="plots folder")
+    if args.errors:
+        check_destination(args.errors, force=args.force, what="errors file")
+    if args.plots:
+        from .report.plots import check_plots
+
+        check_plots(args.plots, force=args.force, other=args.errors)
+
+
+def check_report(args, inputs: list, others=()) -> None:
+    """``--report``'s destination, refused before anything is read (docs/report.md)."""
+    from .outputs import check_destination, check_not_inputs
+
+    if args.report_documents is not None and args.report is None:
+        raise UsageError("--report-documents goes with --report")
+    if args.report_documents is not None and args.report_documents < 0:
+        raise UsageError("--report-documents must be at least 0")
+    if args.report is None:
+        return
+    check_not_inputs([args.report], inputs, what="report")
+    check_destination(args.report, force=args.force, what="report")
+    for other in others:
+        if other is not None and os.path.abspath(other) == os.path.abspath(args.report):
+            raise UsageError(f"{args.report}: the report cannot be another output of the run ({other})")
+
+
+def write_report(args, result, inputs: list) -> None:
+    if args.report is not None:
+        from .report.html import write_report as write
+
+        write(result, args.report, documents=args.report_documents, force=args.force, inputs=inputs)
+
+
 def command_agree(args) -> str:
     from .agreement import agree
-    from .report import render_agreement
+    from .report import render_agreement, write_listing
+    from .report.tabular import DISAGREEMENT_COLUMNS, iter_disagreement_rows
 
     check_common(args)
-    return render_agreement(agree(args.paths, **run_options(args)), args.output, by=args.by)
+    check_listing_outputs(args, args.paths)
+    check_report(args, args.paths, others=[args.errors, args.plots])
+    result = agree(args.paths, errors=bool(args.errors), context=args.context, report=args.report is not None,
+                   **run_options(args))
+    if args.errors:
+        write_listing(args.errors, iter_disagreement_rows(result), DISAGREEMENT_COLUMNS, force=args.force)
+    if args.plots:
+        from .report.plots import agreement_plots
+
+        agreement_plots(result, args.plots, force=args.force)
+    write_report(args, result, args.paths)
+    return render_agreement(result, args.output, by=args.by)
 
 
 def command_score(args) -> str:
-    from .outputs import check_destination, check_not_inputs, write_text
-    from .report import errors_listing, render_scores
+    from .report import render_scores, write_listing
+    from .report.tabular import ERROR_COLUMNS, iter_error_rows
     from .scoring import score
 
     check_common(args)
     if not args.beta >= 0:
         raise UsageError(f"--beta must be >= 0, got {args.beta!r}")
-    if args.errors:
-        check_not_inputs([args.errors], [args.gold_path, *args.preds], what="errors file")
-        check_destination(args.errors, force=args.force, what="errors file")
+    check_listing_outputs(args, [args.gold_path, *args.preds])
+    check_report(args, [args.gold_path, *args.preds], others=[args.errors, args.plots])
     results = score(args.gold_path, args.preds, beta=args.beta, errors=bool(args.errors), gold_name=args.gold,
-                    **run_options(args))
+                    context=args.context, report=args.report is not None, **run_options(args))
+    if not isinstance(results, list):
+        results = [results]
     if args.errors:
-        write_text(args.errors, errors_listing(results, args.errors), force=args.force, what="errors file")
+        write_listing(args.errors, iter_error_rows(results), ERROR_COLUMNS, force=args.force)
+    if args.plots:
+        from .report.plots import score_plots
+
+        score_plots(results, args.plots, force=args.force)
+    write_report(args, results, [args.gold_path, *args.preds])
     return render_scores(results, args.output, by=args.by)
 
 
@@ -209,10 +302,19 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--out", required=True, metavar="DEST", help="gold output: a folder (BRAT) or a file")
     group.add_argument("--adjudicate", metavar="FILE",
                        help="write the clusters to adjudicate (CSV, or JSON when FILE ends in .json)")
+    group.add_argument("--adjudicate-all", metavar="FILE",
+                       help="write every cluster that is not unanimous, each with its kinds (those to adjudicate "
+                            "and those the vote settled: docs/merge.md), as --adjudicate does")
+    group.add_argument("--context", type=int, default=40, metavar="N",
+                       help="characters of text before and after each listed cluster (default: 40; 0: none)")
+    group.add_argument("--plots", metavar="DIR",
+                       help="write the figure of the votes as PNG and SVG into DIR (needs matplotlib: "
+                            "pip install 'spanagree[plots]')")
     group.add_argument("--force", action="store_true", help="replace existing outputs")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="vote on documents in N processes")
     group.add_argument("--output", choices=OUTPUTS, default="table",
                        help="summary on stdout: table (default), json or csv (one row per document)")
+    add_html_report_options(group)
 
 
 def command_merge(args) -> str:
@@ -222,13 +324,34 @@ def command_merge(args) -> str:
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    check_not_inputs([args.out, args.adjudicate], args.paths)
-    check_outputs(args.out, args.adjudicate, force=args.force)  # refuse before reading anything
+    if args.context < 0:
+        raise UsageError(f"--context must be 0 or more, got {args.context}")
+    check_not_inputs([args.out, args.adjudicate, args.adjudicate_all], args.paths)
+    check_not_inputs([args.plots], args.paths, what="plots folder")
+    # refuse before reading anything
+    check_outputs(args.out, args.adjudicate, force=args.force, adjudicate_all=args.adjudicate_all)
+    if args.plots:
+        from .report.plots import check_plots
+
+        check_plots(args.plots, force=args.force, other=[args.out, args.adjudicate, args.adjudicate_all])
+    check_report(args, args.paths, others=[args.out, args.adjudicate, args.adjudicate_all, args.plots])
+    if args.report is not None:
+        report, gold = Path(args.report).resolve(), Path(args.out).resolve()
+        if gold in report.parents:
+            raise UsageError(f"{args.report}: the report cannot be inside the gold output ({args.out})")
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
                   label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
-                  format_options=format_options(args), options=recorded_options(args), annotators=args.annotators)
-    result.write(args.out, args.to, adjudicate=args.adjudicate, force=args.force, **format_options(args))
-    return render_vote(result, args.output, out=args.out, to=args.to, adjudicate=args.adjudicate)
+                  format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
+                  context=args.context)
+    result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
+                 force=args.force, **format_options(args))
+    if args.plots:
+        from .report.plots import vote_plots
+
+        vote_plots(result, args.plots, force=args.force)
+    write_report(args, result, args.paths)
+    return render_vote(result, args.output, out=args.out, to=args.to, adjudicate=args.adjudicate,
+                       adjudicate_all=args.adjudicate_all)
 
 
 def command_convert(args) -> str:
@@ -239,9 +362,16 @@ def command_convert(args) -> str:
     check_destination(args.out, force=args.force)  # refuse before reading anything
     if args.annotators is not None and len(args.annotators) != 1:
         raise UsageError("convert writes one span set: --annotators names one")
+    if args.tokenize and args.to != "conll":
+        raise UsageError("--tokenize puts texts in CoNLL's shape: it goes with --to conll")
+    for option, value in (("--lang", args.lang), ("--spacy-model", args.spacy_model)):
+        if value is not None and not args.tokenize:
+            raise UsageError(f"{option} goes with --tokenize")
+    if args.lang is not None and args.spacy_model is not None:
+        raise UsageError("--lang and --spacy-model exclude each other (the pipeline has its own language)")
     spanset = convert(args.path, args.out, source_format=args.source_format or args.format, to=args.to,
                       force=args.force, annotator=args.annotators[0] if args.annotators else None,
-                      **format_options(args))
+                      tokenize=args.tokenize, lang=args.lang, spacy_model=args.spacy_model, **format_options(args))
     return f"wrote {len(spanset.documents)} documents, {len(spanset)} spans to {args.out} ({args.to})\n"
 
 

@@ -43,15 +43,16 @@ from .pipeline import Group, expand_inputs, read_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
                                sorted_labels, warn_duplicates)
+from .pipeline.labels import label_warnings
 from .pipeline.finish import announce_texts, check_jobs, input_name, reconciled_quietly
-from .span import Span, SpanSet
+from .span import CONTEXT, Span, SpanSet, context_of
 
 KINDS = ("correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious")
 NONE = "(none)"
 RESIDUAL_RULE = MatchRule("overlap", "ignore")
 
 
-@dataclass
+@dataclass(slots=True)
 class ErrorItem:
     """One classified span or pair of spans of the error listing."""
 
@@ -63,11 +64,25 @@ class ErrorItem:
     pred: Span | None
     gold_text: str | None
     pred_text: str | None
+    #: The text just before and just after the item's hull (:func:`context_of`); None without a text.
+    context_before: str | None = None
+    context_after: str | None = None
 
     def as_dict(self) -> dict:
+        """The item as ``score --errors`` writes it (gold's span, then the prediction's, then the context)."""
         return {
             "document": self.document, "kind": self.kind, "aligned": self.aligned, "credit": self.credit,
             **span_fields("gold", self.gold, self.gold_text), **span_fields("pred", self.pred, self.pred_text),
+            "context_before": self.context_before, "context_after": self.context_after,
+        }
+
+    def as_pair_dict(self) -> dict:
+        """The item as ``agree --errors`` writes it: the first annotator of the pair in place of the
+        prediction, the second (the reference) in place of the gold."""
+        return {
+            "document": self.document, "kind": self.kind, "aligned": self.aligned, "credit": self.credit,
+            **span_fields("first", self.pred, self.pred_text), **span_fields("second", self.gold, self.gold_text),
+            "context_before": self.context_before, "context_after": self.context_after,
         }
 
 
@@ -111,6 +126,25 @@ class Score:
     #: Builds :attr:`items` when first asked for (``score()`` aligns the documents again).
     listing: Callable[[], list[ErrorItem]] | None = field(default=None, repr=False, compare=False)
     _items: list | None = field(default=None, repr=False, compare=False)
+    #: The documents' records for the HTML report (``score(..., report=True)``): a
+    #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
+    spool: object = field(default=None, repr=False, compare=False)
+
+    def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
+        """Write the HTML report (docs/report.md) to ``path``; needs ``score(..., report=True)``
+        (several predictions in one report: :func:`spanagree.report.html.write_report`)."""
+        from .report.html import write_report
+
+        write_report([self], path, documents=documents, force=force, inputs=inputs)
+
+    def __repr__(self) -> str:
+        return (f"<Score {self.prediction!r} against {self.gold!r}: {len(self.pair.by_document)} documents, "
+                f"match {self.rule.boundary}, labels {self.rule.labels}>")
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import score_html
+
+        return score_html(self)
 
     @property
     def items(self) -> list[ErrorItem]:
@@ -149,6 +183,15 @@ class Score:
             col = index[pred] if pred is not None else index[NONE]
             matrix[row][col] += number
         return {"rows": "gold", "columns": "prediction", "labels": axis, "matrix": matrix}
+
+    def confusion_frame(self):
+        """:meth:`confusion` as a DataFrame: gold labels as the index, predicted labels as the
+        columns, ``(none)`` last on both."""
+        import pandas as pd
+
+        confusion = self.confusion()
+        return pd.DataFrame(confusion["matrix"], index=pd.Index(confusion["labels"], name="gold"),
+                            columns=pd.Index(confusion["labels"], name="prediction"))
 
     def to_dict(self, *, by_document: bool = False, with_header: bool = True) -> dict:
         """The ``--output json`` document of this prediction (the ``score`` schema)."""
@@ -250,21 +293,35 @@ def _record_order(record) -> tuple:
 
 
 def keys_and_items(doc_id: str, alignment: Alignment, text: str | None,
-                   rule: MatchRule | None = None) -> tuple[list[tuple], list[ErrorItem]]:
+                   rule: MatchRule | None = None, context: int = CONTEXT) -> tuple[list[tuple], list[ErrorItem]]:
     """One document's :func:`error_keys` (``rule`` as there) and its items, in canonical order,
-    from one classification of its spans."""
-    records = records_of(alignment)
+    from one classification of its spans (``context`` characters of text on each side)."""
+    return keys_and_items_of(doc_id, records_of(alignment), text, rule, context)
+
+
+def keys_and_items_of(doc_id: str, records: list, text: str | None, rule: MatchRule | None = None,
+                      context: int = CONTEXT) -> tuple[list[tuple], list[ErrorItem]]:
+    """:func:`keys_and_items` from the document's :func:`records_of`."""
     counted = pairs_are_correct(rule)  # then every aligned pair is correct, counted by correct_pairs
     keys = [(kind, gold.label if gold is not None else None, pred.label if pred is not None else None)
             for kind, aligned, _, gold, pred in records if not (counted and aligned)]
-    items = [item(doc_id, kind, aligned, credit, gold, pred, text) for kind, aligned, credit, gold, pred in records]
+    items = [item(doc_id, kind, aligned, credit, gold, pred, text, context)
+             for kind, aligned, credit, gold, pred in records]
     return keys, items
 
 
-def item(doc_id, kind, aligned, credit, gold, pred, text) -> ErrorItem:
+def disagreements_of(doc_id: str, alignment: Alignment, text: str | None, context: int = CONTEXT) -> list[ErrorItem]:
+    """One document's items that are not ``correct`` (``agree --errors``: the first side plays the
+    prediction, the second the gold)."""
+    return [item(doc_id, kind, aligned, credit, gold, pred, text, context)
+            for kind, aligned, credit, gold, pred in records_of(alignment) if kind != "correct"]
+
+
+def item(doc_id, kind, aligned, credit, gold, pred, text, context: int = CONTEXT) -> ErrorItem:
     return ErrorItem(doc_id, kind, aligned, credit, gold, pred,
                      gold.text(text) if gold and text is not None else None,
-                     pred.text(text) if pred and text is not None else None)
+                     pred.text(text) if pred and text is not None else None,
+                     *context_of(text, (gold, pred), context))
 
 
 class ScoreComparison:
@@ -272,19 +329,28 @@ class ScoreComparison:
     each document, and every span classified for the error analysis (its keys counted and, with
     ``listing``, its items kept: :attr:`Score.items`)."""
 
-    def __init__(self, rule: MatchRule, listing: bool = False):
+    def __init__(self, rule: MatchRule, listing: bool = False, context: int = CONTEXT, report: str | None = None):
         self.rule = rule
         self.listing = listing
+        self.context = context
+        self.report = report  # the spool folder of the report's document records, when asked for
 
     def tally(self) -> PairTally:
-        return PairTally()
+        from .pipeline.spool import DocumentSpool
+
+        return PairTally(DocumentSpool(self.report) if self.report is not None else None)
 
     def compare(self, tally: PairTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         gold, pred = spansets
-        rule = self.rule
+        rule, context = self.rule, self.context
+        if tally.report is not None:
+            self.compare_reported(tally, group, gold, pred, documents)
+            return
         if self.listing:
             texts = {d: gold.documents[d].text for d in documents}
-            each = lambda doc_id, alignment: keys_and_items(doc_id, alignment, texts[doc_id], rule)  # noqa: E731
+
+            def each(doc_id, alignment):
+                return keys_and_items(doc_id, alignment, texts[doc_id], rule, context)
         else:
             each = partial(error_keys, rule=rule)
         pair = compare_pair(pred, gold, documents, rule, each=each)
@@ -297,11 +363,35 @@ class ScoreComparison:
             tally.errors.update(itertools.chain.from_iterable(pair.each))
 
 
+    def compare_reported(self, tally: PairTally, group: int, gold: SpanSet, pred: SpanSet,
+                         documents: list[str]) -> None:
+        """:meth:`compare`, each document's classified spans also spooled for the HTML report
+        (docs/report.md; the prediction is member ``group + 1``, the gold member 0)."""
+        from .pipeline.spool import items_entry, spans_entry
+
+        texts = {d: gold.documents[d].text if d in gold.documents else None for d in documents}
+        pair = compare_pair(pred, gold, documents, self.rule, each=lambda doc_id, alignment: records_of(alignment))
+        tally.add(pair)
+        for doc_id, records in zip(documents, pair.each):
+            keys, items = keys_and_items_of(doc_id, records, texts[doc_id], self.rule, self.context)
+            tally.errors.update(keys)
+            if self.listing:
+                tally.items[doc_id] = items
+            copies = [copy.documents.get(doc_id) for copy in (gold, pred)]
+            (gold_spans, gold_index), (pred_spans, pred_index) = (
+                spans_entry(c.spans if c is not None else []) for c in copies)
+            found, disagreements = items_entry(records, pred_index, gold_index)
+            tally.report.add(doc_id, disagreements, {
+                "id": doc_id, "text": texts[doc_id], "spans": {"0": gold_spans, str(group + 1): pred_spans},
+                "items": [[group, *item] for item in found]})
+
+
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
           only=None, label_map=None, align_whitespace: bool = False, errors: bool = False, chance: bool = False,
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
-          options: dict | None = None, annotators=None, gold_name: str | None = None) -> Score | list[Score]:
+          options: dict | None = None, annotators=None, gold_name: str | None = None,
+          context: int = CONTEXT, report: bool = False) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -327,9 +417,16 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         Compare in this many processes (the results, error items included, are identical).
     format, format_options, options, annotators
         As in :func:`spanagree.agree`.
+    context : int
+        Characters of text before and after each listed item (``ErrorItem.context_before``,
+        ``context_after``: :func:`context_of`); 0 gives empty strings.
     gold_name : str, optional
         The gold is the span set of this name among the inputs (containers expanded, their
         curations and predictions included); the others, in order, are the predictions.
+    report : bool
+        Keep every document's text, spans and classified spans for the HTML report, spooled to a
+        temporary file while comparing; write it with :meth:`Score.write_report`, or
+        :func:`spanagree.report.html.write_report` for several predictions (docs/report.md).
 
     Returns
     -------
@@ -351,6 +448,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     if not beta >= 0:
         raise UsageError(f"beta must be >= 0, got {beta!r}")
     check_jobs(jobs)
+    check_context(context)
     several = isinstance(pred, (list, tuple))
     preds = list(pred) if several else [] if pred is None else [pred]
     inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
@@ -373,12 +471,19 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     names = [input_name(item) for item in inputs]
     groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
-    accumulator = run(inputs, names, groups, ScoreComparison(rule, errors), format=format,
+    folder = None
+    if report:
+        from .pipeline.spool import SpoolFolder
+
+        folder = SpoolFolder()
+    accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context, folder.path if folder else None),
+                      format=format,
                       format_options=format_options, jobs=jobs, **common)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     gold_order = accumulator.orders[0]
     in_gold = set(gold_order)
+    unknown = label_warnings(accumulator.labels, [], label_map=label_map, only=only)
     results = []
     for p, group in enumerate(accumulator.groups, 1):
         pred_ids = set(accumulator.orders[p])
@@ -394,13 +499,19 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         elif all(not isinstance(item, DocumentStream) for item in (inputs[0], inputs[p])):
             listing = partial(_listing, inputs[0], inputs[p], format=format, format_options=format_options,
                               match=match, labels=labels, partial_credit=partial_credit, only=only,
-                              label_map=label_map, align_whitespace=align_whitespace)
+                              label_map=label_map, align_whitespace=align_whitespace, context=context)
         else:
             listing = None
         result = finished(names[0], names[p], [accumulator.notes[0], accumulator.notes[p]], rule, beta,
                           tally.pair(names[p], names[0], scored), tally.errors, missing,
                           group.texts.whitespace_aligned, left_out, listing, options=options, match=match,
                           labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace)
+        compared = result.pair.tally  # the prediction's labels first, the gold's second
+        result.notes += unknown + label_warnings(
+            [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
+        if report:
+            result.spool = tally.report
+            result.spool.folder_owner = folder  # the temporary files live as long as the result
         if chance:
             from .measures.tokens import token_agreement, tokenizer_for
 
@@ -419,6 +530,13 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                                                              pairs=[[result.prediction, result.gold]], mean=False)
         results.append(result)
     return results if several else results[0]
+
+
+def check_context(context) -> None:
+    """``context`` must be a whole number of characters, 0 or more."""
+    if isinstance(context, bool) or not isinstance(context, int) or context < 0:
+        raise UsageError(f"{{option}} must be a whole number of characters, 0 or more, got {context!r}",
+                         option="context", flag="--context")
 
 
 def _listing(gold, pred, **options) -> list[ErrorItem]:

@@ -207,6 +207,10 @@ class Document:
     def __len__(self) -> int:
         return len(self.spans)
 
+    def __repr__(self) -> str:
+        size = "no text" if self.text is None else f"{len(self.text)} characters"
+        return f"<Document {self.id!r}: {size}, {len(self.spans)} spans>"
+
 
 @dataclass(slots=True)
 class SpanSet:
@@ -228,6 +232,9 @@ class SpanSet:
     documents: dict[str, Document] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     format: str | None = None
+
+    def __repr__(self) -> str:
+        return f"<SpanSet {self.name!r}: {len(self.documents)} documents, {len(self)} spans>"
 
     @classmethod
     def from_documents(cls, name: str, documents: Iterable[Document], **kwargs) -> "SpanSet":
@@ -282,3 +289,22 @@ class SpanSet:
 
     def texts(self) -> dict[str, str | None]:
         return {doc_id: d.text for doc_id, d in self.documents.items()}
+
+
+#: Characters of context on each side of a listed span (``--context N``).
+CONTEXT = 40
+
+
+def context_of(text: str | None, spans, size: int = CONTEXT) -> tuple[str | None, str | None]:
+    """The ``size`` characters of ``text`` before and after the hull of ``spans`` (the first
+    start to the last end of any of them; fewer at the text's ends); ``(None, None)`` without a
+    text. Newlines are kept as they are.
+
+    >>> context_of("Ana met Bo in Rome.", [Span("d", (8, 10), "PER"), Span("d", (8, 13), "PER")], 5)
+    (' met ', ' Rome')
+    """
+    if text is None:
+        return None, None
+    spans = [span for span in spans if span is not None]
+    start, end = min(span.start for span in spans), max(span.end for span in spans)
+    return text[max(start - size, 0):start], text[end:end + size]

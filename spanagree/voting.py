@@ -90,8 +90,9 @@ from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, expand_inputs, run
 from .pipeline.compare import parse_label_list, parse_label_map
+from .pipeline.labels import label_warnings, selected
 from .pipeline.finish import announce_texts, check_jobs, common_documents, input_path, unique_names
-from .span import Document, Span, SpanSet
+from .span import CONTEXT, Document, Span, SpanSet
 
 #: Boundary rules of the vote (a subset of the matching rules): the CLI's choices and the docs'.
 VOTE_RULES = {
@@ -106,6 +107,15 @@ KINDS = {
     "label_tie": "several labels have the most votes",
     "label_split": "annotators gave different labels to it",
     "several_spans": "one annotator has several spans in it (a chain of overlaps)",
+}
+
+#: Why a cluster no one needs to settle is still not unanimous (``--adjudicate-all``), in the order
+#: they are reported after :data:`KINDS`. A cluster is *unanimous* when every annotator marked it
+#: once, with the same fragments and the same label; every other cluster has a kind of
+#: :data:`KINDS` or of these.
+SETTLED_KINDS = {
+    "other_boundaries": "kept on the fragments a majority of its annotators marked; the others marked other fragments",
+    "not_marked_by_all": "kept, but some annotators marked nothing there",
 }
 
 NOTE = "#:AnnotatorNotes"
@@ -132,6 +142,23 @@ class Cluster:
         """Annotator ``k``'s spans in this cluster (usually zero or one)."""
         return [span for j, span in self.members if j == k]
 
+    def settled_kinds(self, annotators: int) -> tuple[str, ...]:
+        """Why this cluster is not unanimous among ``annotators`` though it needs no decision
+        (:data:`SETTLED_KINDS`; none for a cluster that has :attr:`kinds`, which say more)."""
+        if self.kinds:
+            return ()
+        kinds = []
+        if self.boundary_votes < self.votes:
+            kinds.append("other_boundaries")
+        if self.votes < annotators:
+            kinds.append("not_marked_by_all")
+        return tuple(kinds)
+
+    def unanimous(self, annotators: int) -> bool:
+        """Every one of ``annotators`` marked it once, with the same fragments and label."""
+        return (not self.kinds and self.votes == self.boundary_votes == self.label_votes == annotators
+                and len(self.members) == annotators)
+
 
 @dataclass
 class Vote:
@@ -146,9 +173,23 @@ class Vote:
     options: dict = field(default_factory=dict)
     left_out: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: Characters of text before and after each listed cluster (``context_before``, ``context_after``).
+    context: int = CONTEXT
 
     #: Why a cluster is listed for adjudication (:data:`KINDS`), for the reports.
     kinds = tuple(KINDS)
+    #: Why a cluster that needs no decision is not unanimous (:data:`SETTLED_KINDS`).
+    settled_kinds = tuple(SETTLED_KINDS)
+
+    def __repr__(self) -> str:
+        return (f"<Vote: {len(self.annotators)} annotators, {len(self.documents)} documents, "
+                f"{len(self.clusters)} clusters, {sum(c.kept for c in self.clusters)} kept, "
+                f"{sum(bool(c.kinds) for c in self.clusters)} to adjudicate>")
+
+    def _repr_html_(self) -> str:
+        from .report.notebook import vote_html
+
+        return vote_html(self)
 
     @property
     def gold(self) -> SpanSet:
@@ -163,29 +204,55 @@ class Vote:
         """The clusters a person should settle (every cluster with a kind), in document order."""
         return [c for c in self.clusters if c.kinds]
 
-    def adjudication_rows(self) -> list[dict]:
-        """One entry per listed cluster: document, proposed span, kinds, votes, K, every version."""
+    def disagreements(self) -> list[Cluster]:
+        """Every cluster that is not unanimous (:meth:`Cluster.unanimous`), in document order:
+        those to adjudicate and those the vote settled (``--adjudicate-all``)."""
+        k = len(self.annotators)
+        return [c for c in self.clusters if not c.unanimous(k)]
+
+    def adjudication_rows(self, *, every: bool = False) -> list[dict]:
+        """One entry per listed cluster: document, proposed span, kinds, votes, K, every version,
+        the context; ``every``: every cluster that is not unanimous (:meth:`disagreements`)."""
         from .report.document import cluster_entry
 
-        return [cluster_entry(self, c) for c in self.adjudication()]
+        return [cluster_entry(self, c) for c in (self.disagreements() if every else self.adjudication())]
 
-    def adjudication_text(self, path: str | os.PathLike) -> str:
-        """The ``--adjudicate`` file: JSON when ``path`` ends in ``.json``, CSV otherwise
-        (:func:`spanagree.report.adjudication_listing`)."""
+    def adjudication_frame(self, *, every: bool = False):
+        """:meth:`adjudication_rows` as a DataFrame (the ``--adjudicate`` CSV's columns)."""
+        from .report.tabular import adjudication_rows, frame
+
+        return frame(adjudication_rows(self, every=every))
+
+    def by_document_frame(self):
+        """:meth:`counts_by_document` as a DataFrame (one row per document)."""
+        from .report.tabular import frame, vote_rows
+
+        return frame(vote_rows(self))
+
+    def adjudication_text(self, path: str | os.PathLike, *, every: bool = False) -> str:
+        """The ``--adjudicate`` file (``every``: the ``--adjudicate-all`` file): JSON when ``path``
+        ends in ``.json``, CSV otherwise (:func:`spanagree.report.adjudication_listing`)."""
         from .report import adjudication_listing
 
-        return adjudication_listing(self, path)
+        return adjudication_listing(self, path, every=every)
+
+    def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
+        """Write the HTML report (docs/report.md): every cluster in context, with its vote."""
+        from .report.html import write_report
+
+        write_report(self, path, documents=documents, force=force, inputs=inputs)
 
     def counts(self) -> dict:
-        """Clusters, kept clusters (= gold spans), clusters of each kind and clusters listed."""
-        return tally(self.clusters)
+        """Clusters, kept clusters (= gold spans), clusters of each kind, clusters listed
+        (``to_adjudicate``) and clusters that are not unanimous (``not_unanimous``)."""
+        return tally(self.clusters, len(self.annotators))
 
     def counts_by_document(self) -> dict[str, dict]:
         """:meth:`counts` for every merged document, in order."""
         by_document: dict[str, list[Cluster]] = {d: [] for d in self.documents}
         for cluster in self.clusters:
             by_document[cluster.doc].append(cluster)
-        return {d: tally(clusters) for d, clusters in by_document.items()}
+        return {d: tally(clusters, len(self.annotators)) for d, clusters in by_document.items()}
 
     def to_dict(self) -> dict:
         """The ``--output json`` summary (the ``merge`` schema)."""
@@ -206,49 +273,60 @@ class Vote:
         return vote_csv(self)
 
     def write(self, dest: str | os.PathLike, format: str, *, adjudicate: str | os.PathLike | None = None,
-              force: bool = False, **format_options) -> None:
-        """Write the gold to ``dest`` in ``format`` and, if asked, the adjudication list.
+              force: bool = False, adjudicate_all: str | os.PathLike | None = None, **format_options) -> None:
+        """Write the gold to ``dest`` in ``format`` and, if asked, the adjudication list
+        (``adjudicate``) and the list of every cluster that is not unanimous (``adjudicate_all``).
 
-        Both destinations are checked before anything is written (see :func:`check_outputs`);
-        the gold is written to a temporary place, the adjudication file is moved into place, then
+        Every destination is checked before anything is written (see :func:`check_outputs`);
+        the gold is written to a temporary place, the listings are moved into place, then
         the gold is moved last, so a run that fails leaves no half-written gold behind.
         """
         from .formats import write
         from .outputs import write_atomically, write_text
 
-        check_outputs(dest, adjudicate, force=force)
+        check_outputs(dest, adjudicate, force=force, adjudicate_all=adjudicate_all)
         gold = self.gold
         listing = self.adjudication_text(adjudicate) if adjudicate is not None else None
+        every = self.adjudication_text(adjudicate_all, every=True) if adjudicate_all is not None else None
 
         def produce(temporary: Path) -> None:
             write(gold, temporary, format, **format_options)
             if listing is not None:
                 write_text(adjudicate, listing, force=force, what="adjudication file")
+            if every is not None:
+                write_text(adjudicate_all, every, force=force, what="adjudication file")
 
         write_atomically(dest, produce, force=force, what="gold output")
 
 
-def tally(clusters: list[Cluster]) -> dict:
+def tally(clusters: list[Cluster], annotators: int) -> dict:
     result = {"clusters": len(clusters), "kept": sum(c.kept for c in clusters)}
     for kind in KINDS:
         result[kind] = sum(kind in c.kinds for c in clusters)
     result["to_adjudicate"] = sum(bool(c.kinds) for c in clusters)
+    result["not_unanimous"] = sum(not c.unanimous(annotators) for c in clusters)
     return result
 
 
 def check_outputs(dest: str | os.PathLike, adjudicate: str | os.PathLike | None = None, *,
-                  force: bool = False) -> None:
+                  force: bool = False, adjudicate_all: str | os.PathLike | None = None) -> None:
     """Refuse before anything is written: an existing non-empty gold or adjudication file
-    (without ``force``), or an adjudication file at or inside the gold's place."""
+    (without ``force``), an adjudication file at or inside the gold's place, or both
+    adjudication files at one place."""
     from .outputs import check_destination
 
     check_destination(dest, force=force, what="gold output")
-    if adjudicate is None:
-        return
-    check_destination(adjudicate, force=force, what="adjudication file")
-    gold, listing = Path(dest).resolve(), Path(adjudicate).resolve()
-    if listing == gold or gold in listing.parents:
-        raise UsageError(f"{adjudicate}: the adjudication file cannot be the gold output or inside it ({dest})")
+    gold = Path(dest).resolve()
+    for name in (adjudicate, adjudicate_all):
+        if name is None:
+            continue
+        check_destination(name, force=force, what="adjudication file")
+        listing = Path(name).resolve()
+        if listing == gold or gold in listing.parents:
+            raise UsageError(f"{name}: the adjudication file cannot be the gold output or inside it ({dest})")
+    both = adjudicate is not None and adjudicate_all is not None
+    if both and Path(adjudicate).resolve() == Path(adjudicate_all).resolve():
+        raise UsageError(f"{adjudicate_all}: --adjudicate and --adjudicate-all cannot be one file")
 
 
 def resolve_min_votes(min_votes, annotators: int) -> int:
@@ -265,7 +343,8 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
 
 def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
          only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1, format: str | None = None,
-         format_options: dict | None = None, options: dict | None = None, annotators=None) -> Vote:
+         format_options: dict | None = None, options: dict | None = None, annotators=None,
+         context: int = CONTEXT) -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
@@ -287,6 +366,9 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         Vote on documents in this many processes (the result is identical).
     format, format_options, options, annotators
         As in :func:`spanagree.agree` (a path holding several annotators counts as each of them).
+    context : int
+        Characters of text before and after each listed cluster (``context_before``,
+        ``context_after`` of the adjudication rows); 0 gives empty strings.
 
     Returns
     -------
@@ -340,13 +422,16 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     if labels not in LABEL_RULES:
         raise UsageError(f"unknown label rule {labels!r}; choose one of: {', '.join(LABEL_RULES)}")
     check_jobs(jobs)
+    from .scoring import check_context
+
+    check_context(context)
     k = resolve_min_votes(min_votes, len(inputs))
     rule = MatchRule(match, labels)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     names = unique_names(inputs)
     accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))], VoteComparison(rule, k, names),
                       format=format, format_options=format_options, label_map=label_map, only=only,
-                      align_whitespace=align_whitespace, jobs=jobs)
+                      align_whitespace=align_whitespace, jobs=jobs, count_labels=rule.strict_labels)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     documents, left_out = common_documents(names, accumulator.orders, left_out_of=" of the merge",
@@ -366,12 +451,17 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     if group.texts.whitespace_aligned:
         notes.append(f"{group.texts.whitespace_aligned} document(s) merged through their non-whitespace "
                      "characters (texts differ only in whitespace; the first annotator's text is kept)")
+    compared = [selected(counts, label_map, only) for counts in accumulator.labels] if rule.strict_labels else []
+    notes += label_warnings(accumulator.labels, [(names[i], compared[i], names[j], compared[j]) for i, j in
+                                                 itertools.combinations(range(len(compared)), 2)],
+                            label_map=label_map, only=only)
     # The values as understood first, then the rest of the caller's record of the run (the CLI's
     # arguments); the values as understood win.
     understood = {"min_votes": min_votes, "match": match, "labels": labels, "only": sorted(only) if only else None,
                   "map": label_map or None, "align_whitespace": align_whitespace}
     opts = {**understood, **(options or {}), **understood}
-    return Vote(names, documents, {d: tally.texts[d] for d in documents}, rule, k, clusters, opts, left_out, notes)
+    return Vote(names, documents, {d: tally.texts[d] for d in documents}, rule, k, clusters, opts, left_out, notes,
+                context)
 
 
 class VoteTally:

@@ -104,7 +104,7 @@ def walk(node, where="$"):
 def test_the_registry_names_one_shipped_schema_per_file():
     folder = ROOT / "spanagree" / "report" / "schemas"
     assert sorted(p.name for p in folder.glob("*.schema.json")) == sorted(f"{n}.schema.json" for n in SCHEMAS)
-    assert set(SCHEMAS) == {"agree", "score", "merge", "errors", "adjudication"}
+    assert set(SCHEMAS) == {"agree", "score", "merge", "errors", "disagreements", "adjudication", "report"}
 
 
 @pytest.mark.parametrize("name", list(SCHEMAS))
@@ -136,7 +136,7 @@ def test_the_schemas_enums_are_the_registries():
     from spanagree.formats.schemes import SCHEMES
     from spanagree.match import BOUNDARIES, LABEL_RULES
     from spanagree.scoring import KINDS as ERROR_KINDS
-    from spanagree.voting import KINDS as VOTE_KINDS, VOTE_RULES
+    from spanagree.voting import KINDS as VOTE_KINDS, SETTLED_KINDS, VOTE_RULES
 
     agree, score, merge = schema("agree"), schema("score"), schema("merge")
     errors, adjudication = schema("errors"), schema("adjudication")
@@ -151,7 +151,9 @@ def test_the_schemas_enums_are_the_registries():
     assert merge["$defs"]["options"]["properties"]["to"]["enum"] == writable_formats()
     assert list(score["$defs"]["prediction"]["properties"]["errors"]["properties"]) == list(ERROR_KINDS)
     assert errors["$defs"]["item"]["properties"]["kind"]["enum"] == [k for k in ERROR_KINDS if k != "correct"]
-    assert adjudication["$defs"]["cluster"]["properties"]["kind"]["items"]["enum"] == list(VOTE_KINDS)
+    assert adjudication["$defs"]["cluster"]["properties"]["kind"]["items"]["enum"] == [*VOTE_KINDS, *SETTLED_KINDS]
+    disagreements = schema("disagreements")
+    assert disagreements["$defs"]["item"]["properties"]["kind"]["enum"] == [k for k in ERROR_KINDS if k != "correct"]
     assert [k for k in merge["$defs"]["tally"]["properties"] if k in VOTE_KINDS] == list(VOTE_KINDS)
 
 
@@ -168,7 +170,7 @@ def test_the_shared_definitions_are_the_same_in_every_file():
     assert schema("merge")["$defs"]["options"] == schema("adjudication")["$defs"]["options"]
     agree_options = schema("agree")["$defs"]["options"]["properties"]
     score_options = schema("score")["$defs"]["options"]["properties"]
-    assert {k: v for k, v in score_options.items() if k not in ("command", "beta", "errors", "force", "gold")} \
+    assert {k: v for k, v in score_options.items() if k not in ("command", "beta", "gold")} \
         == {k: v for k, v in agree_options.items() if k != "command"}
 
 

@@ -443,7 +443,10 @@ def test_adjudication_rows_and_files():
         "C": [{"fragments": [[4, 7]], "label": "ORG", "text": "Ana"}]}
     table = list(csv.DictReader(io.StringIO(result.adjudication_text("adjudicate.csv"))))
     assert list(table[0]) == ["document", "start", "end", "fragments", "text", "label", "kind", "kept", "votes",
-                              "boundary_votes", "label_votes", "min_votes", "A", "B", "C"]
+                              "boundary_votes", "label_votes", "min_votes", "A", "B", "C", "context_before",
+                              "context_after"]
+    # 40 characters each side of the hull of the proposed span and every version (4-12, A's 4-12, C's 4-7)
+    assert (table[0]["context_before"], table[0]["context_after"]) == ("Dr. ", " of the Mercy Hospital staff")
     assert table[0]["C"] == 'ORG 4-7 "Ana"' and table[1]["B"] == "" and table[1]["min_votes"] == "2"
     data = json.loads(result.adjudication_text("adjudicate.json"))
     assert data["clusters"] == rows and data["min_votes"] == 2 and "spanagree" in data and "options" in data
@@ -556,10 +559,13 @@ def test_merge_summary_json_and_csv(three, capsys):
     assert (data["clusters"], data["kept"], data["spans"], data["dropped"], data["label_split"]) == (6, 4, 4, 2, 2)
     assert data["votes"] == {"1": 2, "2": 2, "3": 2}
     assert data["by_document"]["d2"] == {"clusters": 1, "kept": 1, "dropped": 0, "boundary_tie": 0, "label_tie": 0,
-                                         "label_split": 0, "several_spans": 0, "to_adjudicate": 0}
+                                         "label_split": 0, "several_spans": 0, "to_adjudicate": 0, "not_unanimous": 0}
+    # every cluster but the two that all three marked alike (13-18, d2's 0-2) is not unanimous
+    assert data["not_unanimous"] == 4
     code, out, _ = run(capsys, "merge", *paths, "--to", "jsonl", "--out", tmp_path / "h.jsonl", "--output", "csv")
-    assert out.splitlines()[0] == "document,clusters,kept,dropped,boundary_tie,label_tie,label_split,several_spans,to_adjudicate"
-    assert out.splitlines()[-1] == "total,6,4,2,0,0,2,0,3"
+    assert out.splitlines()[0] == ("document,clusters,kept,dropped,boundary_tie,label_tie,label_split,several_spans,"
+                                   "to_adjudicate,not_unanimous")
+    assert out.splitlines()[-1] == "total,6,4,2,0,0,2,0,3,4"
 
 
 def test_merge_refuses_to_overwrite(three, capsys):

@@ -39,6 +39,7 @@ import pytest
 
 from spanagree import agree, read, score
 from spanagree.errors import SpanagreeWarning
+from spanagree.formats import natural_key
 from spanagree.span import Document, Span, SpanSet
 
 ANNOTATORS = ["Lisa", "Maria", "Max", "Peter"]  # bratiaa sorts annotators; pairs in combinations order
@@ -118,10 +119,12 @@ def test_instance_per_label(instance, expected):
 
 def test_instance_per_document(instance, expected, reports):
     case = expected[0]["test_instance_per_document"]["expected"]
-    # bratiaa's order (its report's): sorted relative paths, spanagree's BRAT reading order here.
-    assert instance.documents == [name.removesuffix(".ann") for name in reports["instance"]["documents"]]
+    # bratiaa's order (its report's): sorted relative paths; spanagree reads folders in natural order
+    # (doc-29 before doc-100), the same documents.
+    assert sorted(instance.documents) == [name.removesuffix(".ann") for name in reports["instance"]["documents"]]
+    assert instance.documents == sorted(instance.documents, key=natural_key)
     by_document = instance.to_dict(by_document=True)["by_document"]
-    for doc_id, mean, sd in zip(instance.documents, case["mean"], case["sd"]):
+    for doc_id, mean, sd in zip(sorted(instance.documents), case["mean"], case["sd"]):
         assert close(by_document[doc_id]["mean_f1"], mean), doc_id
         assert close(by_document[doc_id]["sd_f1"], sd), doc_id
 
@@ -183,7 +186,7 @@ def as_report(result) -> dict:
     """spanagree's agreement printed as ``brat-iaa`` prints its report."""
     data = result.to_dict(by_document=True)
     return {"annotators": result.annotators, "count": len(result.annotators),
-            "documents": [f"{d}.ann" for d in result.documents],
+            "documents": [f"{d}.ann" for d in sorted(result.documents)],  # bratiaa's order (natural in spanagree)
             "per_document": {f"{d}.ann": (printed(v["mean_f1"]), printed(v["sd_f1"]))
                              for d, v in data["by_document"].items()},
             "labels": len(result.labels),
@@ -235,7 +238,7 @@ def test_token_per_label_as_one_token_spans(token_level, expected):
 def test_token_per_document_as_one_token_spans(token_level, expected):
     case = expected[0]["test_token_per_document"]["expected"]
     by_document = token_level.to_dict(by_document=True)["by_document"]
-    for doc_id, mean, sd in zip(token_level.documents, case["mean"], case["sd"]):
+    for doc_id, mean, sd in zip(sorted(token_level.documents), case["mean"], case["sd"]):  # bratiaa's order
         assert close(by_document[doc_id]["mean_f1"], mean), doc_id
         assert close(by_document[doc_id]["sd_f1"], sd), doc_id
 

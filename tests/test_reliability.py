@@ -263,7 +263,9 @@ def test_a_fifo_given_as_an_xml_path_is_read(tmp_path, capsys):
     code, out, err = run(capsys, "convert", fifo, "--to", "jsonl", "--out", tmp_path / "o.jsonl")
     writer.join()
     assert (code, err) == (0, "")
-    assert read(tmp_path / "o.jsonl").documents.keys() == {"p"}
+    # the demo's marker (<?spanagree xml_doc_tag="doc"?>) is honoured in a pipe too: its 10 documents
+    assert list(read(tmp_path / "o.jsonl").documents) == list(read(DEMO / "xml" / "ann1.xml").documents)
+    assert len(read(tmp_path / "o.jsonl").documents) == 10
 
 
 def test_pipes_given_as_paths_keep_working():

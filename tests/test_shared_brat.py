@@ -16,6 +16,7 @@ import pytest
 
 from spanagree.errors import SpanagreeWarning
 from spanagree.formats.brat import read_brat
+from spanagree.formats import natural_key
 
 
 def read_clean(folder):
@@ -180,8 +181,8 @@ def test_quaero_whole_corpus(shared_corpora):
         "16223 notes read and not compared",
         "1 .txt file without .ann in a folder with no annotations passed over (not documents): README.quaero.txt",
     ]
-    # ids are paths below the folder; sorted
-    assert list(spanset.documents) == sorted(spanset.documents)
+    # ids are paths below the folder, in natural order (dev/MEDLINE/2787 before dev/MEDLINE/10028548)
+    assert list(spanset.documents) == sorted(spanset.documents, key=natural_key)
     assert all(re.fullmatch(r"(train|dev|test)/(MEDLINE|EMEA)/[^/]+", doc_id) for doc_id in spanset.documents)
     # nested entities: some span lies inside another of the same document
     assert any(a is not b and b.start <= a.start and a.end <= b.end

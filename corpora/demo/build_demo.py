@@ -310,7 +310,7 @@ def verify_brat(corpus) -> None:
 
 
 def write_xml(corpus, name: str) -> None:
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<corpus>\n']
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<?spanagree xml_doc_tag="doc"?>\n<corpus>\n']
     for doc_id, text, flat in corpus:
         body, position = [], 0
         for ((start, end),), label in flat[name]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,6 +127,11 @@ class Format:
         :data:`HEAD_BYTES` bytes (``None`` for a folder). It must be cheap and import nothing
         heavy (a WebAnno TSV file is a ``.tsv`` whose first line is ``#FORMAT=WebAnno TSV 3``; a
         Label Studio export a ``.json`` holding a list).
+    drops : tuple of str
+        What the writer cannot hold of a span set, announced when writing drops it
+        (:func:`dropped`): ``"attributes"``, the spans' attributes (BRAT's notes ``#``,
+        attributes ``A`` and normalisations ``N``); ``"ids"``, the document ids (CoNLL numbers its
+        documents). Default: the attributes.
     """
 
     name: str
@@ -139,6 +145,7 @@ class Format:
     container: bool = False
     recognises: bool = False
     writable: bool = True
+    drops: tuple[str, ...] = ("attributes",)
 
     @property
     def reader_keywords(self) -> frozenset[str]:
@@ -207,14 +214,14 @@ _XMI_OPTIONS = (
 
 #: The formats, by name, in the order the command line and the docs list them.
 FORMATS: dict[str, Format] = {
-    "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True),
+    "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True, drops=()),
     "xml": Format("xml", "XML", "inline XML markup (an .xml file or a folder of them)", (".xml",), (".xml",), 2,
                   False, _XML_OPTIONS),
     "conll": Format("conll", "CoNLL", "CoNLL columns with IOB/BIOES tags",
                     (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""), (".conll",), 4,
-                    False, _CONLL_OPTIONS),
+                    False, _CONLL_OPTIONS, drops=("attributes", "ids")),
     "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
-                    (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False),
+                    (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False, container=True),
     "gate": Format("gate", "GATE", "GATE XML (a GateDocument file or a folder of them): each annotation set an annotator",
                    (), (), 9, False, (
                        FormatOption("gate_label_feature", "label from this feature of each annotation", metavar="F",
@@ -244,6 +251,27 @@ def writable_formats() -> list[str]:
     return [name for name, fmt in FORMATS.items() if fmt.writable]
 
 
+_DIGIT_RUNS = re.compile(r"([0-9]+)")
+
+
+def natural_key(name: str) -> tuple:
+    """The key that sorts names in natural order: runs of digits compared as numbers, so ``doc2``
+    comes before ``doc10`` (and ``sub/2`` before ``sub/10``); the order every folder reader lists
+    its documents in.
+
+    Equal numbers written differently (``doc02``, ``doc2``) are ordered by their spelling, so the
+    order is total and does not depend on the file system.
+
+    Examples
+    --------
+    >>> sorted(["doc10", "doc2", "doc1", "a/doc02", "a/doc2", "b"], key=natural_key)
+    ['a/doc02', 'a/doc2', 'b', 'doc1', 'doc2', 'doc10']
+    """
+    parts = _DIGIT_RUNS.split(name)
+    parts = _DIGIT_RUNS.split(name)  # text, digits, text, digits, ..., text
+    return tuple((int(part), part) if index % 2 else part for index, part in enumerate(parts))
+
+
 def registered_options() -> list[tuple[FormatOption, list[Format]]]:
     """Every format option once, in registry order, with the formats that declare it.
 
@@ -252,7 +280,7 @@ def registered_options() -> list[tuple[FormatOption, list[Format]]]:
 
     Examples
     --------
-    >>> [(o.flag, [f.name for f in formats]) for o, formats in registered_options()][-2:]
+    >>> [(o.flag, [f.name for f in formats]) for o, formats in registered_options()][3:5]
     [('--conll-column', ['conll']), ('--scheme', ['conll'])]
     """
     found: dict[str, tuple[FormatOption, list[Format]]] = {}
@@ -394,6 +422,8 @@ def recognised_format(path: Path) -> str | None:
     head = None
     if not path.is_dir():
         try:
+            if not stat.S_ISREG(os.stat(path).st_mode):
+                return None  # a pipe or a device is never read ahead (its bytes would be lost)
             with open(path, "rb") as file:
                 head = file.read(HEAD_BYTES)
         except OSError:
@@ -543,12 +573,16 @@ def too_large(path: str, what: str, limit: int, line: int | None = None) -> Form
                        "(raise it with --max-record-bytes)", line)
 
 
-def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> None:
+def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dict[str, int] | None = None,
+          **options) -> None:
     """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``.
 
     Only the options the chosen format's writer takes (:attr:`Format.writer_keywords`) are passed
     on, so one set of command-line options can serve a reader and a writer (``--conll-column``
-    means something to the CoNLL reader only). The caller decides about overwriting.
+    means something to the CoNLL reader only). The caller decides about overwriting. What the
+    format cannot hold (:func:`dropped`, and ``unkept``: what the reader read and no span set
+    holds, such as BRAT's relations) is announced in one
+    :class:`~spanagree.errors.SpanagreeWarning` once written.
     """
     fmt = get_format(format)
     if not fmt.writable:
@@ -556,21 +590,93 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, **options) -> 
                          + ", ".join(writable_formats()))
     own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
     fmt.writer()(spanset, dest, **own)
+    lost = dropped(spanset, fmt.name) + [_counted(number, kind) for kind, number in (unkept or {}).items() if number]
+    if lost:
+        import warnings
+
+        from ..errors import SpanagreeWarning
+
+        warnings.warn(f"{fmt.title} output: not written: {'; '.join(lost)}", SpanagreeWarning, stacklevel=2)
+
+
+# Span attributes by key prefix (spanagree.formats.brat keeps BRAT's lines on spans this way).
+_ATTRIBUTE_KINDS = {"#": ("note", "notes", "BRAT #, e.g. AnnotatorNotes"), "A": ("attribute", "attributes", "BRAT A"),
+                    "N": ("normalization", "normalizations", "BRAT N")}
+
+
+def dropped(spanset: SpanSet, format: str) -> list[str]:
+    """What writing ``spanset`` in ``format`` leaves out, counted (:attr:`Format.drops`): the
+    spans' attributes by kind, and the document ids where the format numbers its documents.
+
+    Examples
+    --------
+    >>> from spanagree.span import Span
+    >>> span = Span.trusted("doc-a", ((0, 2),), "X", None, (("#:AnnotatorNotes", "C0011849"), ("A:Negation", "True")))
+    >>> s = SpanSet.from_spans("a", [span], {"doc-a": "ab"})
+    >>> dropped(s, "jsonl"), dropped(s, "brat")
+    (['1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans'], [])
+    >>> dropped(s, "conll")[1]
+    'the document ids (doc-a): CoNLL numbers its documents 1 to 1'
+    """
+    fmt = get_format(format)
+    lost = []
+    if "attributes" in fmt.drops:
+        kinds: dict[str, int] = {}
+        for span in spanset:
+            for key, _ in span.attributes:
+                kind = key[:1] if key[:1] in _ATTRIBUTE_KINDS else "other"
+                kinds[kind] = kinds.get(kind, 0) + 1
+        parts = [f"{kinds[k]} {_ATTRIBUTE_KINDS[k][0] if kinds[k] == 1 else _ATTRIBUTE_KINDS[k][1]} "
+                 f"({_ATTRIBUTE_KINDS[k][2]}) on spans" for k in _ATTRIBUTE_KINDS if kinds.get(k)]
+        if kinds.get("other"):
+            parts.append(f"{kinds['other']} other span attribute{'s' if kinds['other'] != 1 else ''}")
+        if parts:
+            lost.append(", ".join(parts))
+    if "ids" in fmt.drops:
+        ids = list(spanset.documents)
+        if ids != [str(n) for n in range(1, len(ids) + 1)]:
+            shown = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
+            lost.append(f"the document ids ({shown}): {fmt.title} numbers its documents 1 to {len(ids)}")
+    return lost
+
+
+def _counted(number: int, kind: str) -> str:
+    return f"{number} {kind}{'s' if number != 1 else ''}"
 
 
 def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source_format: str | None = None,
-            force: bool = False, annotator: str | None = None, **options) -> SpanSet:
+            force: bool = False, annotator: str | None = None, tokenize: bool = False, lang: str | None = None,
+            spacy_model: str | None = None, **options) -> SpanSet:
     """Read ``path`` (in ``source_format``, detected when not given) and write it to ``dest`` in ``to``.
 
     ``annotator`` chooses the span set of a container holding several (as in :func:`read`).
+    ``tokenize`` (with ``to="conll"``) puts raw texts in CoNLL's shape first, with spaCy's
+    tokenizer and sentence splitter: a blank ``lang`` pipeline (default ``en``) or the pipeline
+    ``spacy_model`` (:func:`spanagree.formats.retokenize.conll_shaped`).
     ``dest`` is written atomically and an existing non-empty one only replaced with ``force``
     (:func:`spanagree.outputs.write_atomically`). Returns the span set written.
     """
     from ..outputs import write_atomically
 
+    if tokenize and to != "conll":
+        raise UsageError("{option} puts texts in CoNLL's shape: it goes with CoNLL output", option="tokenize",
+                         flag="--tokenize")
+    if not tokenize and (lang is not None or spacy_model is not None):
+        raise UsageError("lang and spacy_model choose the tokenizer of tokenize=True; give tokenize")
+    if lang is not None and spacy_model is not None:
+        raise UsageError("lang and spacy_model exclude each other (the pipeline has its own language)")
     with collector_paused(freeze=True):  # what is read lives until the process ends
         spanset = read(path, source_format, annotator=annotator, **options)
-    write_atomically(dest, lambda temporary: write(spanset, temporary, to, **options), force=force)
+    if tokenize:
+        from .retokenize import conll_shaped
+
+        spanset = conll_shaped(spanset, lang=lang, spacy_model=spacy_model)
+    unkept = None
+    if spanset.format == "brat":
+        from .brat import unkept_lines
+
+        unkept = unkept_lines(spanset.notes)
+    write_atomically(dest, lambda temporary: write(spanset, temporary, to, unkept=unkept, **options), force=force)
     return spanset
 
 

@@ -3,8 +3,8 @@
 Reading
 -------
 * **Documents.** Every ``.ann`` file is a document; its id is its path relative to the folder,
-  without the extension, with ``/`` separators on every OS (``sub/doc``). Documents are sorted by
-  id. A ``.ann`` needs its ``.txt`` next to it (an error otherwise). A ``.txt`` without a ``.ann``
+  without the extension, with ``/`` separators on every OS (``sub/doc``). Documents are in natural
+  order of their ids (:func:`~spanagree.formats.natural_key`: ``doc2`` before ``doc10``). A ``.ann`` needs its ``.txt`` next to it (an error otherwise). A ``.txt`` without a ``.ann``
   is a document with no spans when its folder holds ``.ann`` files; in a folder without any
   ``.ann`` (a ``README.txt`` at the top of a corpus) it is not a document, and the span set's
   notes say how many such files were passed over. A folder without any ``.ann`` is an error.
@@ -50,7 +50,7 @@ import warnings
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from . import MAX_RECORD_BYTES, DocumentStream, collect, read_regular
+from . import MAX_RECORD_BYTES, DocumentStream, collect, natural_key, read_regular
 
 __all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "scan_brat"]
 
@@ -80,7 +80,7 @@ def read_brat(path, *, name: str | None = None) -> SpanSet:
     Returns
     -------
     SpanSet
-        Documents sorted by id, texts exactly as stored, every ``T`` line as a span.
+        Documents in natural order of their ids, texts exactly as stored, every ``T`` line as a span.
 
     Raises
     ------
@@ -107,7 +107,7 @@ def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RE
     """A BRAT folder's documents, each read (its .txt and .ann) when the stream gets to it.
 
     The folder is listed when the stream is made (errors of the listing then: a .ann without its
-    .txt, no .ann at all); documents come sorted by id; the notes are complete at the end.
+    .txt, no .ann at all); documents come in natural order of their ids; the notes are complete at the end.
     """
     top = os.fspath(path)
     if name is None:
@@ -154,6 +154,30 @@ def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
     return notes
 
 
+def unkept_lines(notes: list[str]) -> dict[str, int]:
+    """Of the other lines a span set's notes count (:func:`_notes`), those no span keeps —
+    relations, events, equivalences — by kind (``{"relation": 3}``), for a writer to announce.
+
+    Examples
+    --------
+    >>> unkept_lines(["3 relations, 1 event, 139 notes read and not compared"])
+    {'relation': 3, 'event': 1}
+    """
+    counts: dict[str, int] = {}
+    for note in notes:
+        if note.endswith(" read and not compared"):
+            for part in note[:-len(" read and not compared")].split(", "):
+                number, _, noun = part.partition(" ")
+                kind = noun[:-1] if noun.endswith("s") else noun
+                if kind in _UNKEPT and number.isdigit():
+                    counts[kind] = counts.get(kind, 0) + int(number)
+    return counts
+
+
+# The other lines no span keeps (attributes, normalisations and notes of a T are kept on its span).
+_UNKEPT = ("relation", "event", "equivalence")
+
+
 class BratFolder:
     """A BRAT folder scanned but not read: its documents' files, read one document at a time.
 
@@ -166,7 +190,7 @@ class BratFolder:
     name : str
         The span set's name (the folder name).
     entries : dict of str to (str, str, str or None)
-        Document id → (id, .txt path, .ann path or None), sorted by id.
+        Document id → (id, .txt path, .ann path or None), in natural order of the ids.
     skipped : list of str
         The .txt files passed over (not documents).
     """
@@ -218,7 +242,7 @@ def _plural(n: int, singular: str, plural: str) -> str:
 
 
 def _scan(top: str) -> tuple[list[tuple[str, str, str | None]], list[str]]:
-    """The folder's documents as sorted ``(id, txt path, ann path or None)``, and the passed-over .txt."""
+    """The folder's documents in natural order, ``(id, txt path, ann path or None)``, and the passed-over .txt."""
     entries = []
     skipped = []
     any_ann = False
@@ -241,7 +265,7 @@ def _scan(top: str) -> tuple[list[tuple[str, str, str | None]], list[str]]:
             skipped.extend(sorted(prefix + stem + ".txt" for stem in txts))
     if not any_ann:
         raise FormatError(top, "empty folder: no .ann file in it (BRAT is a folder of .txt and .ann files)")
-    entries.sort()
+    entries.sort(key=lambda entry: natural_key(entry[0]))
     return entries, skipped
 
 
@@ -471,6 +495,10 @@ def write_brat(spanset: SpanSet, dest) -> None:
             file.write("".join(_ann_lines(document)))
 
 
+#: The longest file name most file systems take (ext4, XFS, APFS, NTFS: 255 bytes or units).
+MAX_FILE_NAME_BYTES = 255
+
+
 def _check_writable(doc_id: str, document: Document) -> None:
     if document.text is None:
         raise UsageError(f"document {doc_id!r} has no text; BRAT is written from texts (.txt files)")
@@ -478,6 +506,11 @@ def _check_writable(doc_id: str, document: Document) -> None:
     if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
         raise UsageError(f"document id {doc_id!r} cannot be a BRAT file path (relative, '/'-separated, "
                          "no empty, '.' or '..' parts)")
+    longest = max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(".txt")
+    if longest > MAX_FILE_NAME_BYTES:
+        shown = doc_id if len(doc_id) <= 60 else doc_id[:57] + "..."
+        raise UsageError(f"document id {shown!r} cannot be a BRAT file name: a part of it is longer than "
+                         f"{MAX_FILE_NAME_BYTES - len('.txt')} bytes")
     n = len(document.text)
     for span in document.spans:
         if not span.label or span.label.split() != [span.label]:

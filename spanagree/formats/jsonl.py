@@ -11,8 +11,12 @@ Reading
 * **doccano** exports are read too: ``"label": [[s, e, l], ...]`` and
   ``"entities": [{"start_offset": s, "end_offset": e, "label": l}, ...]`` (used when there is no
   ``"spans"``). A record with none of the three keys has no spans.
-* **Document id** = the record's ``"id"`` (a string, or an integer written as a string), else its
-  1-based line number. An id seen twice is an error.
+* **Document id** = the record's ``"id"`` (a string, or an integer written as a string), else
+  Prodigy's ``"_input_hash"``, else its 1-based line number. An id seen twice is an error.
+* **Prodigy**: a record answered ``"reject"`` or ``"ignore"`` is not an annotation: it is left out
+  and counted in the span set's notes. ``"_annotator_id"`` splits a file into annotators
+  (:func:`annotators_jsonl`: the format is a container); ``stream_jsonl(path, annotator=NAME)``
+  reads one.
 * ``"text": null`` is a document whose text is unknown (offsets then cannot be checked); a record
   without ``"text"`` is an error. Texts are kept exactly: ``\\r\\n`` stays two characters.
 * Lines are separated by ``\\n`` only (``\\r\\n`` accepted); blank lines are skipped; a byte-order
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import re
 import sys
 from functools import partial
@@ -48,7 +53,7 @@ from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from . import MAX_RECORD_BYTES, DocumentStream, collect, default_name, open_file, too_large
 
-__all__ = ["read_jsonl", "stream_jsonl", "write_jsonl"]
+__all__ = ["annotators_jsonl", "read_jsonl", "stream_jsonl", "write_jsonl"]
 
 _trusted = Span.trusted
 
@@ -99,7 +104,8 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
     return collect(stream_jsonl(path, name=name))
 
 
-def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
+def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
+                 annotator: str | None = None) -> DocumentStream:
     """A JSON-lines file's documents, each record read and checked when the stream gets to it.
 
     The reader proper (:func:`read_jsonl` collects it). The file is tried (opened and closed)
@@ -117,6 +123,9 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
         The span set's name; default the file name without extension.
     max_record_bytes : int, optional
         The longest line read, in bytes (default 64 MiB); a longer one is an error.
+    annotator : str, optional
+        Read only this annotator's records (Prodigy's ``_annotator_id``, named as
+        :func:`annotators_jsonl` names it); the file stem names the records without one.
 
     Raises
     ------
@@ -139,13 +148,143 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
     spanagree.errors.FormatError: ...ann1.jsonl:2: document id 'd1' appears twice (first at line 1)
     """
     path_str = os.fspath(path)
+    open_file(path_str, "JSONL").close()
+    wanted = None
+    if annotator is not None:
+        ids = annotator_ids(path_str)
+        by_name = dict(zip(annotator_names(path_str, ids), ids))
+        if annotator not in by_name:
+            raise UsageError(f"{path_str} holds no annotator {annotator!r}; it holds: {', '.join(by_name) or 'none'}",
+                             option="annotators", flag="--annotators")
+        wanted = by_name[annotator]
+        if name is None:
+            name = annotator
     if name is None:
         name = default_name(path_str)
-    open_file(path_str, "JSONL").close()
-    return DocumentStream(name, "jsonl", _documents(path_str, max_record_bytes))
+    stream = DocumentStream(name, "jsonl", iter(()))
+    stream.documents = _documents(path_str, max_record_bytes, stream.notes, wanted)
+    return stream
 
 
-def _documents(path: str, limit: int = MAX_RECORD_BYTES) -> Iterator[Document]:
+#: Prodigy's answers that are not annotations: their records are left out (and counted in a note).
+NOT_ANNOTATIONS = frozenset({"reject", "ignore"})
+
+# Prodigy's multi-annotator sessions write "_annotator_id": "<dataset>-<session>" in each record.
+_ANNOTATOR_KEY = b'"_annotator_id"'
+_ANNOTATOR_ID = re.compile(rb'"_annotator_id"\s*:\s*("(?:[^"\\]|\\.)*"|null)')
+_SCAN_BYTES = 1 << 20
+#: The stream of a file's records without ``_annotator_id`` (in a file where others have one).
+WITHOUT_ID = None
+
+
+def annotator_ids(path: str) -> list[str | None]:
+    """The ``_annotator_id`` values of a JSONL file in order of first appearance (``None`` for
+    records without one, when some record has one); ``[None]`` for a file without any.
+
+    A cheap scan: the file's bytes are searched for ``"_annotator_id"`` (a byte search over the
+    file mapped in memory, no JSON parsing), and only when it is there are the lines looked at; a
+    file without it costs one pass over its bytes, which the reading then finds in the page cache.
+    """
+    if not _mentions_annotators(path):
+        return [None]
+    found: dict = {}
+    any_without = False
+    carry = b""
+    with open_file(path, "JSONL") as file:
+        while True:
+            chunk = file.read(_SCAN_BYTES)
+            data = carry + chunk
+            cut = len(data) if not chunk else data.rfind(b"\n") + 1
+            block, carry = data[:cut], data[cut:]
+            if _ANNOTATOR_KEY in block:
+                for line in block.split(b"\n"):
+                    if not line.strip():
+                        continue
+                    match = _ANNOTATOR_ID.search(line) if _ANNOTATOR_KEY in line else None
+                    if match is None or match.group(1) == b"null":
+                        any_without = True
+                    else:
+                        try:
+                            value = json.loads(match.group(1))
+                        except ValueError:
+                            any_without = True  # reading the line will say what is wrong
+                        else:
+                            found.setdefault(value, None)
+            elif block.strip():
+                any_without = True
+            if not chunk:
+                break
+    if not found:
+        return [None]
+    return ([None] if any_without else []) + list(found)
+
+
+def _mentions_annotators(path: str) -> bool:
+    """Whether the file's bytes hold ``"_annotator_id"``, read in chunks of :data:`SCAN_CHUNK`
+    bytes (memory stays flat; a mapped file would count its pages in the resident size). A pipe
+    or another file that is not regular is never read ahead (it could not be read again): ``False``."""
+    with open_file(path, "JSONL") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
+            return False
+        overlap = len(_ANNOTATOR_KEY) - 1
+        tail = b""
+        try:
+            while True:
+                chunk = file.read(SCAN_CHUNK)
+                if not chunk:
+                    return False
+                if (tail + chunk).find(_ANNOTATOR_KEY) != -1:
+                    return True
+                tail = chunk[-overlap:]
+        except OSError:
+            return False  # reading it will say what is wrong
+
+
+#: The bytes read at a time when a file is scanned for Prodigy's annotator ids.
+SCAN_CHUNK = 1 << 20
+
+
+def annotator_names(path: str, ids: list[str | None]) -> list[str]:
+    """The span sets' names for ``annotator_ids``: each id without the dataset prefix its ids
+    share (``ner_news-alice``, ``ner_news-bob`` → ``alice``, ``bob``: Prodigy's session ids are
+    ``<dataset>-<session>``), else the id; the records without an id are named by the file stem.
+
+    Examples
+    --------
+    >>> annotator_names("x/data.jsonl", [None, "ner_news-alice", "ner_news-bob"])
+    ['data', 'alice', 'bob']
+    >>> annotator_names("data.jsonl", ["a-x", "b-y"]), annotator_names("data.jsonl", ["solo"])
+    (['a-x', 'b-y'], ['solo'])
+    """
+    given = [i for i in ids if i is not None]
+    prefixes = {i.rpartition("-")[0] for i in given}
+    strip = len(prefixes) == 1 and "" not in prefixes
+    names = [default_name(path) if i is None else i.rpartition("-")[2] if strip else i for i in ids]
+    if len(set(names)) != len(names):  # a suffix equal to the stem: keep the ids
+        names = [default_name(path) if i is None else i for i in ids]
+    return names
+
+
+def annotators_jsonl(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> list[DocumentStream]:
+    """One stream per annotator of a JSONL file: Prodigy's ``_annotator_id`` splits a file into
+    annotators (named by :func:`annotator_names`, in order of first appearance; the records
+    without an id first, named by the file stem); a file without ``_annotator_id`` is one stream
+    named by its stem. Nothing is read but the scan (:func:`annotator_ids`)."""
+    path_str = os.fspath(path)
+    ids = annotator_ids(path_str)
+    if ids == [None]:
+        return [stream_jsonl(path_str, max_record_bytes=max_record_bytes)]
+    streams = []
+    for identifier, name in zip(ids, annotator_names(path_str, ids)):
+        stream = DocumentStream(name, "jsonl", iter(()))
+        stream.documents = _documents(path_str, max_record_bytes, stream.notes, identifier, True)
+        streams.append(stream)
+    return streams
+
+
+def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = None, wanted: str | None = None,
+               split: bool = False) -> Iterator[Document]:
     """Each record's document in file order, read one line at a time: the reader's loop.
 
     Lines are split on ``\\n`` only and decoded one by one (a bad byte names its line); a line
@@ -153,7 +292,13 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES) -> Iterator[Document]:
     message is worked out again on the line without its ``\\n`` (the column of an error at its
     end, and ``"\\n"`` inside an unterminated string, would otherwise differ from the line's own).
     A line is read at most ``limit`` bytes (and its ``\\n``) at a time, so memory stays bounded.
+    With ``split`` (or a ``wanted`` annotator), only the records whose ``_annotator_id`` is
+    ``wanted`` (``None``: those without one) are read. Records answered ``reject`` or ``ignore``
+    are left out and counted in ``notes`` at the end.
     """
+    if wanted is not None:
+        split = True
+    left_out = 0
     loads, decode_error = json.loads, json.JSONDecodeError
     first_line: dict[str, int] = {}  # every id read -> its line: an id seen twice is an error
     with open_file(path, "JSONL") as file:
@@ -183,6 +328,11 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES) -> Iterator[Document]:
             if type(record) is not dict:
                 raise FormatError(path, f"expected a JSON object {{\"id\", \"text\", \"spans\"}}, "
                                   f"got {type(record).__name__}", lineno)
+            if split and record.get("_annotator_id") != wanted:
+                continue
+            if record.get("answer") in NOT_ANNOTATIONS:
+                left_out += 1
+                continue
             document = _document(record, path, lineno)
             if _ESCAPED_SURROGATE.search(line):  # a regex with a literal prefix: faster than "\\u" in line
                 _check_characters(document, path, lineno)
@@ -192,8 +342,11 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES) -> Iterator[Document]:
                                   f"{first_line[doc_id]})", lineno)
             first_line[doc_id] = lineno
             yield document
-    if not first_line:
+    if not first_line and not left_out and not split:
         raise FormatError(path, "empty file: no JSON record in it")
+    if left_out and notes is not None:
+        notes.append(f"{left_out} record{'s' if left_out != 1 else ''} answered reject or ignore left out "
+                     "(Prodigy: not annotations)")
 
 
 def _max_digits() -> int:
@@ -238,6 +391,8 @@ def _document(record: dict, path: str, lineno: int) -> Document:
     if text is not None and type(text) is not str:
         raise FormatError(path, f'"text" must be a string or null, got {type(text).__name__}', lineno)
     doc_id = record.get("id")
+    if doc_id is None:
+        doc_id = record.get("_input_hash")  # Prodigy: the same input annotated by several
     if doc_id is None:
         doc_id = str(lineno)
     elif type(doc_id) is int:

@@ -3,7 +3,7 @@
 Reading
 -------
 * **Input.** One ``.xml`` file, or a folder searched recursively for ``*.xml`` files (read in
-  sorted order of their document ids). A folder without any is an error.
+  natural order of their document ids: ``doc2`` before ``doc10``). A folder without any is an error.
 * **Document elements.** Without ``xml_doc_tag``, each file's root element is one document.
   With ``xml_doc_tag=TAG``, every ``TAG`` element is a document (MUC's ``DOC``, the
   ``<corpus><doc id=...>`` files that :func:`write_xml` writes); a file without one is an error,
@@ -32,7 +32,14 @@ Reading
   - with ``xml_span_tags="A,B"`` (a comma-separated string, or a list), the elements whose tag
     is one of those;
   - else, with ``xml_label_attr=ATTR``, the elements that carry the attribute ``ATTR``;
-  - else every element.
+  - else, when the file carries the marker :func:`write_xml` writes (``<?spanagree
+    xml_doc_tag="doc"?>`` before the root element, in the first 4 KiB of a regular file) and no
+    option is given, the options it names (they also choose the document elements);
+  - else every element. A note (in the span set's notes) then lists the elements taken and their
+    counts (``term (2586), S (817), Title (171)``), since structure elements (sentences,
+    sections, titles) count as spans too; when some of them hold other span elements, the same
+    is a :class:`~spanagree.errors.SpanagreeWarning` naming those (``<S>, <Title> hold other
+    elements``).
 
   A span covers its element's text content, from the start tag to the end tag; nested elements are
   nested spans, and spans come in document order of their start tags. Tags are matched by their
@@ -64,13 +71,16 @@ Writing
 ``write_xml`` writes one UTF-8 file::
 
     <?xml version="1.0" encoding="UTF-8"?>
+    <?spanagree xml_doc_tag="doc"?>
     <corpus>
     <doc id="d1">Ana met <PER>Bo</PER> in <LOC>Porto</LOC>.</doc>
     </corpus>
 
 one ``<doc id="...">`` element per document, in order, one line each (the line breaks between
-them are outside the documents). Read it back with ``xml_doc_tag="doc"``: the ids, texts and
-spans are the same. ``xml_doc_tag`` names the document element instead of ``doc``.
+them are outside the documents). The processing instruction ``<?spanagree ...?>`` (the
+*marker*) names the options that read the file back (``xml_doc_tag``, and ``xml_label_attr`` and
+``xml_span_tags`` when given), so that reading it without options gives the same ids, texts and
+spans as reading it with them. ``xml_doc_tag`` names the document element instead of ``doc``.
 
 * **Spans** are elements named by their label. With ``xml_label_attr=ATTR`` they are instead
   generic elements carrying the label in that attribute, named by the first of ``xml_span_tags``
@@ -96,15 +106,17 @@ spans are the same. ``xml_doc_tag`` names the document element instead of ``doc`
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import warnings
+from collections import Counter
 
 from lxml import etree
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, read_regular
+from . import HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, natural_key, read_regular
 
 __all__ = ["read_xml", "stream_xml", "write_xml"]
 
@@ -203,16 +215,60 @@ def stream_xml(path, *, name: str | None = None, xml_label_attr: str | None = No
     return stream
 
 
+#: The processing instruction :func:`write_xml` puts after the XML declaration, naming the options
+#: that read its output back: ``<?spanagree xml_doc_tag="doc"?>`` (and ``xml_label_attr``,
+#: ``xml_span_tags`` when it was given them).
+MARKER = "spanagree"
+_MARKER = re.compile(rb"<\?spanagree\s([^?>]*)\?>")
+_MARKER_OPTION = re.compile(rb'(xml_doc_tag|xml_label_attr|xml_span_tags)="([^"]*)"')
+
+
+def marked_options(path: str) -> "_Options | None":
+    """The options a file's ``<?spanagree ...?>`` marker names (in its first :data:`HEAD_BYTES`
+    bytes, before the root element), or ``None``: a file not written by :func:`write_xml`, or not
+    a regular file (a pipe is never read ahead)."""
+    if not os.path.isfile(path):
+        return None
+    try:
+        with open(path, "rb") as file:
+            head = file.read(HEAD_BYTES)
+    except OSError:
+        return None  # reading it will say why
+    return _marked_in(head)
+
+
+def _marked_in(head: bytes) -> "_Options | None":
+    """The options the marker in a file's first bytes names, or ``None``."""
+    found = _MARKER.search(head)
+    if found is None or _ROOT_BEFORE.search(head, 0, found.start()):
+        return None
+    given = {name.decode(): value.decode("utf-8", "replace") for name, value in _MARKER_OPTION.findall(found.group(1))}
+    try:
+        return _Options(given.get("xml_label_attr"), given.get("xml_span_tags"), given.get("xml_doc_tag"))
+    except UsageError:
+        return None  # a marker not ours: read as without it
+
+
+# An element's start tag (not a declaration, comment or processing instruction).
+_ROOT_BEFORE = re.compile(rb"<[^?!]")
+
+
 def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: list[str],
                limit: int = MAX_RECORD_BYTES):
     """The documents of every file in turn (ids made unique across files); ``notes`` at the end."""
     sources: dict[str, str] = {}  # id -> the file it was read from
     skipped = 0
     first_skipped = None
+    by_default: Counter = Counter()  # elements taken as spans because no option said which
+    holding: Counter = Counter()  # of those, the ones holding other span elements
     for rel, file, in_folder in files:
-        reader = _FileReader(file, options, in_folder, limit)
+        own = options
+        if options.unset:
+            own = marked_options(file) or options
+        reader = _FileReader(file, own, in_folder, limit)
         for key, document in reader.documents():
-            if options.doc_tag is None:
+            own = reader.options  # a pipe's marker is found as it is read
+            if own.doc_tag is None:
                 doc_id = rel
             else:
                 doc_id = f"{rel}#{key}" if in_folder else key
@@ -227,6 +283,9 @@ def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: l
             skipped += reader.empty
             if first_skipped is None:
                 first_skipped = (file,) + reader.first_empty
+        if own.unset:
+            by_default.update(reader.tags)
+            holding.update(reader.holders)
     if skipped:
         notes.append(f"{skipped} empty element{'s' if skipped != 1 else ''} (no text) skipped: a span covers "
                      "at least one character")
@@ -234,6 +293,19 @@ def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: l
         more = f" ({skipped - 1} more like it)" if skipped > 1 else ""
         warnings.warn(f"{file}:{line}: <{tag}> has no text and cannot be a span: skipped{more}",
                       SpanagreeWarning, stacklevel=2)
+    if by_default:
+        counted = ", ".join(f"{tag} ({count})" for tag, count in sorted(by_default.items(),
+                                                                       key=lambda item: (-item[1], item[0])))
+        note = (f"every element was taken as a span (no --xml-span-tags, --xml-label-attr or spanagree marker): "
+                f"{counted}; name the span elements with --xml-span-tags (and the label's attribute with "
+                "--xml-label-attr)")
+        notes.append(note)
+        if holding:  # sentences, sections, titles: structure more likely than spans
+            holders = sorted(holding, key=lambda tag: (-by_default[tag], tag))
+            where = files[0][1] if len(files) == 1 else os.path.commonpath([f for _, f, _ in files])
+            warnings.warn(f"{where}: {note}; {', '.join(f'<{tag}>' for tag in holders)} "
+                          f"{'holds' if len(holders) == 1 else 'hold'} other elements (structure rather than "
+                          "spans?)", SpanagreeWarning, stacklevel=2)
 
 
 class _Options:
@@ -255,6 +327,12 @@ class _Options:
         self.span_tags = span_tags
         self.doc_tag = _local(doc_tag.strip()) if doc_tag is not None else None
 
+    @property
+    def unset(self) -> bool:
+        """No option given: every element is a span, each file's root a document (unless the file
+        is marked, :func:`marked_options`)."""
+        return self.label_attr is None and self.span_tags is None and self.doc_tag is None
+
 
 def _local(tag: str) -> str:
     """A tag's local name: ``{uri}PER`` and ``x:PER`` are ``PER``."""
@@ -264,7 +342,7 @@ def _local(tag: str) -> str:
 
 
 def _scan(top: str) -> list[tuple[str, str]]:
-    """The folder's ``.xml`` files as sorted ``(path relative to the folder without .xml, path)``."""
+    """The folder's ``.xml`` files in natural order, ``(path relative to the folder without .xml, path)``."""
     files = []
     for dirpath, dirnames, filenames in os.walk(top, onerror=_walk_error):
         dirnames.sort()
@@ -273,7 +351,7 @@ def _scan(top: str) -> list[tuple[str, str]]:
         files.extend((prefix + f[:-4], os.path.join(dirpath, f)) for f in filenames if f.endswith(".xml"))
     if not files:
         raise FormatError(top, "empty folder: no .xml file in it")
-    files.sort()
+    files.sort(key=lambda entry: natural_key(entry[0]))
     return files
 
 
@@ -292,6 +370,8 @@ class _FileReader:
         self.limit = limit
         self.empty = 0
         self.first_empty: tuple[int, str] | None = None
+        self.tags: Counter = Counter()  # span elements by tag, when every element is a span
+        self.holders: Counter = Counter()  # of those, the ones holding other span elements
 
     def documents(self):
         path, doc_tag = self.path, self.options.doc_tag
@@ -304,6 +384,13 @@ class _FileReader:
             else:  # the file given as the path: a pipe too
                 with open(path, "rb") as file:
                     data = read_bounded(file, path, self.limit, "the file")
+            if self.options.unset:  # a pipe (a regular file's marker was looked for before)
+                marked = _marked_in(data[:HEAD_BYTES])
+                if marked is not None:
+                    self.options = marked
+                    if marked.doc_tag is not None:
+                        yield from self._documents_by_tag(marked.doc_tag, io.BytesIO(data))
+                        return
             try:
                 root = etree.fromstring(data, etree.XMLParser(**_SAFE))
             except etree.XMLSyntaxError as error:
@@ -318,12 +405,13 @@ class _FileReader:
         """The file for reading bytes; in a folder, only a regular file (never waiting on a FIFO)."""
         return open_regular(self.path, "a folder's .xml files") if self.in_folder else open(self.path, "rb")
 
-    def _documents_by_tag(self, doc_tag: str):
-        """Stream the file: each document element is read when it ends, then freed."""
+    def _documents_by_tag(self, doc_tag: str, source=None):
+        """Stream the file (or ``source``, its bytes already read): each document element is read
+        when it ends, then freed."""
         path = self.path
         seen: dict[str, int | None] = {}
         ordinal = 0
-        with self._open() as file:
+        with source if source is not None else self._open() as file:
             events = etree.iterparse(file, events=("end",), tag="{*}" + doc_tag, **_SAFE)
             try:
                 for _, element in events:
@@ -363,6 +451,7 @@ class _FileReader:
         sources: list = [0, None]  # the last span's line and its Source
         position = 0
         trusted, at = Span.trusted, Source.at
+        every, tags, holders = options.unset, self.tags, self.holders
 
         def walk(element) -> None:
             nonlocal position
@@ -401,6 +490,8 @@ class _FileReader:
                         spans.append(None)
                         if len(child):
                             walk(child)
+                            if every and len(spans) > index + 1:  # it holds other span elements
+                                holders[label] += 1
                         else:  # a leaf (most spans): its text, without a call
                             text = child.text
                             if text:
@@ -411,6 +502,8 @@ class _FileReader:
                             if line != sources[0]:  # spans of one line share their (immutable) source
                                 sources[0], sources[1] = line, at(path, line)
                             spans[index] = trusted("", ((start, position),), label, sources[1])
+                            if every:
+                                tags[label] += 1
                         else:
                             self.empty += 1
                             if self.first_empty is None:
@@ -495,11 +588,12 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
     >>> write_xml(s, f)
     >>> print(f.read_text(encoding="utf-8"), end="")
     <?xml version="1.0" encoding="UTF-8"?>
+    <?spanagree xml_doc_tag="doc"?>
     <corpus>
     <doc id="d1"><PER>Ana</PER> &amp; Bo&#13;
     of <ORG>University of <LOC>Porto</LOC></ORG></doc>
     </corpus>
-    >>> read_xml(f, xml_doc_tag="doc") == s
+    >>> read_xml(f, xml_doc_tag="doc") == s == read_xml(f)  # the marker names xml_doc_tag
     True
     """
     doc_tag = "doc" if xml_doc_tag is None else xml_doc_tag.strip()
@@ -512,6 +606,8 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
         tags = [str(n).strip() for n in names if str(n).strip()]
         if not tags:
             raise UsageError("{option} needs at least one tag name (A,B,...)", option="xml_span_tags")
+        for tag in tags:
+            _check_name(tag, "--xml-span-tags")
     if xml_label_attr is not None:
         attr = xml_label_attr.strip()
         _check_name(attr, "--xml-label-attr")
@@ -529,8 +625,20 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
     # lxml's own declaration quotes with ' : this one is written as before, with ".
     with open(os.fspath(dest), "w", encoding="utf-8", newline="") as file:
         file.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+        file.write(_marker(doc_tag, xml_label_attr and xml_label_attr.strip(),
+                           ([writer.element] if writer.element else tags)) + "\n")
         file.write(etree.tostring(corpus, encoding="unicode"))
         file.write("\n")
+
+
+def _marker(doc_tag: str, label_attr: str | None, span_tags: list[str] | None) -> str:
+    """The ``<?spanagree ...?>`` processing instruction naming the options that read the file back."""
+    options = f'xml_doc_tag="{doc_tag}"'
+    if label_attr:
+        options += f' xml_label_attr="{label_attr}"'
+    if span_tags:
+        options += f' xml_span_tags="{",".join(span_tags)}"'
+    return f"<?{MARKER} {options}?>"
 
 
 def _check_name(name: str, option: str) -> None:

@@ -98,6 +98,12 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
                 streams = open_annotators(item, format, also=also, **(format_options or {}))
             else:
                 streams = container_streams(item, format, **(format_options or {}))
+            if (annotators is None and len(streams) == 1 and streams[0].role == "annotator"
+                    and streams[0].name == input_name(item)):
+                # One span set, named as the path: the path reads it (and can be read again:
+                # --jobs workers, score's error listing).
+                expanded.append((item, False))
+                continue
             expanded.extend((s, True) for s in streams)
         else:
             expanded.append((item, False))
@@ -141,7 +147,7 @@ def read_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
 
 def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], comparison: Comparison, *,
         format: str | None = None, format_options: dict | None = None, label_map=None, only=None,
-        align_whitespace: bool = False, jobs: int = 1) -> Accumulator:
+        align_whitespace: bool = False, jobs: int = 1, count_labels: bool = False) -> Accumulator:
     """Compare ``inputs`` group by group and return the accumulator (nothing raised or warned yet:
     the command finishes it).
 
@@ -159,8 +165,12 @@ def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], 
         As in :func:`spanagree.agree`.
     jobs : int
         Processes to use; 1 compares while reading, in this process.
+    count_labels : bool
+        Count every input's labels as read (:attr:`Accumulator.labels`, for the label checks of
+        :mod:`spanagree.pipeline.labels`); also done whenever ``label_map`` or ``only`` is given.
     """
-    common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
+    common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace,
+                  count_labels=count_labels or bool(label_map) or bool(only))
     if jobs > 1:
         from .parallel import accumulate_forked
 

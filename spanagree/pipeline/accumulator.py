@@ -101,6 +101,10 @@ class Accumulator:
         The first reading error, ``(key, error)``.
     groups : list of GroupTally
         Per group of copies compared together.
+    labels : list of Counter
+        Per stream, its spans' labels as read (before ``--map`` and ``--only``), counted over every
+        document read, when the run was asked to (``count_labels``; else empty): what the label
+        checks (:mod:`spanagree.pipeline.labels`) look at.
     """
 
     orders: list
@@ -109,6 +113,7 @@ class Accumulator:
     error: tuple | None = None
     groups: list = field(default_factory=list)
     note_counts: list | None = None
+    labels: list = field(default_factory=list)
 
     def __iadd__(self, other: "Accumulator") -> "Accumulator":
         """Add the accumulator of the next shard of documents (shards are added in order)."""
@@ -118,6 +123,8 @@ class Accumulator:
         self.error = first_error(self.error, other.error)
         for mine, theirs in zip(self.groups, other.groups):
             mine += theirs
+        for mine, theirs in zip(self.labels, other.labels):
+            mine.update(theirs)
         if self.note_counts is not None and other.note_counts is not None:
             for mine, theirs in zip(self.note_counts, other.note_counts):
                 for kind, number in theirs.items():

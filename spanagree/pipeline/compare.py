@@ -175,16 +175,19 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
 class PairTally:
     """One pair's comparison added up batch by batch (and shard by shard): per-document counts,
     the label tally, the duplicates and, for ``score``, the error analysis (``errors``: item
-    keys counted; ``items``: the listing per document, when asked for)."""
+    keys counted; ``items``: the listing per document, when asked for; ``report``: the
+    documents' records for the HTML report, when asked for, a
+    :class:`~spanagree.pipeline.spool.DocumentSpool`)."""
 
-    __slots__ = ("by_document", "labels", "duplicates", "errors", "items")
+    __slots__ = ("by_document", "labels", "duplicates", "errors", "items", "report")
 
-    def __init__(self):
+    def __init__(self, report=None):
         self.by_document: dict[str, Counts] = {}
         self.labels = LabelTally()
         self.duplicates = [0, 0]
         self.errors: Counter = Counter()
         self.items: dict[str, list] = {}
+        self.report = report
 
     def add(self, pair: PairCounts) -> None:
         """Add one batch's :class:`PairCounts` (its documents are new to this tally)."""
@@ -200,6 +203,8 @@ class PairTally:
         self.duplicates[1] += other.duplicates[1]
         self.errors.update(other.errors)
         self.items.update(other.items)
+        if self.report is not None and other.report is not None:
+            self.report += other.report
         return self
 
     def __getstate__(self):
@@ -217,11 +222,19 @@ class PairTally:
 
 
 class PairTallies(list):
-    """Several pairs' tallies (one per pair, in order) that add up pair by pair."""
+    """Several pairs' tallies (one per pair, in order) that add up pair by pair, and the
+    documents' records for the HTML report (``report``, when asked for: a
+    :class:`~spanagree.pipeline.spool.DocumentSpool` holding every pair of a document)."""
+
+    def __init__(self, tallies=(), report=None):
+        super().__init__(tallies)
+        self.report = report
 
     def __iadd__(self, other: "PairTallies") -> "PairTallies":
         for mine, theirs in zip(self, other):
             mine += theirs
+        if self.report is not None and other.report is not None:
+            self.report += other.report
         return self
 
 

@@ -58,10 +58,10 @@ def common_documents(names: list[str], orders: list[list[str]], *, left_out_of: 
         shared.intersection_update(order)
         every.update(order)
     if not shared:
-        where = paths or [None] * len(names)
-        raise SpanagreeError("no document is annotated by every annotator: " + "; ".join(
-            f"{name} has {len(set(order))}" + (f" ({path})" if path and path != name else "")
-            for name, order, path in zip(names, orders, where)))
+        read_from = list(dict.fromkeys(path for path in paths or () if path))
+        raise SpanagreeError("no document is annotated by every annotator: "
+                             + "; ".join(f"{name} has {len(set(order))}" for name, order in zip(names, orders))
+                             + (f" (read from {', '.join(read_from)})" if read_from else ""))
     documents = [d for d in orders[0] if d in shared]
     partial = sorted(every - shared)
     left_out: dict[str, list[str]] = {}

@@ -21,7 +21,7 @@ import os
 from typing import Any, Callable
 
 from ..errors import SpanagreeError
-from ..formats import DocumentStream
+from ..formats import DocumentStream, natural_key
 from .accumulator import Accumulator
 
 #: The work of the forked processes, set just before forking (children inherit it).
@@ -174,7 +174,7 @@ def _read_in_shards(folders, names, groups, comparison, jobs: int, **common) -> 
     """Each process reads and compares one shard of every BRAT folder's documents."""
     from .sequential import accumulate
 
-    every = sorted(set().union(*(folder.entries for folder in folders)))
+    every = sorted(set().union(*(folder.entries for folder in folders)), key=natural_key)
     jobs = min(jobs, len(every) // MIN_DOCUMENTS_PER_JOB)
     if jobs < 2:
         return None

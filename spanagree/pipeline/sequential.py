@@ -18,7 +18,9 @@ Reading everything first is this same strategy over span sets already in memory
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, Protocol, Sequence
 
 from ..collector import collector_paused
@@ -32,6 +34,8 @@ from .compare import select_labels
 #: Documents compared together: enough to spread the cost of a call over many, few enough to
 #: keep little in memory.
 BATCH_DOCUMENTS = 64
+
+_LABEL = attrgetter("label")
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,7 @@ class _Reading:
     """The streams read in turn: each one's ids in reading order, the documents read and not yet
     compared, the warnings (with where they arose) and the first reading error."""
 
-    def __init__(self, streams: Sequence[DocumentStream], caught: list, shard: int):
+    def __init__(self, streams: Sequence[DocumentStream], caught: list, shard: int, count_labels: bool = False):
         self.streams = streams
         self.caught = caught
         self.shard = shard
@@ -96,6 +100,7 @@ class _Reading:
         self.order: list[list[str]] = [[] for _ in streams]
         self.pending: list[dict[str, Document]] = [{} for _ in streams]
         self.ended = [False] * len(streams)
+        self.labels: list[Counter] = [Counter() for _ in streams] if count_labels else []
 
     def next(self, k: int) -> Document | None:
         """Stream ``k``'s next document (also kept in :attr:`pending`), or ``None`` at its end or error."""
@@ -113,6 +118,8 @@ class _Reading:
             self.events += [(key, str(w.message), w.category) for w in self.caught]
             del self.caught[:]
         if document is not None:
+            if self.labels:
+                self.labels[k].update(map(_LABEL, document.spans))
             self.order[k].append(document.id)
             self.pending[k][document.id] = document
         return document
@@ -179,7 +186,7 @@ def _joined(spansets: list[SpanSet], parts: list[Reconciled]) -> Reconciled:
 
 def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: Sequence[Group],
                comparison: Comparison, *, label_map=None, only=None, align_whitespace: bool = False,
-               shard: int = 0) -> Accumulator:
+               shard: int = 0, count_labels: bool = False) -> Accumulator:
     """Read ``streams`` in turn, compare every document of every group once its copies are read,
     and return what was found.
 
@@ -198,6 +205,8 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
     shard : int
         This run's shard of the documents (part of every warning's key; see
         :mod:`spanagree.pipeline.accumulator`).
+    count_labels : bool
+        Count each stream's labels as read (:attr:`Accumulator.labels`).
 
     Returns
     -------
@@ -213,7 +222,7 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
 
     with collector_paused(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        reading = _Reading(streams, caught, shard)
+        reading = _Reading(streams, caught, shard, count_labels)
         pending = reading.pending
 
         def compare(g: int, batch: list[str]) -> None:
@@ -290,4 +299,5 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
                     compare(g, ready[g])
         else:
             reading.read_before_error()
-    return Accumulator(reading.order, [s.notes for s in streams], reading.events, reading.error, tallies)
+    return Accumulator(reading.order, [s.notes for s in streams], reading.events, reading.error, tallies,
+                       labels=reading.labels)

@@ -16,12 +16,43 @@ from .._version import __version__
 from ..measures.counts import Counts
 from ..measures.registry import counts_dict
 from ..pipeline.compare import MeanF1
+from ..span import context_of
+
+
+class LazyMap(dict):
+    """A map whose entries are made as it is iterated: a per-document breakdown written entry by
+    entry (the HTML report writes its ``--by document`` JSON while iterating, so the corpus's
+    breakdown is never held whole). Only the encoder's way of reading it works: ``len``,
+    ``items()``, ``keys()``, ``[key]``; json's pure-Python encoder (``JSONEncoder.iterencode``)
+    writes it like a dict."""
+
+    def __init__(self, keys, value):
+        super().__init__()
+        self.ids = keys
+        self.value = value
+
+    def __len__(self):
+        return len(self.ids)
+
+    def __iter__(self):
+        return iter(self.ids)
+
+    def keys(self):
+        return list(self.ids)
+
+    def items(self):
+        return ((key, self.value(key)) for key in self.ids)
+
+    def __getitem__(self, key):
+        return self.value(key)
 
 
 def json_safe(value):
     """Replace NaN and infinities by ``None`` (JSON ``null``), recursively."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if isinstance(value, LazyMap):
+        return LazyMap(value.ids, lambda key, value=value.value: json_safe(value(key)))
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -59,8 +90,8 @@ def header(result) -> dict:
             "documents": len(result.documents), "match": result.rule.boundary, "labels": result.rule.labels}
 
 
-def agreement_document(result, *, by_document: bool = False) -> dict:
-    """``agree --output json``: see the ``agree`` schema."""
+def agreement_document(result, *, by_document: bool = False, lazy: bool = False) -> dict:
+    """``agree --output json``: see the ``agree`` schema (``lazy``: ``by_document`` as a :class:`LazyMap`)."""
     mean = result.mean
     pooled = result.pooled
     document = {
@@ -78,13 +109,15 @@ def agreement_document(result, *, by_document: bool = False) -> dict:
         "notes": result.notes,
     }
     if by_document:
-        document["by_document"] = {d: pairs_summary(result.pairs, result.document_pairs(d)) for d in result.documents}
+        entry = lambda d: pairs_summary(result.pairs, result.document_pairs(d))  # noqa: E731
+        document["by_document"] = LazyMap(result.documents, entry) if lazy else {d: entry(d) for d in result.documents}
     document.update(result.extras)
     return document
 
 
-def score_document(result, *, by_document: bool = False, with_header: bool = True) -> dict:
-    """``score --output json`` of one prediction (``with_header=False``: an entry of several)."""
+def score_document(result, *, by_document: bool = False, with_header: bool = True, lazy: bool = False) -> dict:
+    """``score --output json`` of one prediction (``with_header=False``: an entry of several;
+    ``lazy``: ``by_document`` as a :class:`LazyMap`)."""
     beta = result.beta
     document = {"spanagree": __version__, "options": result.options} if with_header else {}
     document.update({
@@ -103,23 +136,39 @@ def score_document(result, *, by_document: bool = False, with_header: bool = Tru
         "notes": result.notes,
     })
     if by_document:
-        document["by_document"] = {d: counts_dict(c, beta=beta) for d, c in result.pair.by_document.items()}
+        counts = result.pair.by_document
+        if lazy:
+            document["by_document"] = LazyMap(list(counts), lambda d: counts_dict(counts[d], beta=beta))
+        else:
+            document["by_document"] = {d: counts_dict(c, beta=beta) for d, c in counts.items()}
     document.update(result.extras)
     return document
 
 
-def scores_document(results: list, *, by_document: bool = False) -> dict:
+def scores_document(results: list, *, by_document: bool = False, lazy: bool = False) -> dict:
     """``score --output json``: one prediction's document, or several under ``predictions``."""
     if len(results) == 1:
-        return score_document(results[0], by_document=by_document)
+        return score_document(results[0], by_document=by_document, lazy=lazy)
     first = results[0]
     return {"spanagree": __version__, "options": first.options, "gold": first.gold,
-            "predictions": [score_document(r, by_document=by_document, with_header=False) for r in results]}
+            "predictions": [score_document(r, by_document=by_document, with_header=False, lazy=lazy)
+                            for r in results]}
 
 
 def errors_document(results: list) -> dict:
     """``score --errors FILE.json``: every item that is not ``correct``, prediction by prediction."""
     return {"errors": [{"prediction": r.prediction, **item.as_dict()} for r in results for item in r.errors()]}
+
+
+def disagreements_document(result) -> dict:
+    """``agree --errors FILE.json``: every disagreement of every pair."""
+    return {"errors": list(disagreement_records(result))}
+
+
+def disagreement_records(result):
+    """``agree --errors``' records one at a time, pair by pair: the pair, then the item with
+    ``first_*``/``second_*`` fields (the JSON listing's entries and the CSV's rows)."""
+    return ({"first": first, "second": second, **item.as_pair_dict()} for first, second, item in result.errors())
 
 
 def vote_document(result) -> dict:
@@ -140,9 +189,11 @@ def vote_document(result) -> dict:
 
 
 def cluster_entry(result, cluster) -> dict:
-    """One cluster of the adjudication list: document, proposed span, kinds, votes, K, every version."""
+    """One cluster of the adjudication list: document, proposed span, kinds (those to adjudicate,
+    then those the vote settled), votes, K, every version, and the text around all of them."""
     text = result.texts[cluster.doc]
     span = cluster.span
+    before, after = context_of(text, [span, *(s for _, s in cluster.members)], result.context)
     return {
         "document": cluster.doc,
         "start": span.start,
@@ -150,7 +201,7 @@ def cluster_entry(result, cluster) -> dict:
         "fragments": [list(f) for f in span.fragments],
         "text": span_text(span, text),
         "label": span.label,
-        "kind": list(cluster.kinds),
+        "kind": [*cluster.kinds, *cluster.settled_kinds(len(result.annotators))],
         "kept": cluster.kept,
         "votes": cluster.votes,
         "boundary_votes": cluster.boundary_votes,
@@ -159,13 +210,15 @@ def cluster_entry(result, cluster) -> dict:
         "versions": {name: [{"fragments": [list(f) for f in s.fragments], "label": s.label,
                              "text": span_text(s, text)} for s in cluster.versions(k)]
                      for k, name in enumerate(result.annotators)},
+        "context_before": before,
+        "context_after": after,
     }
 
 
-def adjudication_document(result) -> dict:
-    """``merge --adjudicate FILE.json``."""
+def adjudication_document(result, *, every: bool = False) -> dict:
+    """``merge --adjudicate FILE.json`` (``every``: ``--adjudicate-all FILE.json``)."""
     return {"spanagree": __version__, "options": result.options, "annotators": result.annotators,
-            "min_votes": result.min_votes, "clusters": [cluster_entry(result, c) for c in result.adjudication()]}
+            "min_votes": result.min_votes, "clusters": result.adjudication_rows(every=every)}
 
 
 def span_text(span, text: str | None) -> str:

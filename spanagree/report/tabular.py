@@ -139,13 +139,48 @@ def score_csv(results: list, *, by: str | None = None) -> str:
 
 def error_rows(results: list) -> list[dict]:
     """``--errors``: every item that is not ``correct``, prediction by prediction."""
-    return [{"prediction": r.prediction, **item.as_dict()} for r in results for item in r.errors()]
+    return list(iter_error_rows(results))
 
+
+def iter_error_rows(results: list):
+    """:func:`error_rows` one at a time (``--errors`` writes them so)."""
+    return ({"prediction": r.prediction, **item.as_dict()} for r in results for item in r.items
+            if item.kind != "correct")
+
+
+#: What the listings give of each span (``<side>_<field>``).
+SPAN_FIELDS = ("start", "end", "fragments", "label", "text", "source")
+#: The text around an item or cluster (``--context N`` characters each side), after every other column.
+CONTEXT_COLUMNS = ["context_before", "context_after"]
 
 #: The error listing's columns (``--errors``): the item, then the gold's span, then the prediction's.
 ERROR_COLUMNS = ["prediction", "document", "kind", "aligned", "credit",
-                 *(f"{side}_{field}" for side in ("gold", "pred")
-                   for field in ("start", "end", "fragments", "label", "text", "source"))]
+                 *(f"{side}_{field}" for side in ("gold", "pred") for field in SPAN_FIELDS), *CONTEXT_COLUMNS]
+
+#: ``agree --errors``: the pair, the item, the first annotator's span, the second's (the reference).
+DISAGREEMENT_COLUMNS = ["first", "second", "document", "kind", "aligned", "credit",
+                        *(f"{side}_{field}" for side in ("first", "second") for field in SPAN_FIELDS),
+                        *CONTEXT_COLUMNS]
+
+
+def disagreement_rows(result) -> list[dict]:
+    """``agree --errors``: every disagreement of every pair (``result.errors()``), pair by pair."""
+    return list(iter_disagreement_rows(result))
+
+
+def iter_disagreement_rows(result):
+    """:func:`disagreement_rows` one at a time (``--errors`` writes them so)."""
+    from .document import disagreement_records
+
+    return disagreement_records(result)
+
+
+def disagreements_csv(result) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=DISAGREEMENT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(disagreement_rows(result))
+    return buffer.getvalue()
 
 
 def errors_csv(results: list) -> str:
@@ -159,33 +194,52 @@ def errors_csv(results: list) -> str:
 
 # -- merge ---------------------------------------------------------------------------------------
 
+VOTE_KEYS_AFTER_KINDS = ["to_adjudicate", "not_unanimous"]
+
+
+def vote_rows(result) -> list[dict]:
+    """One row per document (and a total row) with the counts of clusters kept, dropped, tied, split."""
+    keys = ["clusters", "kept", *result.kinds, *VOTE_KEYS_AFTER_KINDS]
+    return [{"document": d, **{k: counts[k] for k in keys}}
+            for d, counts in [*result.counts_by_document().items(), ("total", result.counts())]]
+
+
 def vote_csv(result) -> str:
     """One row per document (and a total row) with the counts of clusters kept, dropped, tied, split."""
-    keys = ["clusters", "kept", *result.kinds, "to_adjudicate"]
-    rows = [{"document": d, **{k: counts[k] for k in keys}}
-            for d, counts in [*result.counts_by_document().items(), ("total", result.counts())]]
-    return csv_text(rows, ["document", *keys])
+    return csv_text(vote_rows(result), ["document", "clusters", "kept", *result.kinds, *VOTE_KEYS_AFTER_KINDS])
 
 
-def adjudication_csv(result) -> str:
-    """``--adjudicate FILE``: document, start, end, fragments (``s-e;s-e``), text, label, kind (``; ``
-    between kinds), kept, votes, boundary_votes, label_votes, min_votes, then one column per
-    annotator with its version(s): ``LABEL s-e "text"``, several joined by `` | ``."""
-    from .document import cluster_entry
+#: The adjudication listing's columns before the annotators' (``--adjudicate``, ``--adjudicate-all``).
+ADJUDICATION_COLUMNS = ["document", "start", "end", "fragments", "text", "label", "kind", "kept", "votes",
+                        "boundary_votes", "label_votes", "min_votes"]
 
-    fixed = ["document", "start", "end", "fragments", "text", "label", "kind", "kept", "votes",
-             "boundary_votes", "label_votes", "min_votes"]
-    columns = [name if name not in fixed else f"annotator {name}" for name in result.annotators]
+
+def adjudication_rows(result, *, every: bool = False) -> list[dict]:
+    """The listing's rows (:func:`adjudication_csv`'s cells), one per cluster listed."""
+    rows = []
+    for row in result.adjudication_rows(every=every):
+        versions = {(name if name not in ADJUDICATION_COLUMNS else f"annotator {name}"):
+                    " | ".join(f'{v["label"]} {fragments_text(v["fragments"])} "{v["text"]}"'
+                               for v in row["versions"][name])
+                    for name in result.annotators}
+        rows.append({**{c: row[c] for c in ADJUDICATION_COLUMNS}, "fragments": fragments_text(row["fragments"]),
+                     "kind": "; ".join(row["kind"]), **versions,
+                     "context_before": row["context_before"], "context_after": row["context_after"]})
+    return rows
+
+
+def adjudication_csv(result, *, every: bool = False) -> str:
+    """``--adjudicate FILE`` (``every``: ``--adjudicate-all FILE``): document, start, end, fragments
+    (``s-e;s-e``), text, label, kind (``; `` between kinds), kept, votes, boundary_votes,
+    label_votes, min_votes, then one column per annotator with its version(s): ``LABEL s-e
+    "text"``, several joined by `` | ``, then context_before and context_after."""
+    columns = [name if name not in ADJUDICATION_COLUMNS else f"annotator {name}" for name in result.annotators]
+    columns = [*ADJUDICATION_COLUMNS, *columns, *CONTEXT_COLUMNS]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(fixed + columns)
-    for cluster in result.adjudication():
-        row = cluster_entry(result, cluster)
-        versions = [" | ".join(f'{v["label"]} {fragments_text(v["fragments"])} "{v["text"]}"' for v in row["versions"][n])
-                    for n in result.annotators]
-        writer.writerow([row["document"], row["start"], row["end"], fragments_text(row["fragments"]), row["text"],
-                         row["label"], "; ".join(row["kind"]), row["kept"], row["votes"], row["boundary_votes"],
-                         row["label_votes"], row["min_votes"], *versions])
+    writer.writerow(columns)
+    for row in adjudication_rows(result, every=every):
+        writer.writerow([_cell(row[c]) for c in columns])
     return buffer.getvalue()
 
 

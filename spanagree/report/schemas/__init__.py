@@ -2,7 +2,9 @@
 
 This package owns the schemas of what users' scripts parse: ``agree``, ``score`` and ``merge``
 with ``--output json``, the ``score --errors FILE.json`` listing and the ``merge --adjudicate
-FILE.json`` listing. Each is a file ``<name>.schema.json`` next to this module, shipped as
+FILE.json`` listing (and its ``--adjudicate-all`` twin), the ``agree --errors FILE.json``
+listing, and the document records embedded in the ``--report FILE.html`` page (``report``).
+Each is a file ``<name>.schema.json`` next to this module, shipped as
 package data. Every fixed-key object in them has ``additionalProperties: false``, so a renamed,
 removed or unannounced key fails validation; maps (``by_label``, ``by_document``, ``versions``)
 give the schema of their entries. The contract's history, and how it may change, is in
@@ -31,7 +33,9 @@ SCHEMAS = {
     "score": "spanagree score --output json (one prediction, or several)",
     "merge": "spanagree merge --output json",
     "errors": "spanagree score --errors FILE.json",
+    "disagreements": "spanagree agree --errors FILE.json",
     "adjudication": "spanagree merge --adjudicate FILE.json",
+    "report": "the spanagree-documents block of agree, score or merge --report FILE.html",
 }
 
 

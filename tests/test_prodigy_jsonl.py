@@ -1,0 +1,109 @@
+"""Prodigy's JSONL: rejected and ignored answers are not annotations; ``_annotator_id`` splits one
+file into annotators (a container); ``_input_hash`` is the document id when there is no ``id``."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+
+from spanagree import agree, score
+from spanagree.cli import main
+from spanagree.errors import UsageError
+from spanagree.formats import container_streams, read
+from spanagree.formats.jsonl import annotator_ids, annotators_jsonl
+
+
+def _records(spanset, session, answer="accept"):
+    """The demo span set as Prodigy records of one session: ``_input_hash`` instead of ``id``."""
+    for number, (doc_id, document) in enumerate(spanset.documents.items()):
+        yield {"text": document.text, "_input_hash": 1000 + number, "_task_hash": -number,
+               "spans": [{"start": s.start, "end": s.end, "label": s.label, "token_start": 0, "token_end": 0}
+                         for s in document.spans],
+               "answer": answer, "_annotator_id": f"ner_demo-{session}", "_session_id": f"ner_demo-{session}"}
+
+
+@pytest.fixture
+def sessions(demo, tmp_path):
+    """alice = the demo's ann1, bob = its ann2, interleaved as Prodigy's db-out writes them, plus
+    one rejected and one ignored record of bob's and one record of carol's that she rejected."""
+    alice = list(_records(read(demo / "jsonl" / "ann1.jsonl"), "alice"))
+    bob = list(_records(read(demo / "jsonl" / "ann2.jsonl"), "bob"))
+    extra = [dict(bob[0], answer="reject", _input_hash=99), dict(bob[1], answer="ignore", _input_hash=98)]
+    carol = [dict(alice[0], _annotator_id="ner_demo-carol", answer="reject")]
+    lines = [r for pair in zip(alice, bob) for r in pair] + extra + carol
+    path = tmp_path / "ner_demo.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    return path
+
+
+def test_the_real_prodigy_record_is_keyed_by_its_input_hash(shared_corpora):
+    spans = read(shared_corpora / "spacy-docbin-samples" / "ner_tweets" / "demo.jsonl")
+    assert list(spans.documents) == ["885944384"]
+    assert [(s.start, s.end, s.label, s.text(spans.documents["885944384"].text)) for s in spans] == [
+        (11, 21, "PERSON", "Ed Sheeran")]
+    assert spans.name == "demo" and spans.notes == []
+
+
+def test_annotator_ids_are_split_and_named_by_session(sessions):
+    assert annotator_ids(str(sessions)) == ["ner_demo-alice", "ner_demo-bob", "ner_demo-carol"]
+    streams = annotators_jsonl(sessions)
+    assert [s.name for s in streams] == ["alice", "bob", "carol"]
+    alice, bob, carol = (read(sessions, annotator=name) for name in ("alice", "bob", "carol"))
+    assert (len(alice.documents), len(alice)) == (10, 75)  # the demo's ann1: 10 documents, 75 flat spans
+    assert (len(bob.documents), len(bob)) == (10, 73)
+    assert bob.notes == ["2 records answered reject or ignore left out (Prodigy: not annotations)"]
+    assert (len(carol.documents), carol.notes) == (0, ["1 record answered reject or ignore left out (Prodigy: not "
+                                                        "annotations)"])
+    assert list(alice.documents)[:2] == ["1000", "1001"]
+
+
+def test_agree_on_one_prodigy_file_equals_agree_on_the_demo(sessions, demo, capsys):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = agree([demo / "jsonl" / "ann1.jsonl", demo / "jsonl" / "ann2.jsonl"])
+    assert main(["agree", str(sessions), "--annotators", "alice,bob", "--output", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["annotators"] == ["alice", "bob"]
+    assert document["pairs"][0]["f1"] == expected.pairs[0].counts.f1
+    assert document["notes"] == ["bob: 2 records answered reject or ignore left out (Prodigy: not annotations)"]
+    # Without --annotators, carol (no accepted record) joins: no document is shared by all three.
+    assert main(["agree", str(sessions)]) == 1
+    assert "no document is annotated by every annotator: alice has 10; bob has 10; carol has 0" in capsys.readouterr().err
+
+
+def test_score_takes_a_session_as_gold(sessions, demo):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = score(sessions, annotators=["alice", "bob"])
+        expected = score(demo / "jsonl" / "ann1.jsonl", demo / "jsonl" / "ann2.jsonl")
+    assert (result.gold, result.prediction) == ("alice", "bob")
+    assert result.pair.counts == expected.pair.counts
+
+
+def test_a_file_without_annotator_ids_is_one_span_set_named_by_its_stem(demo):
+    (stream,) = container_streams(demo / "jsonl" / "ann1.jsonl")
+    assert stream.name == "ann1" and stream.role == "annotator"
+
+
+def test_records_without_an_id_in_a_split_file_are_named_by_the_stem(tmp_path):
+    path = tmp_path / "mixed.jsonl"
+    path.write_text('{"text": "a", "spans": [], "_input_hash": 1}\n'
+                    '{"text": "b", "spans": [{"start": 0, "end": 1, "label": "X"}], "_input_hash": 1, '
+                    '"_annotator_id": "ds-ann"}\n', encoding="utf-8")
+    assert [s.name for s in annotators_jsonl(path)] == ["mixed", "ann"]
+    assert read(path, annotator="mixed").texts() == {"1": "a"}
+    assert read(path, annotator="ann").texts() == {"1": "b"}
+    with pytest.raises(UsageError, match="holds 2 annotators"):
+        read(path)
+
+
+def test_rejected_records_of_a_single_annotator_file(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"id": 1, "text": "a", "spans": [{"start": 0, "end": 1, "label": "X"}], "answer": "accept"}\n'
+                    '{"id": 1, "text": "a", "spans": [{"start": 0, "end": 1, "label": "Y"}], "answer": "reject"}\n'
+                    '{"id": 2, "text": "b", "answer": "ignore"}\n', encoding="utf-8")
+    spans = read(path)
+    assert [(s.doc, s.label) for s in spans] == [("1", "X")]  # the rejected copy of 1 is not an id seen twice
+    assert spans.notes == ["2 records answered reject or ignore left out (Prodigy: not annotations)"]

@@ -1,0 +1,81 @@
+"""Writers announce what the target format cannot hold (span notes and attributes, relations and
+events, CoNLL's document ids), with counts, instead of dropping it without a word."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from spanagree.cli import main
+from spanagree.errors import SpanagreeWarning
+from spanagree.formats import convert, read
+
+
+def _announced(call) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [str(w.message) for w in caught if w.category is SpanagreeWarning]
+
+
+def test_quaero_notes_are_announced_when_jsonl_drops_them(shared_corpora, tmp_path):
+    folder = shared_corpora / "quaero-french-medical" / "test" / "EMEA"
+    notes = sum(1 for ann in folder.glob("*.ann") for line in ann.read_text(encoding="utf-8").splitlines()
+                if line.startswith("#"))
+    assert notes == 2203  # SOURCE.md's count
+    source = read(folder)
+    assert sum(1 for s in source for key, _ in s.attributes if key.startswith("#:")) == 2203
+    messages = _announced(lambda: convert(folder, tmp_path / "q.jsonl", to="jsonl"))
+    assert messages == ["JSONL output: not written: 2203 notes (BRAT #, e.g. AnnotatorNotes) on spans"]
+    back = read(tmp_path / "q.jsonl")
+    assert len(back) == len(source) == 2204 and all(not s.attributes for s in back)
+    # BRAT keeps them: nothing to announce, and they come back.
+    assert _announced(lambda: convert(folder, tmp_path / "q", to="brat")) == []
+    assert sum(1 for s in read(tmp_path / "q") for key, _ in s.attributes if key.startswith("#:")) == 2203
+
+
+def test_xml_drops_notes_too_and_says_so_on_the_command_line(shared_corpora, tmp_path, capsys):
+    folder = shared_corpora / "quaero-french-medical" / "dev" / "EMEA"
+    # Quaero's spans cross and are discontinuous: XML refuses them (an error naming one, not a drop).
+    assert main(["convert", str(folder), "--to", "xml", "--out", str(tmp_path / "q.xml")]) == 2
+    assert capsys.readouterr().err == (
+        "spanagree: error: document '118_1': span ANAT 2166 2180 'lymphocytes T4' crosses PROC 2152 2177 "
+        "'numération de lymphocytes' (they overlap, neither inside the other); inline XML cannot write that\n")
+    assert main(["convert", str(folder), "--to", "jsonl", "--out", str(tmp_path / "q.jsonl")]) == 0
+    assert "spanagree: warning: JSONL output: not written: 2260 notes (BRAT #, e.g. AnnotatorNotes) on spans" \
+        in capsys.readouterr().err
+
+
+def test_relations_events_and_attributes(tmp_path):
+    folder = tmp_path / "b"
+    folder.mkdir()
+    (folder / "d.txt").write_text("Ana met Bo in Porto.", encoding="utf-8")
+    (folder / "d.ann").write_text(
+        "T1\tPER 0 3\tAna\nT2\tPER 8 10\tBo\nT3\tLOC 14 19\tPorto\nT4\tMeet 4 7\tmet\n"
+        "R1\tKnows Arg1:T1 Arg2:T2\nR2\tIn Arg1:T2 Arg2:T3\nE1\tMeet:T4 Who:T1\n"
+        "A1\tNegation T1\nN1\tReference T3 Wikipedia:1\n#1\tAnnotatorNotes T2\tfriend\n*\tAlias T1 T2\n",
+        encoding="utf-8")
+    assert _announced(lambda: convert(folder, tmp_path / "o", to="brat")) == [
+        "BRAT output: not written: 2 relations; 1 event; 1 equivalence"]
+    assert _announced(lambda: convert(folder, tmp_path / "o.jsonl", to="jsonl")) == [
+        "JSONL output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans, "
+        "1 normalization (BRAT N) on spans; 2 relations; 1 event; 1 equivalence"]
+
+
+def test_conll_announces_the_ids_it_renumbers(demo, tmp_path, capsys):
+    assert main(["convert", str(demo / "jsonl" / "ann1.jsonl"), "--to", "conll", "--out", str(tmp_path / "a.conll")]) == 0
+    assert capsys.readouterr().err == ("spanagree: warning: CoNLL output: not written: the document ids (clinic-01, "
+                                       "clinic-02, clinic-03, ...): CoNLL numbers its documents 1 to 10\n")
+    # Ids 1..n (CoNLL's own) are kept as they are: nothing to say.
+    assert main(["convert", str(tmp_path / "a.conll"), "--to", "conll", "--out", str(tmp_path / "b.conll")]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_merge_output_announces_too(demo, tmp_path, capsys):
+    paths = [str(demo / "jsonl" / f"ann{k}.jsonl") for k in (1, 2, 3)]
+    assert main(["merge", *paths, "--to", "conll", "--out", str(tmp_path / "m.conll")]) == 0
+    # The merged spans' vote notes (one per span: "2/3 votes: ...") and the ids.
+    assert ("spanagree: warning: CoNLL output: not written: 74 notes (BRAT #, e.g. AnnotatorNotes) on spans; the "
+            "document ids (clinic-01, clinic-02, clinic-03, ...): CoNLL numbers its documents 1 to 10\n") \
+        in capsys.readouterr().err
