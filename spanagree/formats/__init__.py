@@ -219,6 +219,18 @@ FORMATS: dict[str, Format] = {
                                            details=" (role prediction: they join a command when named with "
                                                    "`--annotators` or `--gold`)"),
                           ), container=True, recognises=True),
+    "webanno": Format("webanno", "WebAnno TSV", "WebAnno / INCEpTION TSV 3.x (a .tsv file starting #FORMAT=WebAnno "
+                      "TSV 3, or a folder of them): one span layer", (), (), 9, True, (
+                          FormatOption("webanno_layer", "the span layer read or written (full or short name; "
+                                       "default NamedEntity)", metavar="LAYER", writer=True,
+                                       details=": `de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`, "
+                                               "`webanno.custom.Span` or `Span`; the writer takes a name without a "
+                                               "dot as `webanno.custom.<name>`"),
+                          FormatOption("webanno_feature", "the layer's feature that gives the label", metavar="FEATURE",
+                                       writer=True, details=" (default `value`, else the layer's first feature; an "
+                                                            "annotation without it is labelled with the layer's short "
+                                                            "name)"),
+                      ), recognises=True),
 }
 
 
