@@ -89,8 +89,8 @@ WRITTEN_VERSION = "WebAnno TSV 3.3"
 
 _MAGIC = re.compile(rb"^(?:\xef\xbb\xbf)?#FORMAT=WebAnno TSV 3")
 _HEADER_KINDS = {"#T_SP=": "span", "#T_CH=": "chain", "#T_RL=": "relation"}
-_ROW_ID = re.compile(r"(\d+)-(\d+)(?:\.(\d+))?\Z")
-_OFFSETS = re.compile(r"(\d+)-(\d+)\Z")
+_ROW_ID = re.compile(r"([0-9]+)-([0-9]+)(?:\.([0-9]+))?\Z")
+_OFFSETS = re.compile(r"([0-9]{1,15})-([0-9]{1,15})\Z")
 _VALUE_UNESCAPES = {"\\": "\\", "|": "|", "_": "_", "[": "[", "]": "]", ";": ";", "*": "*", "-": "-", ">": ">",
                     "t": "\t", "n": "\n", "r": "\r"}
 _TEXT_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
@@ -148,11 +148,11 @@ def _split_cell(cell: str) -> list[str]:
     return items
 
 
-_ID_SUFFIX = re.compile(r"\[(\d+)\]\Z")
+_ID_SUFFIX = re.compile(r"\[([0-9]+)\]\Z")
 
 
-def _split_id(item: str) -> tuple[str, int | None]:
-    """``PER[3]`` as ``("PER", 3)``, ``PER`` as ``("PER", None)``; an escaped ``\\[`` is no id."""
+def _split_id(item: str) -> tuple[str, str | None]:
+    """``PER[3]`` as ``("PER", "3")``, ``PER`` as ``("PER", None)``; an escaped ``\\[`` is no id."""
     match = _ID_SUFFIX.search(item)
     if match is None:
         return item, None
@@ -160,7 +160,7 @@ def _split_id(item: str) -> tuple[str, int | None]:
     backslashes = len(before) - len(before.rstrip("\\"))
     if backslashes % 2:
         return item, None
-    return before, int(match.group(1))
+    return before, match.group(1)
 
 
 def _escape_value(value: str) -> str:
@@ -449,8 +449,9 @@ def webanno_notes(counts: Counter, layer: str | None = None, feature: str | None
     for present, n in absent:
         notes.append(f"{n} WebAnno file(s) without the layer {layer or 'NamedEntity'} (they hold span layer(s) "
                      f"{present}; choose one with --webanno-layer)")
-    for kind, what in (("span", "annotation(s) of other span layers"), ("chain", "chain link(s) (coreference)"),
-                       ("relation", "relation(s)")):
+    for kind, what in (("span", "annotation(s) of other span layers"),
+                       ("chain", "annotation(s) of chain layers (coreference)"),
+                       ("relation", "annotation(s) of relation layers")):
         parts = [(key.partition(" ")[2], n) for key, n in sorted(counts.items()) if key.startswith(kind + " ") and n]
         if parts:
             total = sum(n for _, n in parts)
