@@ -101,14 +101,15 @@ def recognise_webanno(path: Path, head: bytes | None) -> bool:
     if head is not None:
         return _MAGIC.match(head) is not None
     try:
-        files = _scan(str(path))
-    except FormatError:
-        return False
-    try:
-        with open(files[0][1], "rb") as file:
-            return _MAGIC.match(file.read(64)) is not None
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames.sort()
+            first = next((f for f in sorted(filenames) if f.lower().endswith(".tsv")), None)
+            if first is not None:
+                with open(os.path.join(dirpath, first), "rb") as file:
+                    return _MAGIC.match(file.read(64)) is not None
     except OSError:
         return False
+    return False
 
 
 # ---------------------------------------------------------------------------------------------
