@@ -211,3 +211,26 @@ def test_not_an_export(tmp_path, capsys):
     other.write_bytes(b"not a zip")
     code, _, err = run(capsys, "agree", other)
     assert code == 1 and err.startswith(f"spanagree: error: {other}: not a readable zip file")
+
+
+def test_webanno_tsv_files_in_a_project_read_as_the_tsv_reader_reads_them(shared_corpora, tmp_path):
+    pytest.importorskip("spanagree.formats.webanno", reason="the WebAnno TSV reader (helper A's branch) is merged "
+                        "with this one")
+    suite = shared_corpora / "inception-tsv3-samples" / "curation-testsuite"
+    cases = sorted(p for p in suite.iterdir() if p.is_dir())
+    members = [("exportedproject.json", b"{}")]
+    for case in cases:
+        for user in ("user1", "user2"):
+            members.append((f"annotation/{case.name}.txt/{user}.tsv", (case / f"{user}.tsv").read_bytes()))
+        members.append((f"curation/{case.name}.txt/CURATION_USER.tsv", (case / "curator.tsv").read_bytes()))
+    path = tmp_path / "tsv.zip"
+    path.write_bytes(stored_zip(members))
+    streams = {s.name: collect(s) for s in container_streams(path)}
+    assert [(n, s.documents.keys() == {f"{c.name}.txt" for c in cases}) for n, s in streams.items()] == [
+        ("user1", True), ("user2", True), ("curation", True)]
+    for name, file in (("user1", "user1.tsv"), ("user2", "user2.tsv"), ("curation", "curator.tsv")):
+        for case in cases:
+            alone = read(case / file, "webanno").documents["1"]
+            inside = streams[name].documents[f"{case.name}.txt"]
+            assert inside.text == alone.text
+            assert [(s.fragments, s.label) for s in inside.spans] == [(s.fragments, s.label) for s in alone.spans]

@@ -539,6 +539,20 @@ def write_inception(corpus) -> None:
     for name, data in inception_project(documents, users, curation=users[ANNOTATORS[0]]):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(data)
+def write_webanno(corpus) -> None:
+    """One folder of WebAnno TSV 3.3 files per annotator (``webanno/ann1/clinic-01.tsv`` …),
+    written by spanagree's own TSV writer: every contiguous span (a WebAnno span is one range)."""
+    import shutil
+
+    from spanagree.formats.webanno import write_webanno as write_tsv
+    from spanagree.span import Span, SpanSet
+
+    texts = {doc_id: text for doc_id, text, _ in corpus}
+    for name in ANNOTATORS:
+        spans = [Span(doc_id, f, label) for doc_id, _, table in corpus for f, label in table[name] if len(f) == 1]
+        folder = HERE / "webanno" / name
+        shutil.rmtree(folder, ignore_errors=True)
+        write_tsv(SpanSet.from_spans(name, spans, texts), folder)
 
 
 def corpus_table():
@@ -571,6 +585,7 @@ def main() -> None:
     write_labelstudio(corpus)
     write_xmi(corpus)
     write_inception(corpus)
+    write_webanno(corpus)
     flat = flat_table(corpus)
     for name in ANNOTATORS:
         write_xml(flat, name)

@@ -212,6 +212,18 @@ _XMI_OPTIONS = (
     FormatOption("xmi_view", "the view (sofa) read", metavar="VIEW", details=" (default `_InitialView`)"),
 )
 
+_WEBANNO_OPTIONS = (
+    FormatOption("webanno_layer", "the span layer read or written (full or short name; "
+                 "default NamedEntity)", metavar="LAYER", writer=True,
+                 details=": `de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`, "
+                         "`webanno.custom.Span` or `Span`; the writer takes a name without a "
+                         "dot as `webanno.custom.<name>`"),
+    FormatOption("webanno_feature", "the layer's feature that gives the label", metavar="FEATURE",
+                 writer=True, details=" (default `value`, else the layer's first feature; an "
+                                      "annotation without it is labelled with the layer's short "
+                                      "name)"),
+)
+
 #: The formats, by name, in the order the command line and the docs list them.
 FORMATS: dict[str, Format] = {
     "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True, drops=()),
@@ -238,10 +250,13 @@ FORMATS: dict[str, Format] = {
                                            details=" (role prediction: they join a command when named with "
                                                    "`--annotators` or `--gold`)"),
                           ), container=True, recognises=True),
+    "webanno": Format("webanno", "WebAnno TSV", "WebAnno / INCEpTION TSV 3.x (a .tsv file starting #FORMAT=WebAnno "
+                      "TSV 3, or a folder of them): one span layer", (), (), 9, True, _WEBANNO_OPTIONS,
+                      recognises=True),
     "xmi": Format("xmi", "XMI", "UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, "
                   "DKPro)", (".xmi",), (), 9, False, _XMI_OPTIONS, recognises=True, writable=False),
     "inception": Format("inception", "INCEpTION", "INCEpTION project export (the .zip or its unpacked folder): each "
-                        "user a span set, the curation its own", (".zip",), (), 9, False, _XMI_OPTIONS,
+                        "user a span set, the curation its own", (".zip",), (), 9, False, _XMI_OPTIONS + _WEBANNO_OPTIONS,
                         container=True, recognises=True, writable=False),
 }
 

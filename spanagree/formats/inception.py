@@ -48,6 +48,7 @@ import os
 import re
 import zipfile
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -220,12 +221,15 @@ def _cannot_read(export: _Export, layout: _Layout) -> FormatError:
 
 def annotators_inception(path, *, xmi_typesystem: str | None = None, xmi_type: str | None = None,
                          xmi_feature: str | None = None, xmi_view: str | None = None,
+                         webanno_layer: str | None = None, webanno_feature: str | None = None,
                          max_record_bytes: int = MAX_RECORD_BYTES) -> list[DocumentStream]:
     """One stream per user of an INCEpTION project export (zip or folder), in the order they first
     appear, then the curation (role ``"curation"``) when the export holds one. The options are the
-    XMI reader's (:mod:`spanagree.formats.xmi`), for the XMI files inside."""
+    XMI reader's (:mod:`spanagree.formats.xmi`) and the WebAnno TSV reader's
+    (:mod:`spanagree.formats.webanno`), for the files inside."""
     path = str(path)
-    options = dict(xmi_typesystem=xmi_typesystem, xmi_type=xmi_type, xmi_feature=xmi_feature, xmi_view=xmi_view)
+    options = dict(xmi_typesystem=xmi_typesystem, xmi_type=xmi_type, xmi_feature=xmi_feature, xmi_view=xmi_view,
+                   webanno_layer=webanno_layer, webanno_feature=webanno_feature)
     export = _Export(path, max_record_bytes)
     try:
         layout = _layout(export)
@@ -246,11 +250,13 @@ def annotators_inception(path, *, xmi_typesystem: str | None = None, xmi_type: s
 
 def stream_inception(path, *, name: str | None = None, annotator: str | None = None,
                      xmi_typesystem: str | None = None, xmi_type: str | None = None, xmi_feature: str | None = None,
-                     xmi_view: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
+                     xmi_view: str | None = None, webanno_layer: str | None = None, webanno_feature: str | None = None,
+                     max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """The documents of one user (``annotator``, or ``curation``) of an INCEpTION project export;
     ``annotator`` may be left out when the export holds one user."""
     streams = annotators_inception(path, xmi_typesystem=xmi_typesystem, xmi_type=xmi_type, xmi_feature=xmi_feature,
-                                   xmi_view=xmi_view, max_record_bytes=max_record_bytes)
+                                   xmi_view=xmi_view, webanno_layer=webanno_layer, webanno_feature=webanno_feature,
+                                   max_record_bytes=max_record_bytes)
     if annotator is None:
         users = [s for s in streams if s.role == "annotator"]
         if len(users) != 1:
@@ -267,10 +273,12 @@ def stream_inception(path, *, name: str | None = None, annotator: str | None = N
 
 def read_inception(path, *, name: str | None = None, annotator: str | None = None,
                    xmi_typesystem: str | None = None, xmi_type: str | None = None, xmi_feature: str | None = None,
-                   xmi_view: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES):
+                   xmi_view: str | None = None, webanno_layer: str | None = None, webanno_feature: str | None = None,
+                   max_record_bytes: int = MAX_RECORD_BYTES):
     """:func:`stream_inception` collected."""
     return collect(stream_inception(path, name=name, annotator=annotator, xmi_typesystem=xmi_typesystem,
                                     xmi_type=xmi_type, xmi_feature=xmi_feature, xmi_view=xmi_view,
+                                    webanno_layer=webanno_layer, webanno_feature=webanno_feature,
                                     max_record_bytes=max_record_bytes))
 
 
@@ -289,21 +297,29 @@ def _documents(path: str, set_name: str, options: dict, limit: int, notes: list[
     given = options.get("xmi_typesystem")
     if given:
         given = load_typesystem([p.strip() for p in str(given).split(",") if p.strip()], limit)
-    webanno = {k: v for k, v in options.items() if k.startswith("webanno_") and v is not None}
+    webanno = {k: v for k, v in options.items() if k in ("webanno_layer", "webanno_feature") and v is not None}
+    counts: Counter = Counter()
     export = _Export(path, limit)
+    tsv = False
     try:
         layout = _layout(export)
         for document in layout.documents:
             member = layout.files.get((set_name, document))
             if member is None:
                 continue
-            yield _document(export, member, document, reading, given, webanno, limit)
+            tsv = tsv or member.lower().endswith(".tsv")
+            yield _document(export, member, document, reading, given, webanno, counts, limit)
     finally:
         export.close()
     notes.extend(reading.notes())
+    if tsv:
+        from .webanno import webanno_notes
+
+        notes.extend(webanno_notes(counts, webanno.get("webanno_layer"), webanno.get("webanno_feature")))
 
 
-def _document(export: _Export, member: str, doc_id: str, reading, given, webanno: dict, limit: int) -> Document:
+def _document(export: _Export, member: str, doc_id: str, reading, given, webanno: dict, counts: Counter,
+              limit: int) -> Document:
     from .xmi import load_typesystem, xmi_document
 
     where = export.where(member)
@@ -316,7 +332,7 @@ def _document(export: _Export, member: str, doc_id: str, reading, given, webanno
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as error:
             raise FormatError(where, f"not UTF-8 at byte {error.start}") from None
-        return webanno_document(text, where, doc_id, **webanno)
+        return webanno_document(text, where, doc_id, counts=counts, **webanno)
     if extension == "xmi":
         if given is None:
             raise FormatError(where, "a loose XMI file without its type system: give --xmi-typesystem PATH")

@@ -1,0 +1,706 @@
+"""WebAnno / INCEpTION TSV 3.x: one document per file, columns of annotation layers per token.
+
+Reading
+-------
+A TSV 3 file (what INCEpTION's and WebAnno's "WebAnno TSV 3.x" export writes) holds one
+document::
+
+    #FORMAT=WebAnno TSV 3.3
+    #T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|identifier|value
+
+
+    #Text=Ana met Bo Ek .
+    1-1	0-3	Ana	*	PER	
+    1-2	4-7	met	_	_	
+    1-3	8-10	Bo	*[1]	PER[1]	
+    1-4	11-13	Ek	*[1]	PER[1]	
+    1-5	14-15	.	_	_	
+
+* **Layers.** The ``#T_SP=`` (span), ``#T_CH=`` (chain) and ``#T_RL=`` (relation) header lines
+  name the layers and their features; each feature is a column after the token's id, offsets and
+  text. One span layer is read: ``de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`` by
+  default, another with ``webanno_layer`` (its full name, or its short name: ``POS``,
+  ``LetterEntity`` for ``webanno.custom.LetterEntity``). The label is the value of the feature
+  ``webanno_feature`` (default ``value``; a layer without a ``value`` feature gives its first
+  feature's); an annotation whose feature is empty (``*``) is labelled with the layer's short name
+  (``NamedEntity``), counted in the notes. A file without the layer (INCEpTION writes only the
+  layers that hold annotations) is a document without spans.
+* **Spans.** Annotations without an id (``PER``) cover their row; those with one (``PER[1]``) cover
+  every row holding that id, from the first row's start to the last row's end (multi-token spans,
+  across sentences too). Several annotations in a cell (``ORG[1]|ORG[2]``: stacked) are several
+  spans, duplicates kept. Sub-token rows (``1-2.1``, offsets inside token ``1-2``) give spans that
+  start or end inside a token.
+* **Offsets** in the file count Java's UTF-16 units; they are converted to code points (an
+  emoji is two units, one character). An offset inside a surrogate pair is an error.
+* **Text.** The document text is rebuilt from the ``#Text=`` lines (several in a row are one
+  sentence holding line breaks), each sentence placed at its first token's offset; the characters
+  between sentences, which the file does not hold, become line breaks (``\\n``). Text escapes
+  (``\\\\``, ``\\t``, ``\\n``, ``\\r``) and value escapes (``\\|``, ``\\_``, ``\\[``, ``\\]``,
+  ``\\;``, ``\\*``, ``\\-``, ``\\>``, ``\\t``, ``\\n``, ``\\\\``) are undone; every token's text is
+  checked against the text at its offsets.
+* **Not read, counted in the notes:** zero-length annotations (no span can be empty), the
+  annotations of the other span layers, chains (coreference: ``#T_CH``) and relations
+  (``#T_RL``). Choosing a chain or relation layer is an error.
+* **Ids.** A single file holds one document, id ``1`` (as a one-document CoNLL file), so that two
+  annotators' copies of the same document line up; in a folder every ``.tsv`` file is a
+  document named by its path relative to the folder without ``.tsv`` (``sub/doc3``).
+* **Errors**: a first line that is not ``#FORMAT=WebAnno TSV 3…``, an unknown header, a row with
+  the wrong number of columns, a bad token id or offsets, a token whose text is not the text at
+  its offsets, a sentence that starts before the previous one ends, a file that is not UTF-8 or
+  is beyond ``max_record_bytes``: one :class:`~spanagree.errors.FormatError` naming the file and
+  line.
+
+:func:`webanno_document` parses one file's content (the INCEpTION project reader uses it).
+
+Writing
+-------
+:func:`write_webanno` writes a folder of TSV 3.3 files, ``<id>.tsv`` per document, with one span
+layer (``webanno_layer``, default NamedEntity; a name without a dot is ``webanno.custom.<name>``,
+except ``NamedEntity``) and its label feature (``webanno_feature``, default ``value``). Each line
+of the text is a sentence (from its first to its last non-space character), its tokens the
+whitespace-separated pieces; a span that starts or ends inside a token is written on a sub-token
+row (``1-2.1``) with its own offsets, a span over several rows or sharing a row with another
+carries an id (``PER[1]``). Offsets are written in UTF-16 units. A discontinuous span, a span
+that starts or ends on whitespace (no token holds that end), a document without text, or an id
+that cannot be a file path is a :class:`~spanagree.errors.UsageError` naming the document.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import FormatError, UsageError
+from ..span import Document, Source, Span, SpanSet
+from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded, read_regular
+
+__all__ = ["read_webanno", "recognise_webanno", "stream_webanno", "webanno_document", "webanno_notes",
+           "write_webanno", "NAMED_ENTITY"]
+
+#: DKPro's named-entity layer, read and written by default.
+NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
+#: The label feature read and written by default.
+DEFAULT_FEATURE = "value"
+#: The version the writer writes.
+WRITTEN_VERSION = "WebAnno TSV 3.3"
+
+_MAGIC = re.compile(rb"^(?:\xef\xbb\xbf)?#FORMAT=WebAnno TSV 3")
+_HEADER_KINDS = {"#T_SP=": "span", "#T_CH=": "chain", "#T_RL=": "relation"}
+_ROW_ID = re.compile(r"([0-9]+)-([0-9]+)(?:\.([0-9]+))?\Z")
+_OFFSETS = re.compile(r"([0-9]{1,15})-([0-9]{1,15})\Z")
+_VALUE_UNESCAPES = {"\\": "\\", "|": "|", "_": "_", "[": "[", "]": "]", ";": ";", "*": "*", "-": "-", ">": ">",
+                    "t": "\t", "n": "\n", "r": "\r"}
+_TEXT_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+
+
+def recognise_webanno(path: Path, head: bytes | None) -> bool:
+    """A file whose first line is ``#FORMAT=WebAnno TSV 3…``, or a folder whose first ``.tsv`` file is one."""
+    if head is not None:
+        return _MAGIC.match(head) is not None
+    try:
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames.sort()
+            first = next((f for f in sorted(filenames) if f.lower().endswith(".tsv")), None)
+            if first is not None:
+                with open(os.path.join(dirpath, first), "rb") as file:
+                    return _MAGIC.match(file.read(64)) is not None
+    except OSError:
+        return False
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Escapes
+
+
+def _unescape(raw: str, table: dict[str, str]) -> str:
+    """``raw`` with each backslash escape of ``table`` undone; other backslashes kept."""
+    if "\\" not in raw:
+        return raw
+    out, i, n = [], 0, len(raw)
+    while i < n:
+        char = raw[i]
+        if char == "\\" and i + 1 < n and raw[i + 1] in table:
+            out.append(table[raw[i + 1]])
+            i += 2
+        else:
+            out.append(char)
+            i += 1
+    return "".join(out)
+
+
+def _split_cell(cell: str) -> list[str]:
+    """A cell's annotations: ``cell`` split at the ``|`` that no backslash escapes."""
+    if "\\" not in cell:
+        return cell.split("|")
+    items, start, i, n = [], 0, 0, len(cell)
+    while i < n:
+        if cell[i] == "\\":
+            i += 2
+            continue
+        if cell[i] == "|":
+            items.append(cell[start:i])
+            start = i + 1
+        i += 1
+    items.append(cell[start:])
+    return items
+
+
+_ID_SUFFIX = re.compile(r"\[([0-9]+)\]\Z")
+
+
+def _split_id(item: str) -> tuple[str, str | None]:
+    """``PER[3]`` as ``("PER", "3")``, ``PER`` as ``("PER", None)``; an escaped ``\\[`` is no id."""
+    match = _ID_SUFFIX.search(item)
+    if match is None:
+        return item, None
+    before = item[:match.start()]
+    backslashes = len(before) - len(before.rstrip("\\"))
+    if backslashes % 2:
+        return item, None
+    return before, match.group(1)
+
+
+def _escape_value(value: str) -> str:
+    out = value.replace("\\", "\\\\")
+    for char, escaped in (("[", "\\["), ("]", "\\]"), ("|", "\\|"), ("_", "\\_"), ("->", "\\->"), (";", "\\;"),
+                          ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"), ("*", "\\*")):
+        out = out.replace(char, escaped)
+    return out
+
+
+def _escape_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\r", "\\r").replace("\n", "\\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+@dataclass
+class _Layer:
+    kind: str            # "span", "chain" or "relation"
+    name: str
+    features: list[str]
+    column: int          # index of its first column in a row's fields
+
+    @property
+    def short(self) -> str:
+        return self.name.rpartition(".")[2]
+
+
+@dataclass
+class _Sentence:
+    text: str
+    line: int
+    rows: list[tuple[int, str, int, int, str, list[str]]] = field(default_factory=list)
+
+
+def _choose_layer(layers: list[_Layer], wanted: str | None) -> _Layer | None:
+    wanted = wanted or NAMED_ENTITY
+    exact = [layer for layer in layers if layer.name == wanted]
+    if exact:
+        return exact[0]
+    short = [layer for layer in layers if layer.short == wanted]
+    return short[0] if short else None
+
+
+def webanno_document(text: str, source: str, doc_id: str, *, webanno_layer: str | None = None,
+                     webanno_feature: str | None = None, counts: Counter | None = None) -> Document:
+    """One WebAnno TSV 3 file's content as a :class:`~spanagree.span.Document`.
+
+    Parameters
+    ----------
+    text : str
+        The file's content, decoded.
+    source : str
+        The file's path, for messages and the spans' sources.
+    doc_id : str
+        The document's id.
+    webanno_layer, webanno_feature : str, optional
+        The span layer read and its label feature (see the module's documentation).
+    counts : collections.Counter, optional
+        Adds what was not read (zero-length annotations, other layers' annotations, chains,
+        relations, unlabelled spans); :func:`webanno_notes` words it.
+
+    Raises
+    ------
+    FormatError
+        Naming ``source`` and the line.
+
+    Examples
+    --------
+    >>> tsv = ("#FORMAT=WebAnno TSV 3.3\\n#T_SP=webanno.custom.Span|value\\n\\n\\n#Text=I 😊 it\\n"
+    ...        "1-1\\t0-1\\tI\\t_\\t\\n1-2\\t2-4\\t😊\\tJOY[1]\\t\\n1-3\\t5-7\\tit\\tJOY[1]\\t\\n")
+    >>> document = webanno_document(tsv, "a.tsv", "1", webanno_layer="Span")
+    >>> document.spans, document.text[2:6]
+    ([Span(doc='1', fragments=((2, 6),), label='JOY')], '😊 it')
+    """
+    counts = Counter() if counts is None else counts
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    first = lines[0].rstrip("\r") if lines else ""
+    if not first.startswith("#FORMAT=WebAnno TSV 3"):
+        raise FormatError(source, f"not WebAnno TSV 3: the first line is {_shown(first)!r}, not "
+                          "'#FORMAT=WebAnno TSV 3.x'", 1)
+    layers: list[_Layer] = []
+    column = 3
+    sentences: list[_Sentence] = []
+    current: _Sentence | None = None
+    in_header = True
+    for number, line in enumerate(lines[1:], 2):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if in_header:
+            kind = _HEADER_KINDS.get(line[:6])
+            if kind is not None:
+                name, _, rest = line[6:].partition("|")
+                features = rest.split("|") if rest or "|" in line[6:] else [""]
+                if not name:
+                    raise FormatError(source, "a layer header without a layer name", number)
+                layers.append(_Layer(kind, name, features, column))
+                column += len(features)
+                continue
+            if line.startswith("#T_"):
+                raise FormatError(source, f"unknown header {_shown(line)!r} (TSV 3 knows #T_SP, #T_CH, #T_RL)",
+                                  number)
+            in_header = False
+        if not line:
+            current = None
+            continue
+        if line.startswith("#Text="):
+            sentence_text = _unescape(line[6:], _TEXT_UNESCAPES)
+            if current is not None and not current.rows:
+                current.text += "\n" + sentence_text
+            else:
+                current = _Sentence(sentence_text, number)
+                sentences.append(current)
+            continue
+        if line.startswith("#"):
+            continue  # #Sentence.id= and other sentence metadata
+        if current is None:
+            raise FormatError(source, "a token row outside a sentence (no #Text= line before it)", number)
+        fields = line.split("\t")
+        if len(fields) == column + 1 and fields[-1] == "":
+            fields.pop()
+        if len(fields) != column:
+            raise FormatError(source, f"a row of {len(fields)} columns; the headers give {column} "
+                              "(id, offsets, token and one per feature)", number)
+        row_id = _ROW_ID.match(fields[0])
+        offsets = _OFFSETS.match(fields[1])
+        if row_id is None:
+            raise FormatError(source, f"bad token id {_shown(fields[0])!r} (SENTENCE-TOKEN or SENTENCE-TOKEN.SUB)",
+                              number)
+        if offsets is None:
+            raise FormatError(source, f"bad offsets {_shown(fields[1])!r} (BEGIN-END)", number)
+        begin, end = int(offsets.group(1)), int(offsets.group(2))
+        if begin > end:
+            raise FormatError(source, f"offsets {begin}-{end} end before they begin", number)
+        current.rows.append((number, fields[0], begin, end, fields[2], fields))
+    layer = _choose_layer(layers, webanno_layer)
+    if layer is not None and layer.kind != "span":
+        raise FormatError(source, f"layer {layer.name} is a {layer.kind} layer; spanagree reads span layers "
+                          "(#T_SP)")
+    feature_column = None
+    if layer is not None:
+        feature = webanno_feature or (DEFAULT_FEATURE if DEFAULT_FEATURE in layer.features else layer.features[0])
+        if feature not in layer.features:
+            raise FormatError(source, f"layer {layer.name} has no feature {feature!r}; it has: "
+                              + ", ".join(repr(f) for f in layer.features))
+        feature_column = layer.column + layer.features.index(feature)
+    elif any(other.kind == "span" for other in layers):
+        counts["layer absent: " + ", ".join(o.short for o in layers if o.kind == "span")] += 1
+    document_text, places = _rebuild_text(source, sentences)
+    spans = _spans(source, doc_id, sentences, places, layer, feature_column, counts)
+    for other in layers:
+        if other is not layer:
+            counts[f"{other.kind} {other.short}"] += _count_annotations(sentences, other)
+    return Document(doc_id, document_text, spans, source)
+
+
+def _rebuild_text(source: str, sentences: list[_Sentence]) -> tuple[str, dict[int, int]]:
+    """The document's text, and each UTF-16 offset the rows name as a code-point offset."""
+    pieces: list[str] = []
+    length16 = length = 0           # the text so far, in UTF-16 units and in code points
+    places: dict[int, int] = {}     # UTF-16 offset -> code-point offset, for every offset a row names
+    for sentence in sentences:
+        if not sentence.rows:
+            raise FormatError(source, "a sentence without token rows", sentence.line)
+        stripped = sentence.text.lstrip()
+        lead = sentence.text[:len(sentence.text) - len(stripped)]
+        start16 = sentence.rows[0][2] - _units(lead)
+        if start16 < length16:
+            raise FormatError(source, f"sentence at offset {max(start16, 0)} starts before the previous one ends "
+                              f"({length16})", sentence.rows[0][0])
+        gap = start16 - length16
+        pieces.append("\n" * gap)
+        length16 += gap
+        length += gap
+        text = sentence.text
+        if text.isascii() or max(text) <= "\uffff":
+            def place(offset16, start16=start16, start=length):
+                return start + offset16 - start16
+            own16 = len(text)
+        else:
+            table, position = {}, 0
+            for index, char in enumerate(text):
+                table[position] = index
+                position += 2 if char > "\uffff" else 1
+            table[position] = len(text)
+            own16 = position
+
+            def place(offset16, start16=start16, start=length, table=table):
+                local = table.get(offset16 - start16)
+                return None if local is None else start + local
+        for number, row, begin, end, token, _ in sentence.rows:
+            if begin < start16 or end > start16 + own16:
+                raise FormatError(source, f"token {row} at {begin}-{end} lies outside its sentence "
+                                  f"({start16}-{start16 + own16})", number)
+            b, e = place(begin), place(end)
+            if b is None or e is None:
+                raise FormatError(source, f"token {row} at {begin}-{end}: an offset falls inside a character "
+                                  "(between the two UTF-16 units of a surrogate pair)", number)
+            covered = text[b - length:e - length]
+            if covered != _unescape(token, _VALUE_UNESCAPES) and covered != token:
+                raise FormatError(source, f"token {row} at {begin}-{end} is {_shown(token)!r} but the sentence text "
+                                  f"there is {_shown(covered)!r}", number)
+            places[begin] = b
+            places[end] = e
+        pieces.append(text)
+        length16 += own16
+        length += len(text)
+    return "".join(pieces), places
+
+
+def _units(text: str) -> int:
+    """``text``'s length in UTF-16 units."""
+    return len(text) + sum(1 for char in text if char > "\uffff")
+
+
+def _spans(source: str, doc_id: str, sentences: list[_Sentence], places: dict[int, int], layer: _Layer | None,
+           feature_column: int | None, counts: Counter) -> list[Span]:
+    if layer is None:
+        return []
+    found: dict[tuple, list] = {}   # key -> [label or None, begin, end, line]
+    for sentence in sentences:
+        for number, row, begin, end, _, fields in sentence.rows:
+            cell = fields[feature_column]
+            if cell == "_" or cell == "":
+                continue
+            for position, item in enumerate(_split_cell(cell)):
+                raw, ident = _split_id(item)
+                label = None if raw in ("*", "") else _unescape(raw, _VALUE_UNESCAPES)
+                key = ("id", ident) if ident is not None else ("row", number, position)
+                entry = found.get(key)
+                if entry is None:
+                    found[key] = [label, begin, end, number]
+                else:
+                    entry[1] = min(entry[1], begin)
+                    entry[2] = max(entry[2], end)
+                    if entry[0] is None:
+                        entry[0] = label
+    spans = []
+    for label, begin, end, line in found.values():
+        if begin == end:
+            counts["zero-length"] += 1
+            continue
+        if label is None:
+            counts[f"unlabelled {layer.short}"] += 1
+            label = layer.short
+        spans.append(Span.trusted(doc_id, ((places[begin], places[end]),), label, Source(source, line)))
+    spans.sort(key=Span.sort_key)
+    return spans
+
+
+def _count_annotations(sentences: list[_Sentence], layer: _Layer) -> int:
+    """How many annotations a layer holds (its first column's entries, an id counted once)."""
+    seen, total = set(), 0
+    for sentence in sentences:
+        for _, _, _, _, _, fields in sentence.rows:
+            cell = fields[layer.column]
+            if cell in ("_", ""):
+                continue
+            for item in _split_cell(cell):
+                _, ident = _split_id(item)
+                if ident is None:
+                    total += 1
+                elif ident not in seen:
+                    seen.add(ident)
+                    total += 1
+    return total
+
+
+def webanno_notes(counts: Counter, layer: str | None = None, feature: str | None = None) -> list[str]:
+    """The notes for what :func:`webanno_document` counted and did not read."""
+    notes = []
+    if counts.get("zero-length"):
+        notes.append(f"{counts['zero-length']} zero-length WebAnno annotation(s) left out (a span covers at least "
+                     "one character)")
+    for key, n in sorted(counts.items()):
+        if key.startswith("unlabelled ") and n:
+            notes.append(f"{n} WebAnno span(s) without a value of feature {feature or DEFAULT_FEATURE!r} labelled "
+                         f"with the layer's name {key[len('unlabelled '):]!r}")
+    absent = [(key[len("layer absent: "):], n) for key, n in counts.items() if key.startswith("layer absent: ") and n]
+    for present, n in absent:
+        notes.append(f"{n} WebAnno file(s) without the layer {layer or 'NamedEntity'} (they hold span layer(s) "
+                     f"{present}; choose one with --webanno-layer)")
+    for kind, what in (("span", "annotation(s) of other span layers"),
+                       ("chain", "annotation(s) of chain layers (coreference)"),
+                       ("relation", "annotation(s) of relation layers")):
+        parts = [(key.partition(" ")[2], n) for key, n in sorted(counts.items()) if key.startswith(kind + " ") and n]
+        if parts:
+            total = sum(n for _, n in parts)
+            listed = ", ".join(f"{name}: {n}" for name, n in parts)
+            hint = "; choose a layer with --webanno-layer" if kind == "span" else ""
+            notes.append(f"{total} WebAnno {what} not read ({listed}{hint})")
+    return notes
+
+
+def _scan(top: str) -> list[tuple[str, str]]:
+    """A folder's ``.tsv`` files as sorted ``(path relative to the folder without .tsv, path)``."""
+    files = []
+
+    def walk_error(error: OSError) -> None:
+        raise FormatError(error.filename or top, f"cannot read: {error.strerror or error}")
+
+    for dirpath, dirnames, filenames in os.walk(top, onerror=walk_error):
+        dirnames.sort()
+        rel = os.path.relpath(dirpath, top)
+        prefix = "" if rel == os.curdir else rel.replace(os.sep, "/") + "/"
+        files.extend((prefix + f[:-4], os.path.join(dirpath, f)) for f in filenames if f.lower().endswith(".tsv"))
+    if not files:
+        raise FormatError(top, "empty folder: no .tsv file in it")
+    files.sort()
+    return files
+
+
+def _files(path: str) -> list[tuple[str, str, bool]]:
+    if os.path.isdir(path):
+        return [(doc_id, file, True) for doc_id, file in _scan(path)]
+    return [("1", path, False)]
+
+
+def _read_text(file: str, in_folder: bool, limit: int) -> str:
+    try:
+        if in_folder:
+            data = read_regular(file, "a folder's .tsv files", limit)
+        else:
+            with open(file, "rb") as handle:
+                data = read_bounded(handle, file, limit, "the file")
+    except FileNotFoundError:
+        raise FormatError(file, "no such file") from None
+    except IsADirectoryError:
+        raise FormatError(file, "is a folder") from None
+    except OSError as error:
+        raise FormatError(file, f"cannot read: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[:error.start].count(b"\n") + 1
+        raise FormatError(file, f"not UTF-8 (byte {error.start})", line) from None
+
+
+def stream_webanno(path, *, name: str | None = None, webanno_layer: str | None = None,
+                   webanno_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
+    """The documents of a WebAnno TSV 3 file (id ``1``) or of a folder of them (ids: relative paths
+    without ``.tsv``), read one file at a time."""
+    path = str(path)
+    if not os.path.exists(path):
+        raise FormatError(path, "no such file or folder")
+    files = _files(path)
+    notes: list[str] = []
+    stream = DocumentStream(name or _default_name(path), "webanno", iter(()), notes)
+    stream.documents = _documents(files, webanno_layer, webanno_feature, max_record_bytes, notes)
+    return stream
+
+
+def _default_name(path: str) -> str:
+    p = Path(path)
+    return p.name if p.is_dir() else p.stem
+
+
+def _documents(files, layer, feature, limit, notes):
+    counts: Counter = Counter()
+    for doc_id, file, in_folder in files:
+        yield webanno_document(_read_text(file, in_folder, limit), file, doc_id, webanno_layer=layer,
+                               webanno_feature=feature, counts=counts)
+    notes.extend(webanno_notes(counts, layer, feature))
+
+
+def read_webanno(path, *, name: str | None = None, webanno_layer: str | None = None,
+                 webanno_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> SpanSet:
+    """:func:`stream_webanno` collected."""
+    return collect(stream_webanno(path, name=name, webanno_layer=webanno_layer, webanno_feature=webanno_feature,
+                                  max_record_bytes=max_record_bytes))
+
+
+def _shown(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def _full_layer_name(layer: str | None) -> str:
+    if not layer or layer == "NamedEntity":
+        return NAMED_ENTITY
+    return layer if "." in layer else "webanno.custom." + layer
+
+
+def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
+                  webanno_feature: str | None = None) -> None:
+    """Write a span set as a folder of WebAnno TSV 3.3 files, ``<id>.tsv`` per document (see the
+    module's documentation for the layer, tokens and sub-token rows).
+
+    Raises
+    ------
+    UsageError
+        Naming the document, before anything is written (see the module's documentation).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "out"
+    >>> s = SpanSet.from_spans("ana", [Span("d1", (0, 3), "PER"), Span("d1", (8, 15), "LOC")], {"d1": "Ana met Bo|Porto"})
+    >>> write_webanno(s, out)
+    >>> print((out / "d1.tsv").read_text())
+    #FORMAT=WebAnno TSV 3.3
+    #T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|value
+    <BLANKLINE>
+    <BLANKLINE>
+    #Text=Ana met Bo|Porto
+    1-1	0-3	Ana	PER	
+    1-2	4-7	met	_	
+    1-3	8-16	Bo\\|Porto	_	
+    1-3.1	8-15	Bo\\|Port	LOC	
+    <BLANKLINE>
+    >>> read_webanno(out).documents["d1"].spans == s.documents["d1"].spans
+    True
+    """
+    from .brat import MAX_FILE_NAME_BYTES
+
+    layer = _full_layer_name(webanno_layer)
+    feature = webanno_feature or DEFAULT_FEATURE
+    if "|" in layer or "\n" in layer or "|" in feature or "\n" in feature or "\t" in feature:
+        raise UsageError("{option} and --webanno-feature cannot hold '|', tabs or line breaks",
+                         option="webanno_layer")
+    contents = []
+    for doc_id, document in spanset.documents.items():
+        parts = doc_id.split("/")
+        if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+            raise UsageError(f"document id {doc_id!r} cannot be a TSV file path (relative, '/'-separated, no empty, "
+                             "'.' or '..' parts)")
+        if max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(".tsv") > MAX_FILE_NAME_BYTES:
+            raise UsageError(f"document id {_shown(doc_id)!r} cannot be a TSV file name: a part of it is longer than "
+                             f"{MAX_FILE_NAME_BYTES - len('.tsv')} bytes")
+        contents.append((doc_id, _tsv(doc_id, document, layer, feature)))
+    dest = os.fspath(dest)
+    os.makedirs(dest, exist_ok=True)
+    for doc_id, content in contents:
+        base = os.path.join(dest, *doc_id.split("/"))
+        os.makedirs(os.path.dirname(base), exist_ok=True)
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError(f"document {doc_id!r}: its text or a label holds a lone surrogate, which UTF-8 "
+                             "cannot write") from None
+        with open(base + ".tsv", "wb") as file:
+            file.write(data)
+
+
+def _tsv(doc_id: str, document: Document, layer: str, feature: str) -> str:
+    text = document.text
+    if text is None:
+        raise UsageError(f"document {doc_id!r} has no text; WebAnno TSV is written from texts")
+    # sentences (line contents without surrounding whitespace) and their tokens
+    sentences: list[tuple[int, int, list[tuple[int, int]]]] = []
+    token_at: dict[int, int] = {}        # code point -> index into tokens
+    tokens: list[tuple[int, int, int, int]] = []   # (begin, end, sentence number, token number)
+    for line in re.finditer(r"[^\n]+", text):
+        pieces = [(m.start(), m.end()) for m in re.finditer(r"\S+", line.group())]
+        if not pieces:
+            continue
+        base = line.start()
+        number = len(sentences) + 1
+        sentence_tokens = []
+        for t, (b, e) in enumerate(pieces, 1):
+            b, e = b + base, e + base
+            for i in range(b, e):
+                token_at[i] = len(tokens)
+            tokens.append((b, e, number, t))
+            sentence_tokens.append((b, e))
+        sentences.append((sentence_tokens[0][0], sentence_tokens[-1][1], sentence_tokens))
+    # every span's rows: (token index, sub-range or None for the whole token)
+    placed = []
+    for span in sorted(document.spans, key=Span.sort_key):
+        if len(span.fragments) > 1:
+            raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} is discontinuous; a WebAnno "
+                             "span is one range")
+        start, end = span.start, span.end
+        if end > len(text):
+            raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
+                             f"({len(text)} characters)")
+        if start not in token_at or end - 1 not in token_at:
+            raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} starts or ends on whitespace; "
+                             "WebAnno TSV rows are tokens (whitespace-separated)")
+        rows = []
+        for index in range(token_at[start], token_at[end - 1] + 1):
+            b, e = tokens[index][0], tokens[index][1]
+            sub = None if (start <= b and e <= end) else (max(b, start), min(e, end))
+            rows.append((index, sub))
+        placed.append((span, rows))
+    # annotations per row; ids where a span has several rows or shares one
+    cells: dict[tuple[int, tuple | None], list[int]] = {}
+    for number, (_, rows) in enumerate(placed):
+        for row in rows:
+            cells.setdefault(row, []).append(number)
+    ids: dict[int, int] = {}
+    for number, (_, rows) in enumerate(placed):
+        if len(rows) > 1 or any(len(cells[row]) > 1 for row in rows):
+            ids[number] = len(ids) + 1
+    subs: dict[int, list[tuple[int, int]]] = {}
+    for index, sub in cells:
+        if sub is not None:
+            subs.setdefault(index, []).append(sub)
+    units = _utf16_offsets(text)
+    out = [f"#FORMAT={WRITTEN_VERSION}", f"#T_SP={layer}|{feature}", ""]
+    token_index = 0
+    for s_begin, s_end, sentence_tokens in sentences:
+        out.append("")
+        out.append("#Text=" + _escape_text(text[s_begin:s_end]))
+        for _ in sentence_tokens:
+            b, e, s_no, t_no = tokens[token_index]
+            out.append(_row(f"{s_no}-{t_no}", units[b], units[e], text[b:e], cells.get((token_index, None), ()),
+                            placed, ids))
+            for k, (sb, se) in enumerate(sorted(set(subs.get(token_index, ()))), 1):
+                out.append(_row(f"{s_no}-{t_no}.{k}", units[sb], units[se], text[sb:se],
+                                cells[(token_index, (sb, se))], placed, ids))
+            token_index += 1
+    return "\n".join(out) + "\n"
+
+
+def _row(row_id: str, begin: int, end: int, token: str, numbers, placed, ids) -> str:
+    if numbers:
+        cell = "|".join(_escape_value(placed[n][0].label) + (f"[{ids[n]}]" if n in ids else "") for n in numbers)
+        cell = cell if cell else "*"
+    else:
+        cell = "_"
+    return f"{row_id}\t{begin}-{end}\t{_escape_value(token)}\t{cell}\t"
+
+
+def _utf16_offsets(text: str) -> list[int] | range:
+    """Each code-point offset of ``text`` (0 to ``len(text)``) in UTF-16 units."""
+    if text.isascii() or not text or max(text) <= "\uffff":
+        return range(len(text) + 1)
+    offsets, position = [0], 0
+    for char in text:
+        position += 2 if char > "\uffff" else 1
+        offsets.append(position)
+    return offsets
