@@ -386,3 +386,12 @@ def test_webanno_document_is_the_one_file_parser(samples):
     emoji = samples / "tsv3-suite" / "testSentenceWithEmoji" / "reference.tsv"
     webanno_document(emoji.read_text(encoding="utf-8"), str(emoji), "e", webanno_layer="Span", counts=counts)
     assert +counts == Counter({"unlabelled Span": 1})
+
+
+def test_a_fifo_in_a_folder_is_not_read_ahead_by_the_recogniser(tmp_path):
+    import os
+
+    from spanagree.formats.webanno import recognise_webanno
+
+    os.mkfifo(tmp_path / "a.tsv")
+    assert recognise_webanno(tmp_path, None) is False  # returns at once: the FIFO is not opened

@@ -69,6 +69,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,7 +106,10 @@ def recognise_webanno(path: Path, head: bytes | None) -> bool:
             dirnames.sort()
             first = next((f for f in sorted(filenames) if f.lower().endswith(".tsv")), None)
             if first is not None:
-                with open(os.path.join(dirpath, first), "rb") as file:
+                candidate = os.path.join(dirpath, first)
+                if not stat.S_ISREG(os.stat(candidate).st_mode):  # a FIFO is never read ahead
+                    return False
+                with open(candidate, "rb") as file:
                     return _MAGIC.match(file.read(64)) is not None
     except OSError:
         return False
