@@ -297,7 +297,8 @@ def _documents(path: str, typesystem_option: str | None, reading: XmiReading, li
                                   "give --xmi-typesystem PATH")
             typesystem = reading.typesystems.get(found)
             if typesystem is None:
-                typesystem = reading.typesystems[found] = load_typesystem([found], limit)
+                data = read_regular(found, "type systems found beside XMI files", limit)  # never a FIFO
+                typesystem = reading.typesystems[found] = load_typesystem((), limit, data, found)
         try:
             if in_folder:
                 data = read_regular(file, "a folder's .xmi files", limit)
