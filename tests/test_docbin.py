@@ -154,3 +154,25 @@ def test_bad_docbins_are_one_line_naming_the_file(tmp_path, capsys, content, ext
     code, out, err = run(capsys, "agree", bad, bad, *extra)
     assert code == 1 and out == ""
     assert err.startswith(f"spanagree: error: {bad}") and message in err and err.count("\n") == 1
+
+
+def test_zero_length_spans_are_noted_and_a_repeated_id_is_an_error(tmp_path, capsys):
+    import spacy
+    from spacy.tokens import DocBin
+    from spacy.tokens import Span as SpacySpan
+
+    nlp = spacy.blank("en")
+    doc_bin = DocBin(store_user_data=True)
+    for doc_id in ("a", "b", "a"):
+        doc = nlp("Ana met Bo.")
+        doc.spans["sc"] = [SpacySpan(doc, 1, 1, "X"), SpacySpan(doc, 0, 1, "PER"), SpacySpan(doc, 2, 3, "PER")]
+        doc.user_data["id"] = doc_id
+        doc_bin.add(doc)
+    doc_bin.to_disk(tmp_path / "two.spacy")
+    DocBin(store_user_data=True, docs=list(doc_bin.get_docs(nlp.vocab))[:2]).to_disk(tmp_path / "ok.spacy")
+    spanset = read(tmp_path / "ok.spacy", docbin_spans_key="sc")
+    assert spanset.notes == ["2 zero-length span(s) (no token) left out"]
+    assert spans_of(spanset) == [("a", 0, 3, "PER"), ("a", 8, 10, "PER"), ("b", 0, 3, "PER"), ("b", 8, 10, "PER")]
+    bad = tmp_path / "two.spacy"
+    code, out, err = run(capsys, "agree", bad, bad, "--docbin-spans-key", "sc")
+    assert code == 1 and err == f"spanagree: error: {bad}: document 3: the id 'a' appears twice\n"
