@@ -226,6 +226,12 @@ FORMATS: dict[str, Format] = {
                                            details=" (role prediction: they join a command when named with "
                                                    "`--annotators` or `--gold`)"),
                           ), container=True, recognises=True),
+    "docbin": Format("docbin", "spaCy DocBin", "spaCy DocBin (a .spacy file): doc.ents or a span group", (".spacy",),
+                     (), 9, False, (
+                         FormatOption("docbin_spans_key", "read (and write) the span group doc.spans[KEY]",
+                                      metavar="KEY", writer=True,
+                                      details=" instead of `doc.ents` (a span group may hold overlapping spans)"),
+                     )),
 }
 
 
