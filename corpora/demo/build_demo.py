@@ -553,6 +553,25 @@ def write_webanno(corpus) -> None:
         folder = HERE / "webanno" / name
         shutil.rmtree(folder, ignore_errors=True)
         write_tsv(SpanSet.from_spans(name, spans, texts), folder)
+def write_docbin(flat) -> None:
+    """One spaCy DocBin per annotator (``docbin/ann1.spacy`` ...): the flat spans as ``doc.ents``,
+    tokens from spaCy's blank English tokenizer, the document id in ``user_data["id"]``."""
+    import spacy
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    (HERE / "docbin").mkdir(exist_ok=True)
+    for name in ANNOTATORS:
+        doc_bin = DocBin(attrs=["ORTH", "ENT_IOB", "ENT_TYPE"], store_user_data=True)
+        for doc_id, text, spans in flat:
+            doc = nlp.make_doc(text)
+            ents = [doc.char_span(f[0][0], f[0][1], label=label, alignment_mode="strict") for f, label in spans[name]]
+            if None in ents:
+                raise SystemExit(f"{doc_id}: a span of {name} does not fall on spaCy's token boundaries")
+            doc.ents = ents
+            doc.user_data["id"] = doc_id
+            doc_bin.add(doc)
+        (HERE / "docbin" / f"{name}.spacy").write_bytes(doc_bin.to_bytes())
 
 
 def corpus_table():
@@ -591,6 +610,7 @@ def main() -> None:
         write_xml(flat, name)
         write_conll(flat, name)
         write_jsonl(flat, name)
+    write_docbin(flat)
     for name in ANNOTATORS:
         n_all = sum(len(spans[name]) for _, _, spans in corpus)
         n_flat = sum(len(spans[name]) for _, _, spans in flat)

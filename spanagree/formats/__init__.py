@@ -250,6 +250,12 @@ FORMATS: dict[str, Format] = {
                                            details=" (role prediction: they join a command when named with "
                                                    "`--annotators` or `--gold`)"),
                           ), container=True, recognises=True),
+    "docbin": Format("docbin", "spaCy DocBin", "spaCy DocBin (a .spacy file): doc.ents or a span group", (".spacy",),
+                     (), 9, False, (
+                         FormatOption("docbin_spans_key", "read (and write) the span group doc.spans[KEY]",
+                                      metavar="KEY", writer=True,
+                                      details=" instead of `doc.ents` (a span group may hold overlapping spans)"),
+                     )),
     "webanno": Format("webanno", "WebAnno TSV", "WebAnno / INCEpTION TSV 3.x (a .tsv file starting #FORMAT=WebAnno "
                       "TSV 3, or a folder of them): one span layer", (), (), 9, True, _WEBANNO_OPTIONS,
                       recognises=True),
