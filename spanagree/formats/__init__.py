@@ -247,7 +247,7 @@ def registered_options() -> list[tuple[FormatOption, list[Format]]]:
 
     Examples
     --------
-    >>> [(o.flag, [f.name for f in formats]) for o, formats in registered_options()][-2:]
+    >>> [(o.flag, [f.name for f in formats]) for o, formats in registered_options()][3:5]
     [('--conll-column', ['conll']), ('--scheme', ['conll'])]
     """
     found: dict[str, tuple[FormatOption, list[Format]]] = {}
