@@ -62,7 +62,8 @@ def test_every_case_of_the_suite_reads_in_every_span_layer(samples):
             for span in document.spans:  # a span is never empty and lies in the rebuilt text
                 assert 0 <= span.start < span.end <= len(document.text), (case.name, span)
             read_layers += 1
-    assert read_layers == 93  # 75 files: 51 with one span layer, 13 with two, 1 with three, 1 with four, 9 with none (read once)
+    # 75 files: 51 with one span layer, 13 with two, 1 with three, 1 with four, 9 with none (read once)
+    assert read_layers == 93
 
 
 def test_the_emoji_case_counts_utf16_units_and_gives_code_points(samples):
@@ -72,7 +73,8 @@ def test_the_emoji_case_counts_utf16_units_and_gives_code_points(samples):
     # the file says 10-12 (two UTF-16 units); one code point, and the label is the layer's name
     assert spans_of(spanset) == [(10, 11, "Span")]
     assert document.text[10:11] == "😊"
-    assert spanset.notes == ["1 WebAnno span(s) without a value of feature 'value' labelled with the layer's name 'Span'"]
+    assert spanset.notes == [
+        "1 WebAnno span(s) without a value of feature 'value' labelled with the layer's name 'Span'"]
 
 
 def test_stacked_sub_token_spans_of_the_suite(samples):

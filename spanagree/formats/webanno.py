@@ -572,19 +572,20 @@ def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
     --------
     >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "out"
-    >>> s = SpanSet.from_spans("ana", [Span("d1", (0, 3), "PER"), Span("d1", (8, 15), "LOC")], {"d1": "Ana met Bo|Porto"})
+    >>> spans = [Span("d1", (0, 3), "PER"), Span("d1", (8, 15), "LOC")]
+    >>> s = SpanSet.from_spans("ana", spans, {"d1": "Ana met Bo|Porto"})
     >>> write_webanno(s, out)
-    >>> print((out / "d1.tsv").read_text())
-    #FORMAT=WebAnno TSV 3.3
-    #T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|value
-    <BLANKLINE>
-    <BLANKLINE>
-    #Text=Ana met Bo|Porto
-    1-1	0-3	Ana	PER	
-    1-2	4-7	met	_	
-    1-3	8-16	Bo\\|Porto	_	
-    1-3.1	8-15	Bo\\|Port	LOC	
-    <BLANKLINE>
+    >>> for line in (out / "d1.tsv").read_text().splitlines():
+    ...     print(repr(line))
+    '#FORMAT=WebAnno TSV 3.3'
+    '#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|value'
+    ''
+    ''
+    '#Text=Ana met Bo|Porto'
+    '1-1\\t0-3\\tAna\\tPER\\t'
+    '1-2\\t4-7\\tmet\\t_\\t'
+    '1-3\\t8-16\\tBo\\\\|Porto\\t_\\t'
+    '1-3.1\\t8-15\\tBo\\\\|Port\\tLOC\\t'
     >>> read_webanno(out).documents["d1"].spans == s.documents["d1"].spans
     True
     """
