@@ -262,8 +262,8 @@ FORMATS: dict[str, Format] = {
     "xmi": Format("xmi", "XMI", "UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, "
                   "DKPro)", (".xmi",), (), 9, False, _XMI_OPTIONS, recognises=True, writable=False),
     "inception": Format("inception", "INCEpTION", "INCEpTION project export (the .zip or its unpacked folder): each "
-                        "user a span set, the curation its own", (".zip",), (), 9, False, _XMI_OPTIONS + _WEBANNO_OPTIONS,
-                        container=True, recognises=True, writable=False),
+                        "user a span set, the curation its own", (".zip",), (), 9, False,
+                        _XMI_OPTIONS + _WEBANNO_OPTIONS, container=True, recognises=True, writable=False),
 }
 
 
