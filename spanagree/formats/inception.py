@@ -54,7 +54,7 @@ from pathlib import Path
 
 from ..errors import FormatError, UsageError
 from ..span import Document
-from . import MAX_RECORD_BYTES, DocumentStream, collect, read_regular, too_large
+from . import MAX_RECORD_BYTES, DocumentStream, collect, natural_key, read_regular, too_large
 
 __all__ = ["CURATION", "annotators_inception", "read_inception", "recognise_inception", "stream_inception"]
 
@@ -202,7 +202,7 @@ def _layout(export: _Export) -> _Layout:
             layout.sets.setdefault(set_name, "annotator")
     if curation:
         layout.sets[CURATION] = "curation"
-    layout.documents = sorted(documents)
+    layout.documents = sorted(documents, key=natural_key)  # doc2 before doc10, as every folder reader
     return layout
 
 

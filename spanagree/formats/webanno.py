@@ -76,7 +76,7 @@ from pathlib import Path
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded, read_regular
+from . import MAX_RECORD_BYTES, DocumentStream, collect, natural_key, read_bounded, read_regular
 
 __all__ = ["read_webanno", "recognise_webanno", "stream_webanno", "webanno_document", "webanno_notes",
            "write_webanno", "NAMED_ENTITY"]
@@ -467,7 +467,7 @@ def webanno_notes(counts: Counter, layer: str | None = None, feature: str | None
 
 
 def _scan(top: str) -> list[tuple[str, str]]:
-    """A folder's ``.tsv`` files as sorted ``(path relative to the folder without .tsv, path)``."""
+    """A folder's ``.tsv`` files in natural order ``(path relative to the folder without .tsv, path)``."""
     files = []
 
     def walk_error(error: OSError) -> None:
@@ -480,7 +480,7 @@ def _scan(top: str) -> list[tuple[str, str]]:
         files.extend((prefix + f[:-4], os.path.join(dirpath, f)) for f in filenames if f.lower().endswith(".tsv"))
     if not files:
         raise FormatError(top, "empty folder: no .tsv file in it")
-    files.sort()
+    files.sort(key=lambda entry: natural_key(entry[0]))  # doc2 before doc10, as every folder reader
     return files
 
 

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from ..errors import FormatError
 from ..span import Document, Source, Span
-from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded, read_regular
+from . import MAX_RECORD_BYTES, DocumentStream, collect, natural_key, read_bounded, read_regular
 
 __all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "XmiReading", "load_typesystem", "read_xmi",
            "recognise_xmi", "stream_xmi", "xmi_document"]
@@ -243,7 +243,8 @@ def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: Xmi
 
 
 def _scan(top: str) -> list[tuple[str, str]]:
-    """A folder's ``.xmi`` files as sorted ``(id, path)``: the relative path without ``.xmi``."""
+    """A folder's ``.xmi`` files as ``(id, path)`` in natural order (``doc2`` before ``doc10``): the
+    relative path without ``.xmi``."""
     found = []
     for folder, dirs, files in os.walk(top):
         dirs.sort()
@@ -251,7 +252,7 @@ def _scan(top: str) -> list[tuple[str, str]]:
             if name.lower().endswith(".xmi"):
                 path = os.path.join(folder, name)
                 found.append((Path(os.path.relpath(path, top)).with_suffix("").as_posix(), path))
-    found.sort()
+    found.sort(key=lambda entry: natural_key(entry[0]))
     return found
 
 
