@@ -435,9 +435,11 @@ def detect_format(path: str | os.PathLike) -> str:
 
 
 def recognised_format(path: Path) -> str | None:
-    """The first format (in registry order) whose recogniser claims ``path`` by its content
-    (:attr:`Format.recognises`), else ``None``."""
-    sniffers = [fmt for fmt in FORMATS.values() if fmt.recognises]
+    """The first format whose recogniser claims ``path`` by its content (:attr:`Format.recognises`),
+    containers before the others, else in registry order; ``None`` when none does."""
+    # containers first: their layouts are the more specific (an INCEpTION project folder holds
+    # .xmi files, which alone would make it XMI)
+    sniffers = sorted((fmt for fmt in FORMATS.values() if fmt.recognises), key=lambda fmt: not fmt.container)
     if not sniffers:
         return None
     head = None

@@ -62,14 +62,13 @@ _DOCTYPE = re.compile(rb"<!DOCTYPE", re.I)
 
 
 def recognise_xmi(path: Path, head: bytes | None) -> bool:
-    """A folder holding ``.xmi`` files (at any depth) that is not an INCEpTION project export (whose
-    ``TypeSystem.xml`` files would otherwise make it inline XML); files go by their extension."""
+    """A folder holding ``.xmi`` files (at any depth), whose ``TypeSystem.xml`` files would otherwise
+    make it inline XML; files go by their extension. (An INCEpTION project folder, which holds
+    them too, is recognised first: containers are.)"""
     if head is not None:
         return False
-    from .inception import recognise_inception
-
     try:
-        return next(Path(path).rglob("*.xmi"), None) is not None and not recognise_inception(path, None)
+        return next(Path(path).rglob("*.xmi"), None) is not None
     except OSError:
         return False
 
