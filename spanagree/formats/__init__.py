@@ -558,23 +558,15 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
     ``max_record_bytes`` (every format; default :data:`MAX_RECORD_BYTES`) bounds what one record
     may take, so that endless input ends in one error.
     """
-    fmt = get_format(format) if format else get_format(detect_format(path))
-    if not Path(path).exists():
-        raise FormatError(path, "no such file or folder")
-    own = {k: v for k, v in options.items() if k in fmt.reader_keywords and v is not None}
-    limit = options.get("max_record_bytes")
-    if limit is not None:
-        if type(limit) is not int or limit < 1:
-            raise UsageError(f"{{option}} must be a positive number of bytes, not {limit!r}", option="max_record_bytes")
-        own["max_record_bytes"] = limit
+    fmt, own = _reader_options(path, format, options)
     stream = fmt.streamer()(path, name=name, **own)
     stream.path = stream.path or str(path)
     return stream
 
 
-def container_streams(path: str | os.PathLike, format: str | None = None, **options) -> list[DocumentStream]:
-    """Every span set a container holds (whatever its role), in the export's order, as streams;
-    ``options`` as in :func:`read` (those the format does not take are ignored)."""
+def _reader_options(path, format: str | None, options: dict) -> tuple[Format, dict]:
+    """The format of ``path`` (``format``, else detected) and the keywords its reader takes from
+    ``options`` (those given, and the checked ``max_record_bytes``)."""
     fmt = get_format(format) if format else get_format(detect_format(path))
     if not Path(path).exists():
         raise FormatError(path, "no such file or folder")
@@ -584,6 +576,13 @@ def container_streams(path: str | os.PathLike, format: str | None = None, **opti
         if type(limit) is not int or limit < 1:
             raise UsageError(f"{{option}} must be a positive number of bytes, not {limit!r}", option="max_record_bytes")
         own["max_record_bytes"] = limit
+    return fmt, own
+
+
+def container_streams(path: str | os.PathLike, format: str | None = None, **options) -> list[DocumentStream]:
+    """Every span set a container holds (whatever its role), in the export's order, as streams;
+    ``options`` as in :func:`read` (those the format does not take are ignored)."""
+    fmt, own = _reader_options(path, format, options)
     streams = fmt.annotators()(path, **own)
     for stream in streams:
         stream.path = stream.path or str(path)
@@ -811,3 +810,40 @@ def read_bounded(file, path: str, limit: int, what: str) -> bytes:
     if len(data) > limit:
         raise too_large(path, what, limit)
     return data
+
+
+#: The id of the one document a file of a one-document format holds (a WebAnno TSV, XMI or GATE
+#: file), as a one-document CoNLL or XML file's: two annotators' files of a document line up.
+SINGLE_FILE_ID = "1"
+
+
+def document_files(path: str, scan: Callable[[str], list[tuple[str, str]]]) -> list[tuple[str, str, bool]]:
+    """``(document id, file, in a folder)`` for a format that keeps one document per file: a
+    folder's files as ``scan(folder)`` lists them (``(id, file)``), or the file given, with id
+    :data:`SINGLE_FILE_ID`."""
+    if os.path.isdir(path):
+        return [(doc_id, file, True) for doc_id, file in scan(path)]
+    return [(SINGLE_FILE_ID, path, False)]
+
+
+def read_document_file(file: str, in_folder: bool, limit: int, what: str) -> bytes:
+    """All the bytes of a one-document file (:func:`document_files`): in a folder a regular file
+    only (:func:`read_regular`; ``what`` names the folder's files, ``"a folder's .tsv files"``),
+    the file given as the path whatever it is (:func:`read_bounded`: a pipe too).
+
+    Raises
+    ------
+    FormatError
+        No such file, a folder, unreadable, or larger than ``limit``.
+    """
+    try:
+        if in_folder:
+            return read_regular(file, what, limit)
+        with open(file, "rb") as handle:
+            return read_bounded(handle, file, limit, "the file")
+    except FileNotFoundError:
+        raise FormatError(file, "no such file") from None
+    except IsADirectoryError:
+        raise FormatError(file, "is a folder") from None
+    except OSError as error:
+        raise FormatError(file, f"cannot read: {error.strerror or error}") from None

@@ -46,14 +46,13 @@ GATE XML is read, not written.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span
-from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded, read_regular
+from . import MAX_RECORD_BYTES, DocumentStream, collect, document_files, read_document_file
 
 __all__ = ["annotators_gate", "read_gate", "recognise_gate", "stream_gate"]
 
@@ -99,9 +98,7 @@ def _scan(top: str) -> list[tuple[str, str]]:
 
 def _files(path: str) -> list[tuple[str, str, bool]]:
     """``(document id, file, in a folder)`` for a GATE file or folder."""
-    if os.path.isdir(path):
-        return [(doc_id, file, True) for doc_id, file in _scan(path)]
-    return [("1", path, False)]
+    return document_files(path, _scan)
 
 
 def _parse(file: str, in_folder: bool, limit: int) -> _Parsed:
@@ -109,18 +106,7 @@ def _parse(file: str, in_folder: bool, limit: int) -> _Parsed:
 
     from .xml import _SAFE
 
-    try:
-        if in_folder:
-            data = read_regular(file, "a folder's .xml files", limit)
-        else:
-            with open(file, "rb") as handle:
-                data = read_bounded(handle, file, limit, "the file")
-    except FileNotFoundError:
-        raise FormatError(file, "no such file") from None
-    except IsADirectoryError:
-        raise FormatError(file, "is a folder") from None
-    except OSError as error:
-        raise FormatError(file, f"cannot read: {error.strerror or error}") from None
+    data = read_document_file(file, in_folder, limit, "a folder's .xml files")
     try:
         root = etree.fromstring(data, etree.XMLParser(**_SAFE))
     except etree.XMLSyntaxError as error:
@@ -209,8 +195,8 @@ def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_b
     path = str(path)
     order: dict[str, bool] = {}   # set name -> holds a span somewhere
     for _, file, in_folder in _files(path):
-        for name, annotations in _parse(file, in_folder, max_record_bytes).sets.items():
-            holds = any(start < end for _, start, end, _, _ in annotations)
+        for name, members in _parse(file, in_folder, max_record_bytes).sets.items():
+            holds = any(start < end for _, start, end, _, _ in members)
             order[name] = order.get(name, False) or holds
     names = [n for n, holds in order.items() if holds or _role(n) == "other"]
     return [_stream(path, n, n, gate_label_feature, max_record_bytes) for n in names]

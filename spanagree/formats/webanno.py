@@ -76,7 +76,8 @@ from pathlib import Path
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import MAX_RECORD_BYTES, DocumentStream, collect, natural_key, read_bounded, read_regular
+from . import (MAX_RECORD_BYTES, DocumentStream, collect, default_name, document_files, natural_key,
+               read_document_file)
 
 __all__ = ["read_webanno", "recognise_webanno", "stream_webanno", "webanno_document", "webanno_notes",
            "write_webanno", "NAMED_ENTITY"]
@@ -485,24 +486,11 @@ def _scan(top: str) -> list[tuple[str, str]]:
 
 
 def _files(path: str) -> list[tuple[str, str, bool]]:
-    if os.path.isdir(path):
-        return [(doc_id, file, True) for doc_id, file in _scan(path)]
-    return [("1", path, False)]
+    return document_files(path, _scan)
 
 
 def _read_text(file: str, in_folder: bool, limit: int) -> str:
-    try:
-        if in_folder:
-            data = read_regular(file, "a folder's .tsv files", limit)
-        else:
-            with open(file, "rb") as handle:
-                data = read_bounded(handle, file, limit, "the file")
-    except FileNotFoundError:
-        raise FormatError(file, "no such file") from None
-    except IsADirectoryError:
-        raise FormatError(file, "is a folder") from None
-    except OSError as error:
-        raise FormatError(file, f"cannot read: {error.strerror or error}") from None
+    data = read_document_file(file, in_folder, limit, "a folder's .tsv files")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -519,14 +507,9 @@ def stream_webanno(path, *, name: str | None = None, webanno_layer: str | None =
         raise FormatError(path, "no such file or folder")
     files = _files(path)
     notes: list[str] = []
-    stream = DocumentStream(name or _default_name(path), "webanno", iter(()), notes)
+    stream = DocumentStream(name or default_name(path), "webanno", iter(()), notes)
     stream.documents = _documents(files, webanno_layer, webanno_feature, max_record_bytes, notes)
     return stream
-
-
-def _default_name(path: str) -> str:
-    p = Path(path)
-    return p.name if p.is_dir() else p.stem
 
 
 def _documents(files, layer, feature, limit, notes):

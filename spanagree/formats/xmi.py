@@ -46,7 +46,8 @@ from pathlib import Path
 
 from ..errors import FormatError
 from ..span import Document, Source, Span
-from . import MAX_RECORD_BYTES, DocumentStream, collect, natural_key, read_bounded, read_regular
+from . import (MAX_RECORD_BYTES, DocumentStream, collect, document_files, natural_key, read_bounded,
+               read_document_file, read_regular)
 
 __all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "XmiReading", "load_typesystem", "read_xmi",
            "recognise_xmi", "stream_xmi", "xmi_document"]
@@ -282,13 +283,12 @@ def stream_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = No
 
 
 def _documents(path: str, typesystem_option: str | None, reading: XmiReading, limit: int, notes: list[str]):
-    in_folder = os.path.isdir(path)
-    files = _scan(path) if in_folder else [("1", path)]
-    top = path if in_folder else (os.path.dirname(path) or ".")
+    files = document_files(path, _scan)
+    top = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
     given = None
     if typesystem_option:
         given = load_typesystem([p.strip() for p in str(typesystem_option).split(",") if p.strip()], limit)
-    for doc_id, file in files:
+    for doc_id, file, in_folder in files:
         typesystem = given
         if typesystem is None:
             found = _typesystem_file(file, top)
@@ -299,18 +299,7 @@ def _documents(path: str, typesystem_option: str | None, reading: XmiReading, li
             if typesystem is None:
                 data = read_regular(found, "type systems found beside XMI files", limit)  # never a FIFO
                 typesystem = reading.typesystems[found] = load_typesystem((), limit, data, found)
-        try:
-            if in_folder:
-                data = read_regular(file, "a folder's .xmi files", limit)
-            else:
-                with open(file, "rb") as handle:
-                    data = read_bounded(handle, file, limit, "the file")
-        except FileNotFoundError:
-            raise FormatError(file, "no such file") from None
-        except IsADirectoryError:
-            raise FormatError(file, "is a folder") from None
-        except OSError as error:
-            raise FormatError(file, f"cannot read: {error.strerror or error}") from None
+        data = read_document_file(file, in_folder, limit, "a folder's .xmi files")
         yield xmi_document(data, typesystem, file, doc_id, reading)
     notes.extend(reading.notes())
 
