@@ -208,3 +208,11 @@ def test_gate_is_read_not_written(capsys, tmp_path):
                        "--out", tmp_path / "x.jsonl")
     assert code == 0, err
     assert read(tmp_path / "x.jsonl").documents.keys() == read(DEMO / "brat" / "ann2").documents.keys()
+
+
+def test_a_set_the_file_does_not_hold_is_an_error_not_an_empty_stream():
+    from spanagree.errors import UsageError
+    from spanagree.formats.gate import stream_gate
+
+    with pytest.raises(UsageError, match=r"holds no annotator 'nobody'; it holds: default, ann1, ann2, ann3"):
+        stream_gate(DEMO / "gate" / "demo", annotator="nobody")

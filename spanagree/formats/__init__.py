@@ -564,6 +564,34 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
     return stream
 
 
+def chosen_stream(path, streams: list[DocumentStream], annotator: str | None, name: str | None = None
+                  ) -> DocumentStream:
+    """What a container's ``stream_<name>(path, annotator=)`` returns: of the container's
+    ``streams``, the span set called ``annotator``, or its one annotator when ``annotator`` is
+    ``None``; renamed ``name`` when given.
+
+    Raises
+    ------
+    UsageError
+        No ``annotator`` given and not exactly one annotator in the container, or no span set
+        called ``annotator`` (the message lists what the container holds).
+    """
+    if annotator is None:
+        users = [s for s in streams if s.role == "annotator"]
+        if len(users) != 1:
+            raise UsageError(f"{path} holds {len(users)} annotators ({', '.join(s.name for s in users)}); "
+                             "choose one with {option}", option="annotator", flag="--annotators")
+        chosen = users[0]
+    else:
+        chosen = next((s for s in streams if s.name == annotator), None)
+        if chosen is None:
+            raise UsageError(f"{path} holds no annotator {annotator!r}; it holds: "
+                             + ", ".join(s.name for s in streams), option="annotator", flag="--annotators")
+    if name is not None:
+        chosen.name = name
+    return chosen
+
+
 def _reader_options(path, format: str | None, options: dict) -> tuple[Format, dict]:
     """The format of ``path`` (``format``, else detected) and the keywords its reader takes from
     ``options`` (those given, and the checked ``max_record_bytes``)."""

@@ -50,9 +50,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FormatError, UsageError
+from ..errors import FormatError
 from ..span import Document, Source, Span
-from . import MAX_RECORD_BYTES, DocumentStream, collect, document_files, read_document_file
+from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, document_files, read_document_file
 
 __all__ = ["annotators_gate", "read_gate", "recognise_gate", "stream_gate"]
 
@@ -206,14 +206,8 @@ def stream_gate(path, *, name: str | None = None, annotator: str | None = None,
                 gate_label_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """The documents of one annotation set (``annotator``; may be left out when the file or
     folder holds one annotator)."""
-    if annotator is None:
-        streams = [s for s in annotators_gate(path, gate_label_feature=gate_label_feature,
-                                              max_record_bytes=max_record_bytes) if s.role == "annotator"]
-        if len(streams) != 1:
-            raise UsageError(f"{path} holds {len(streams)} annotation sets ({', '.join(s.name for s in streams)}); "
-                             "choose one with {option}", option="annotator", flag="--annotators")
-        annotator = streams[0].name
-    return _stream(str(path), annotator, name or annotator, gate_label_feature, max_record_bytes)
+    streams = annotators_gate(path, gate_label_feature=gate_label_feature, max_record_bytes=max_record_bytes)
+    return chosen_stream(path, streams, annotator, name)
 
 
 def read_gate(path, *, name: str | None = None, annotator: str | None = None,

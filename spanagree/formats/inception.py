@@ -52,9 +52,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FormatError, UsageError
+from ..errors import FormatError
 from ..span import Document
-from . import MAX_RECORD_BYTES, DocumentStream, collect, natural_key, read_regular, too_large
+from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, natural_key, read_regular, too_large
 
 __all__ = ["CURATION", "annotators_inception", "read_inception", "recognise_inception", "stream_inception"]
 
@@ -257,18 +257,7 @@ def stream_inception(path, *, name: str | None = None, annotator: str | None = N
     streams = annotators_inception(path, xmi_typesystem=xmi_typesystem, xmi_type=xmi_type, xmi_feature=xmi_feature,
                                    xmi_view=xmi_view, webanno_layer=webanno_layer, webanno_feature=webanno_feature,
                                    max_record_bytes=max_record_bytes)
-    if annotator is None:
-        users = [s for s in streams if s.role == "annotator"]
-        if len(users) != 1:
-            raise UsageError(f"{path} holds {len(users)} annotators ({', '.join(s.name for s in users)}); "
-                             "choose one with {option}", option="annotator", flag="--annotators")
-        annotator = users[0].name
-    chosen = next((s for s in streams if s.name == annotator), None)
-    if chosen is None:
-        raise UsageError(f"{path} holds no annotator {annotator!r}; it holds: "
-                         + ", ".join(s.name for s in streams), option="annotator", flag="--annotators")
-    chosen.name = name or annotator
-    return chosen
+    return chosen_stream(path, streams, annotator, name)
 
 
 def read_inception(path, *, name: str | None = None, annotator: str | None = None,

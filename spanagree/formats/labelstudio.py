@@ -69,7 +69,7 @@ from pathlib import Path
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded
+from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, read_bounded
 
 __all__ = ["annotators_labelstudio", "read_labelstudio", "recognise_labelstudio", "stream_labelstudio",
            "write_labelstudio"]
@@ -332,20 +332,7 @@ def stream_labelstudio(path, *, name: str | None = None, annotator: str | None =
     streams = annotators_labelstudio(path, labelstudio_text_field=labelstudio_text_field,
                                      labelstudio_predictions=labelstudio_predictions,
                                      max_record_bytes=max_record_bytes)
-    if annotator is None:
-        chosen = [s for s in streams if s.role == "annotator"]
-        if len(chosen) != 1:
-            raise UsageError(f"{path} holds {len(chosen)} annotators ({', '.join(s.name for s in chosen)}); "
-                             "choose one with {option}", option="annotator", flag="--annotators")
-    else:
-        chosen = [s for s in streams if s.name == annotator]
-        if not chosen:
-            raise UsageError(f"{path} holds no annotator {annotator!r}; it holds: "
-                             + ", ".join(s.name for s in streams), option="annotator", flag="--annotators")
-    stream = chosen[0]
-    if name is not None:
-        stream.name = name
-    return stream
+    return chosen_stream(path, streams, annotator, name)
 
 
 def read_labelstudio(path, *, name: str | None = None, annotator: str | None = None,
