@@ -46,13 +46,15 @@ GATE XML is read, not written.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError
 from ..span import Document, Source, Span
-from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, document_files, read_document_file
+from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, document_files, natural_key, read_document_file
 
 __all__ = ["annotators_gate", "read_gate", "recognise_gate", "stream_gate"]
 
@@ -69,16 +71,18 @@ def recognise_gate(path: Path, head: bytes | None) -> bool:
     if head is not None:
         return _ROOT.match(head) is not None
     try:
-        first = next(iter(_scan(str(path))), None)
-    except FormatError:
-        return False
-    if first is None:
-        return False
-    try:
-        with open(first[1], "rb") as file:
-            return _ROOT.match(file.read(4096)) is not None
+        for folder, subfolders, files in os.walk(path):  # stops at the first .xml file
+            subfolders.sort(key=natural_key)
+            first = min((f for f in files if f.endswith(".xml")), key=natural_key, default=None)
+            if first is not None:
+                candidate = os.path.join(folder, first)
+                if not stat.S_ISREG(os.stat(candidate).st_mode):  # a FIFO is never read ahead
+                    return False
+                with open(candidate, "rb") as file:
+                    return _ROOT.match(file.read(4096)) is not None
     except OSError:
         return False
+    return False
 
 
 @dataclass

@@ -83,7 +83,8 @@ def recognise_inception(path: Path, head: bytes | None) -> bool:
             names = os.listdir(path)
         except OSError:
             return False
-        folders = {n for n in names if os.path.isdir(os.path.join(path, n))}
+        folders = {n for n in ("annotation", "annotation_ser", "source")  # not a stat per entry:
+                   if n in names and os.path.isdir(os.path.join(path, n))}  # a corpus folder has many
         return any(_PROJECT_JSON.match(n) for n in names) or (
             bool(folders & {"annotation", "annotation_ser"}) and "source" in folders)
     if not head.startswith(b"PK\x03\x04"):

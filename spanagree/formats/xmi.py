@@ -69,7 +69,7 @@ def recognise_xmi(path: Path, head: bytes | None) -> bool:
     if head is not None:
         return False
     try:
-        return next(Path(path).rglob("*.xmi"), None) is not None
+        return any(name.lower().endswith(".xmi") for _, _, files in os.walk(path) for name in files)
     except OSError:
         return False
 
