@@ -46,16 +46,23 @@ class Group:
     ----------
     members : tuple of int
         Indices of the streams; the first is the group's reference: its copy's text is kept,
-        and only its documents are compared.
+        and the documents are in its order.
     every_copy : bool
         ``True``: a document is compared when every member has it (``agree``, ``merge``: the
         others are left out at the end). ``False``: when the reference has it; a member that
         lacks it (once its stream has ended) has an empty copy (``score``: a missing
         prediction).
+    present : bool
+        ``True`` (``every_copy`` is then ignored): a document is compared once every member
+        has it or has ended, among the members that have it (the others' span sets lack it:
+        absent, not empty); the first member that has it is its reference, and documents are
+        ordered by the first member's order, then the second's for those the first lacks, and
+        so on (``merge --documents present``: round-robin designs).
     """
 
     members: tuple[int, ...]
     every_copy: bool = True
+    present: bool = False
 
 
 class Comparison(Protocol):
@@ -184,6 +191,30 @@ def _joined(spansets: list[SpanSet], parts: list[Reconciled]) -> Reconciled:
     return result
 
 
+def _compare_present(comparison: Comparison, g: int, tally: GroupTally, copies: list[SpanSet], batch: list[str],
+                     key: dict, shard: int, align_whitespace: bool, caught: list) -> None:
+    """A ``present`` group's batch (sorted): each run of documents held by the same members is
+    reconciled among those members (the first is the reference) and compared with the absent
+    members' span sets lacking it."""
+    start = 0
+    while start < len(batch):
+        held = tuple(k for k, c in enumerate(copies) if batch[start] in c.documents)
+        end = start + 1
+        while end < len(batch) and tuple(k for k, c in enumerate(copies) if batch[end] in c.documents) == held:
+            end += 1
+        run = batch[start:end]
+        start = end
+        reconciled = reconciled_batch(tally.texts, [copies[k] for k in held], run, key, shard, align_whitespace,
+                                      caught)
+        if tally.texts.error is not None:
+            return
+        compared = [d for d in run if d not in tally.texts.left_out]
+        spansets = [SpanSet(c.name, {}, [], c.format) for c in copies]
+        for k, spanset in zip(held, reconciled.spansets):
+            spansets[k] = SpanSet(spanset.name, {d: spanset.documents[d] for d in compared}, [], spanset.format)
+        comparison.compare(tally.compared, g, spansets, compared)
+
+
 def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: Sequence[Group],
                comparison: Comparison, *, label_map=None, only=None, align_whitespace: bool = False,
                shard: int = 0, count_labels: bool = False) -> Accumulator:
@@ -215,31 +246,46 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
     """
     uses = [sum(m in g.members for g in groups) for m in range(len(streams))]
     tallies = [GroupTally(TextsTally(), comparison.tally()) for _ in groups]
-    position: dict[str, int] = {}     # the reference stream's order
-    given = [set() for _ in groups]   # per group: the documents handed to it
+    # each stream's order (of the streams whose order some group follows): a group's documents are
+    # sorted by its reference's order (``present`` groups: by the first member that has them)
+    ordered = {m for g in groups for m in (g.members if g.present else g.members[:1])}
+    positions: dict[int, dict[str, int]] = {m: {} for m in ordered}
+    keys: list[dict] = [positions[g.members[0]] if not g.present else {} for g in groups]
+    given = [set() for _ in groups]   # per group: the documents handed to it (or given up on)
     ready: list[list[str]] = [[] for _ in groups]
-    done: list[dict[str, int]] = [{} for _ in streams]  # per stream: document -> groups that compared it
+    done: list[dict[str, int]] = [{} for _ in streams]  # per stream: document -> groups done with it
+    member_of = [[g for g, group in enumerate(groups) if m in group.members] for m in range(len(streams))]
 
     with collector_paused(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         reading = _Reading(streams, caught, shard, count_labels)
         pending = reading.pending
+        ended = reading.ended
+
+        def release(m: int, doc_id: str) -> None:
+            """One more group is done with stream ``m``'s copy of ``doc_id``."""
+            own = done[m]
+            own[doc_id] = own.get(doc_id, 0) + 1
+            if own[doc_id] == uses[m]:
+                del pending[m][doc_id], own[doc_id]
 
         def compare(g: int, batch: list[str]) -> None:
             group, tally = groups[g], tallies[g]
-            batch.sort(key=position.__getitem__)
+            key = keys[g]
+            batch.sort(key=key.__getitem__)
             copies = []
             for m in group.members:
                 own = pending[m]
                 documents = {d: own[d] for d in batch if d in own}
                 for d in documents:
-                    done[m][d] = done[m].get(d, 0) + 1
-                    if done[m][d] == uses[m]:
-                        del own[d], done[m][d]
+                    release(m, d)
                 copies.append(select_labels(SpanSet(names[m], documents, [], streams[m].format),
                                             label_map=label_map, only=only))
+            if group.present:
+                _compare_present(comparison, g, tally, copies, batch, key, shard, align_whitespace, caught)
+                return
             both = batch if group.every_copy else [d for d in batch if all(d in c.documents for c in copies)]
-            reconciled = reconciled_batch(tally.texts, copies, both, position, shard, align_whitespace, caught)
+            reconciled = reconciled_batch(tally.texts, copies, both, key, shard, align_whitespace, caught)
             if tally.texts.error is not None:  # only the texts are checked now: nothing will be reported
                 return
             compared = [d for d in batch if d not in tally.texts.left_out]
@@ -253,46 +299,60 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
 
         def hand(g: int, doc_id: str) -> None:
             given[g].add(doc_id)
+            if groups[g].present:
+                first = next(m for m in groups[g].members if doc_id in pending[m])
+                keys[g][doc_id] = (first, positions[first][doc_id])
             ready[g].append(doc_id)
             if len(ready[g]) >= BATCH_DOCUMENTS:
                 compare(g, ready[g])
                 ready[g] = []
 
-        def is_ready(group: Group, doc_id: str) -> bool:
-            if group.every_copy:
-                return all(doc_id in pending[m] for m in group.members)
-            return doc_id in pending[group.members[0]] and all(
-                doc_id in pending[m] or reading.ended[m] for m in group.members[1:])
+        def give_up(g: int, doc_id: str) -> None:
+            """Group ``g`` will never compare ``doc_id`` (a member it needs ended without it)."""
+            given[g].add(doc_id)
+            for m in groups[g].members:
+                if doc_id in pending[m]:
+                    release(m, doc_id)
 
-        while reading.error is None and not all(reading.ended):
+        def settle(g: int, doc_id: str) -> None:
+            """Hand ``doc_id`` to group ``g`` when its copies are read, or give it up when they never will be."""
+            group = groups[g]
+            members = group.members
+            if group.present:
+                if all(doc_id in pending[m] or ended[m] for m in members):
+                    hand(g, doc_id)
+            elif group.every_copy:
+                if all(doc_id in pending[m] for m in members):
+                    hand(g, doc_id)
+                elif any(ended[m] and doc_id not in pending[m] for m in members):
+                    give_up(g, doc_id)
+            elif doc_id in pending[members[0]]:
+                if all(doc_id in pending[m] or ended[m] for m in members[1:]):
+                    hand(g, doc_id)
+            elif ended[members[0]]:
+                give_up(g, doc_id)
+
+        while reading.error is None and not all(ended):
             for m in range(len(streams)):
-                if reading.ended[m]:
+                if ended[m]:
                     continue
                 document = reading.next(m)
                 if reading.error is not None:
                     break
-                if document is None:
-                    if m == 0:  # the reference has ended: what the others hold that it lacks is never compared
-                        for k in range(1, len(streams)):
-                            for doc_id in [d for d in pending[k] if d not in position]:
-                                del pending[k][doc_id]
-                    else:  # documents that waited for this stream have no copy in it
-                        for g, group in enumerate(groups):
-                            if m in group.members and not group.every_copy:
-                                for doc_id in [d for d in pending[group.members[0]] if d not in given[g]]:
-                                    if is_ready(group, doc_id):
-                                        hand(g, doc_id)
+                if document is None:  # documents that waited for this stream are now ready or never will be
+                    for g in member_of[m]:
+                        waiting = given[g]
+                        for k in groups[g].members:
+                            for doc_id in [d for d in pending[k] if d not in waiting]:
+                                if doc_id not in given[g]:
+                                    settle(g, doc_id)
                     continue
                 doc_id = document.id
-                if m == 0:
-                    position[doc_id] = len(position)
-                elif doc_id not in position:
-                    if reading.ended[0]:
-                        del pending[m][doc_id]  # not in the reference: never compared
-                    continue
-                for g, group in enumerate(groups):
-                    if m in group.members and doc_id not in given[g] and is_ready(group, doc_id):
-                        hand(g, doc_id)
+                if m in positions:
+                    positions[m][doc_id] = len(positions[m])
+                for g in member_of[m]:
+                    if doc_id not in given[g]:
+                        settle(g, doc_id)
         if reading.error is None:
             for g in range(len(groups)):
                 if ready[g]:
