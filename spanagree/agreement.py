@@ -31,11 +31,15 @@ from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
 from .pipeline.labels import label_warnings
-from .pipeline.finish import (announce_texts, check_jobs, common_documents, input_path, reconciled_quietly,
+from .pipeline.finish import (announce_texts, check_jobs, common_documents, in_first_order, input_path,
+                              pairwise_documents, reconciled_quietly,
                               unique_names)
 from .formats import DocumentStream
 from .scoring import ErrorItem, check_context, disagreements_of
 from .span import CONTEXT, SpanSet
+
+#: ``agree``'s document designs (``--documents``): which documents each pair compares.
+DOCUMENT_DESIGNS = ("common", "pairwise")
 
 
 @dataclass
@@ -106,8 +110,14 @@ class Agreement:
     def label_pairs(self, label: str) -> list[Counts]:
         return [p.by_label.get(label, Counts()) for p in self.pairs]
 
+    def pairs_on(self, doc_id: str) -> list[tuple[PairCounts, Counts]]:
+        """The pairs that compared ``doc_id`` and their counts on it: every pair, except under
+        ``documents="pairwise"`` where a pair compares only the documents both annotators have."""
+        return [(p, p.by_document[doc_id]) for p in self.pairs if doc_id in p.by_document]
+
     def document_pairs(self, doc_id: str) -> list[Counts]:
-        return [p.by_document[doc_id] for p in self.pairs]
+        """The counts on ``doc_id`` of the pairs that compared it (:meth:`pairs_on`)."""
+        return [counts for _, counts in self.pairs_on(doc_id)]
 
     def matrix(self) -> list[list[float]]:
         """k×k pairwise F1 (1 on the diagonal; symmetric)."""
@@ -157,9 +167,14 @@ class PairsComparison:
     """``agree``'s comparison: every pair of annotators, each document aligned under the rule."""
 
     def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
-                 report: str | None = None):
+                 report: str | None = None, members: list[tuple[int, ...]] | None = None):
         self.rule = rule
         self.pairs = pairs
+        # per group, the pairs it compares as (pair's number, first's and second's place in the group)
+        self.members = members
+        self.local = None if members is None else [
+            [(p, group.index(i), group.index(j)) for p, (i, j) in enumerate(pairs) if i in group and j in group]
+            for group in members]
         self.listing = listing
         self.context = context
         self.report = report  # the spool folder of the report's document records, when asked for
@@ -186,7 +201,9 @@ class PairsComparison:
         elif listing_each is not None:
             each = lambda doc_id, alignment: (listing_each(doc_id, alignment), None)  # noqa: E731
         compared = []
-        for (i, j), pair in zip(self.pairs, tally):
+        local = ([(p, i, j) for p, (i, j) in enumerate(self.pairs)] if self.local is None else self.local[group])
+        for p, i, j in local:
+            pair = tally[p]
             counts = compare_pair(spansets[i], spansets[j], documents, self.rule, each=each)
             pair.add(counts)
             if each is not None:
@@ -194,24 +211,32 @@ class PairsComparison:
                     pair.items.update(zip(documents, (found for found, _ in counts.each)))
                 compared.append([records for _, records in counts.each])
         if tally.report is not None:
-            spool_documents(tally.report, spansets, documents, self.pairs, compared)
+            members = list(range(len(spansets))) if self.members is None else list(self.members[group])
+            spool_documents(tally.report, spansets, documents, [(i, j) for _, i, j in local], compared,
+                            members=members, numbers=[p for p, _, _ in local])
 
 
 def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
-                    compared: list[list]) -> None:
+                    compared: list[list], *, members: list[int] | None = None, numbers: list[int] | None = None
+                    ) -> None:
     """Every document's record for the HTML report (docs/report.md): its text, every copy's
     spans, and each pair's classified spans (``compared``: per pair, per document, the records
-    of :func:`spanagree.scoring.records_of`; ``pairs``: the members of each, first and second)."""
+    of :func:`spanagree.scoring.records_of`; ``pairs``: the places in ``spansets`` of each, first
+    and second). ``members`` gives each span set's annotator number (default: its place) and
+    ``numbers`` each pair's number (default: its place): a group of some annotators
+    (``agree --documents pairwise``) writes its records in the run's numbering."""
     from .pipeline.spool import items_entry, spans_entry
 
-    members = sorted({m for pair in pairs for m in pair})
+    places = sorted({m for pair in pairs for m in pair})
+    members = members if members is not None else list(range(len(spansets)))
+    numbers = numbers if numbers is not None else list(range(len(pairs)))
     for n, doc_id in enumerate(documents):
         spans, index = {}, {}
-        for m in members:
+        for m in places:
             document = spansets[m].documents.get(doc_id)
-            spans[str(m)], index[m] = spans_entry(document.spans if document is not None else [])
+            spans[str(members[m])], index[m] = spans_entry(document.spans if document is not None else [])
         items, disagreements = [], 0
-        for p, ((i, j), each) in enumerate(zip(pairs, compared)):
+        for p, (i, j), each in zip(numbers, pairs, compared):
             found, wrong = items_entry(each[n], index[i], index[j])
             items += [[p, *item] for item in found]
             disagreements += wrong
@@ -224,7 +249,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           label_map=None, align_whitespace: bool = False, chance: bool = False, lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
-          annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False) -> Agreement:
+          annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False,
+          documents: str = "common") -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -272,6 +298,14 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         temporary file while comparing (memory stays flat); write it with
         :meth:`Agreement.write_report` (docs/report.md).
 
+    documents : {"common", "pairwise"}
+        Which documents each pair compares. ``"common"``: the documents every annotator has (the
+        others are left out with a warning). ``"pairwise"``: each pair compares the documents
+        both of its annotators have (round-robin designs, where each document is annotated by
+        some of the annotators); a pair with none has null figures; documents only one
+        annotator has are left out. The mean F1 is then over the pairs' own F1s, and the
+        pooled F1 sums each pair's counts over its own documents (docs/measures.md).
+
     Returns
     -------
     Agreement
@@ -290,6 +324,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     """
     check_jobs(jobs)
     check_context(context)
+    if documents not in DOCUMENT_DESIGNS:
+        raise UsageError(f"unknown document design {documents!r}; choose one of: {', '.join(DOCUMENT_DESIGNS)}")
+    design, pairwise = documents, documents == "pairwise"
     inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
     if len(inputs) < 2:
         raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
@@ -304,35 +341,66 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         from .pipeline.spool import SpoolFolder
 
         folder = SpoolFolder()
-    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))],
-                      PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None),
+    groups = [Group(pair) for pair in pairs] if pairwise else [Group(tuple(range(len(inputs))))]
+    accumulator = run(inputs, names, groups,
+                      PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None,
+                                      members=[g.members for g in groups] if pairwise else None),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, jobs=jobs)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
-    common, left_out = common_documents(names, accumulator.orders, paths=[input_path(item) for item in inputs])
-    (group,) = accumulator.groups
-    texts_differ = announce_texts(group.texts, common)
-    if texts_differ:
-        left_out["texts_differ"] = texts_differ
-    documents = [d for d in common if d not in group.texts.left_out]
-    if not documents:
-        raise SpanagreeError(f"no document left to compare: the texts of all {len(common)} differ "
-                             "beyond whitespace")
-    counted = [tally.pair(names[i], names[j], documents) for (i, j), tally in zip(pairs, group.compared)]
-    result = finished(names, documents, rule, counted, accumulator.notes, group.texts.whitespace_aligned, left_out,
+    paths = [input_path(item) for item in inputs]
+    if pairwise:
+        shared, left_out = pairwise_documents(names, accumulator.orders, pairs, paths=paths)
+        own = []  # each pair's documents, texts that differ left out
+        texts_differ: list[str] = []
+        for (i, j), group, on in zip(pairs, accumulator.groups, shared):
+            texts_differ += announce_texts(group.texts, on)
+            own.append([d for d in on if d not in group.texts.left_out])
+        if texts_differ:
+            left_out["texts_differ"] = list(dict.fromkeys(texts_differ))
+        documents = list(dict.fromkeys(d for on in own for d in on))
+        if not documents:
+            raise SpanagreeError("no document left to compare: the texts of every shared document differ "
+                                 "beyond whitespace")
+        documents = in_first_order(documents, accumulator.orders)
+        counted = [group.compared[p].pair(names[i], names[j], on)
+                   for p, ((i, j), group, on) in enumerate(zip(pairs, accumulator.groups, own))]
+        for pair in counted:
+            if not pair.by_document:
+                warnings.warn(f"{pair.first} × {pair.second}: no document annotated by both; the pair's figures "
+                              "are null", SpanagreeWarning, stacklevel=2)
+        whitespace_aligned = sum(group.texts.whitespace_aligned for group in accumulator.groups)
+    else:
+        common, left_out = common_documents(names, accumulator.orders, paths=paths)
+        (group,) = accumulator.groups
+        texts_differ = announce_texts(group.texts, common)
+        if texts_differ:
+            left_out["texts_differ"] = texts_differ
+        documents = [d for d in common if d not in group.texts.left_out]
+        if not documents:
+            raise SpanagreeError(f"no document left to compare: the texts of all {len(common)} differ "
+                                 "beyond whitespace")
+        counted = [tally.pair(names[i], names[j], documents) for (i, j), tally in zip(pairs, group.compared)]
+        whitespace_aligned = group.texts.whitespace_aligned
+    result = finished(names, documents, rule, counted, accumulator.notes, whitespace_aligned, left_out,
                       options=options, match=match, labels=labels, only=only, label_map=label_map,
-                      align_whitespace=align_whitespace)
+                      align_whitespace=align_whitespace, design=design)
+    tallies = ([group.compared[p] for p, group in enumerate(accumulator.groups)] if pairwise
+               else list(accumulator.groups[0].compared))
     if report:
-        result.spool = group.compared.report
+        result.spool = accumulator.groups[0].compared.report
+        for group in accumulator.groups[1:]:
+            result.spool.join(group.compared.report)
         result.spool.folder_owner = folder  # the temporary files live as long as the result
     if errors:
-        listings = [[item for d in documents for item in tally.items.get(d, ())] for tally in group.compared]
+        listings = [[item for d in pair.by_document for item in tally.items.get(d, ())]
+                    for pair, tally in zip(counted, tallies)]
         result.listing = lambda listings=listings: listings  # noqa: E731
     elif all(not isinstance(item, DocumentStream) for item in inputs):
         result.listing = partial(_listing, inputs, format=format, format_options=format_options, match=match,
                                  labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
-                                 align_whitespace=align_whitespace, context=context)
+                                 align_whitespace=align_whitespace, context=context, documents=design)
     result.notes += label_warnings(accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
                                                         for p in counted] if rule.strict_labels else [],
                                    label_map=label_map, only=only)
@@ -362,7 +430,7 @@ def _listing(inputs, **options) -> list[list]:
 
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],
              notes: list[list[str]], whitespace_aligned: int, left_out: dict[str, list[str]], *,
-             options, match, labels, only, label_map, align_whitespace) -> Agreement:
+             options, match, labels, only, label_map, align_whitespace, design: str = "common") -> Agreement:
     """The :class:`Agreement` of compared pairs, with the warnings about them (duplicates, 0/0)."""
     duplicates = duplicates_per_annotator(pairs, len(names))
     for name, count in zip(names, duplicates):
@@ -375,7 +443,7 @@ def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: lis
     # The caller's record of the run (the CLI's arguments) first; the values as understood win.
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "only": sorted(only) if only else None, "map": label_map or None,
-            "align_whitespace": align_whitespace}
+            "align_whitespace": align_whitespace, "documents": design}
     return Agreement(names, documents, rule, pairs, opts, left_out, all_notes)
 
 
@@ -384,7 +452,7 @@ def warn_undefined(pairs: list[PairCounts]) -> None:
     skipped = 0
     for pair in pairs:
         undefined = undefined_rates(pair.counts)
-        if undefined:
+        if undefined and pair.by_document:  # a pair with no document was warned about already
             warnings.warn(f"{pair.first} × {pair.second}: {', '.join(undefined)} undefined (0/0), reported as NaN",
                           SpanagreeWarning, stacklevel=3)
         skipped += "F1" in undefined

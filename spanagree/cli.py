@@ -14,6 +14,7 @@ from pathlib import Path
 from ._version import __version__
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .formats import FORMATS, registered_options, writable_formats
+from .agreement import DOCUMENT_DESIGNS
 from .match import BOUNDARIES, LABEL_RULES
 from .outputs import exit_status, signals_as_interrupts, write_stdout
 
@@ -120,6 +121,9 @@ def build_parser() -> Parser:
                        help="write every disagreement of every pair (CSV, or JSON for .json); the second "
                             "annotator of a pair is the reference: spurious = only the first marked it")
     agree.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
+    agree.add_argument("--documents", choices=list(DOCUMENT_DESIGNS), default="common",
+                       help="common (default): the documents every annotator has; pairwise: each pair compares "
+                            "the documents both its annotators have (round-robin designs)")
     add_listing_options(agree)
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
@@ -246,7 +250,7 @@ def command_agree(args) -> str:
     check_listing_outputs(args, args.paths)
     check_report(args, args.paths, others=[args.errors, args.plots])
     result = agree(args.paths, errors=bool(args.errors), context=args.context, report=args.report is not None,
-                   **run_options(args))
+                   documents=args.documents, **run_options(args))
     if args.errors:
         write_listing(args.errors, iter_disagreement_rows(result), DISAGREEMENT_COLUMNS, force=args.force)
     if args.plots:

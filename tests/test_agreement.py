@@ -49,7 +49,8 @@ def test_three_annotators_exact_strict_by_hand():
     assert data["annotators"] == ["ann1", "ann2", "ann3"]
     assert data["documents"] == 1
     assert data["pairs"][0] == {"annotators": ["ann1", "ann2"], "a": 2, "b": 2, "c": 2,
-                                "precision": 0.5, "recall": 0.5, "f1": 0.5, "jaccard": pytest.approx(1 / 3)}
+                                "precision": 0.5, "recall": 0.5, "f1": 0.5, "jaccard": pytest.approx(1 / 3),
+                                "documents": 1}
     assert data["pooled"]["a"] == 7 and data["pooled"]["b"] == 5 and data["pooled"]["c"] == 3
     # the k×k matrix: symmetric, 1 on the diagonal
     assert data["matrix"] == {"annotators": ["ann1", "ann2", "ann3"],
@@ -156,7 +157,8 @@ def test_options_record_the_values_as_understood():
                    options={"command": "agree", "partial_credit": "0.25", "only": "PER,LOC", "map": ["ORG=LOC"]})
     options = result.to_dict()["options"]
     assert options == {"command": "agree", "match": "partial", "labels": "strict", "partial_credit": 0.25,
-                       "only": ["LOC", "PER"], "map": {"ORG": "LOC"}, "align_whitespace": False}
+                       "only": ["LOC", "PER"], "map": {"ORG": "LOC"}, "align_whitespace": False,
+                       "documents": "common"}
     assert result.to_dict()["partial_credit"] == 0.25
 
 

@@ -547,3 +547,41 @@ def test_the_wnut17_report_reaches_every_error_of_seven_systems(browser, shared_
         assert {tuple(e[:5]) for e in seen} == rows and all(e[5] >= 1 for e in seen)
     finally:
         opened.close()
+
+
+def test_a_round_robin_report_in_chromium(browser, capsys, tmp_path):
+    """agree --documents pairwise: a document's lanes are the annotators who have it, and next
+    reaches every disagreement of every pair on its own documents (the --errors listing)."""
+    names = [p.name for p in ANNOTATORS]
+    ids = sorted(p.stem for p in ANNOTATORS[0].glob("*.ann"))
+    holders = {d: sorted([names[n % 3], names[(n + 1) % 3]]) for n, d in enumerate(ids)}
+    for name, source in zip(names, ANNOTATORS):
+        (tmp_path / name).mkdir()
+        for d in ids:
+            if name in holders[d]:
+                for suffix in (".ann", ".txt"):
+                    shutil.copy(source / (d + suffix), tmp_path / name / (d + suffix))
+    page, listing = tmp_path / "pairwise.html", tmp_path / "pairwise.json"
+    data = run(capsys, "agree", *(tmp_path / n for n in names), "--documents", "pairwise", "--report", page,
+               "--errors", listing, "--output", "json")
+    assert [p["documents"] for p in data["pairs"]] == [4, 3, 3]
+    _, documents = blocks(page)
+    assert not list(Draft202012Validator(schema("report")).iter_errors(documents))
+    for document in documents["documents"]:
+        held = [documents["annotators"][k] for k, spans in enumerate(document["spans"]) if spans is not None]
+        assert held == holders[document["id"]]
+    listed = json.loads(listing.read_text(encoding="utf-8"))["errors"]
+    opened = Opened(browser, page)
+    try:
+        assert opened.clean(), (opened.messages, opened.requests)
+        for document in documents["documents"]:
+            opened.page.select_option("#sa-filter-document", document["id"])
+            lanes = opened.page.eval_on_selector_all("#sa-document .sa-lane", "n => n.map(x => x.dataset.lane)")
+            assert lanes == holders[document["id"]]
+        opened.page.select_option("#sa-filter-document", "")
+        seen = opened.walk()
+        assert len(seen) == len(listed) and all(entry[5] >= 1 for entry in seen)
+        assert sorted(entry[0] for entry in seen) == sorted(item["document"] for item in listed)
+        assert opened.clean(), opened.messages
+    finally:
+        opened.close()

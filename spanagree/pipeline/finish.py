@@ -72,6 +72,51 @@ def common_documents(names: list[str], orders: list[list[str]], *, left_out_of: 
     return documents, left_out
 
 
+def pairwise_documents(names: list[str], orders: list[list[str]], pairs: list[tuple[int, int]], *,
+                       paths: list[str | None] | None = None) -> tuple[list[list[str]], dict[str, list[str]]]:
+    """Each pair's documents (those both its annotators have, in the first's order) and what was
+    left out, for designs where each document is annotated by some of the annotators
+    (``agree --documents pairwise``).
+
+    Documents only one annotator has are left out with a warning (``left_out``'s
+    ``"annotated_by_one"``); when no two annotators share a document, that is bad input.
+
+    Raises
+    ------
+    SpanagreeError
+        No document is annotated by two annotators.
+    """
+    sets = [set(order) for order in orders]
+    shared = [[d for d in orders[i] if d in sets[j]] for i, j in pairs]
+    if not any(shared):
+        read_from = list(dict.fromkeys(path for path in paths or () if path))
+        raise SpanagreeError("no document is annotated by two annotators: "
+                             + "; ".join(f"{name} has {len(own)}" for name, own in zip(names, sets))
+                             + (f" (read from {', '.join(read_from)})" if read_from else ""))
+    held: dict[str, int] = {}
+    for own in sets:
+        for d in own:
+            held[d] = held.get(d, 0) + 1
+    alone = sorted(d for d, n in held.items() if n < 2)
+    left_out: dict[str, list[str]] = {}
+    if alone:
+        warnings.warn(f"{len(alone)} document(s) annotated by only one annotator are left out: " + ", ".join(alone),
+                      SpanagreeWarning, stacklevel=3)
+        left_out["annotated_by_one"] = alone
+    return shared, left_out
+
+
+def in_first_order(documents: list[str], orders: list[list[str]]) -> list[str]:
+    """``documents`` in the first annotator's order, then those it lacks in the second's order, and so on."""
+    wanted = set(documents)
+    result: dict[str, None] = {}
+    for order in orders:
+        for d in order:
+            if d in wanted:
+                result.setdefault(d)
+    return list(result)
+
+
 def announce_texts(texts: TextsTally, documents: list[str]) -> list[str]:
     """Give the texts' warnings (raise their error) as reconciling ``documents`` at once would;
     returns the documents left out because their texts differ, in order."""

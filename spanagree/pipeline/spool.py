@@ -50,6 +50,7 @@ class DocumentSpool:
     def __init__(self, folder: str):
         self.folder = folder
         self.entries: dict[str, tuple[str, int, int, int]] = {}
+        self.more: dict[str, list[tuple[str, int, int, int]]] = {}  # further records of a document (join)
         self.folder_owner: SpoolFolder | None = None  # keeps the temporary folder alive (the result's)
         self._file = None
         self._pid = None
@@ -71,15 +72,34 @@ class DocumentSpool:
     def __iadd__(self, other: "DocumentSpool") -> "DocumentSpool":
         other.flush()
         self.entries.update(other.entries)
+        for doc_id, entries in other.more.items():
+            self.more.setdefault(doc_id, []).extend(entries)
         return self
+
+    def join(self, other: "DocumentSpool") -> None:
+        """Add ``other``'s records, joining a document's records when both spools hold one: records
+        of the same document written by different groups of annotators (``agree --documents
+        pairwise``) become one (spans by annotator united, classified items concatenated,
+        disagreements added)."""
+        other.flush()
+        for doc_id, entry in other.entries.items():
+            mine = self.entries.get(doc_id)
+            if mine is None:
+                self.entries[doc_id] = entry
+            else:
+                self.more.setdefault(doc_id, []).append(entry)
+                self.entries[doc_id] = (*mine[:3], mine[3] + entry[3])
+        for doc_id, entries in other.more.items():
+            self.more.setdefault(doc_id, []).extend(entries)
 
     def __getstate__(self):
         self.flush()
-        return {"folder": self.folder, "entries": self.entries}
+        return {"folder": self.folder, "entries": self.entries, "more": self.more}
 
     def __setstate__(self, state):
         self.folder = state["folder"]
         self.entries = state["entries"]
+        self.more = state.get("more", {})
         self.folder_owner = None
         self._file = None
         self._pid = None
@@ -87,6 +107,7 @@ class DocumentSpool:
     def __deepcopy__(self, memo):
         copy = DocumentSpool(self.folder)
         copy.entries = dict(self.entries)
+        copy.more = {d: list(e) for d, e in self.more.items()}
         copy.folder_owner = self.folder_owner
         return copy
 
@@ -100,15 +121,24 @@ class DocumentSpool:
         if entry is None:
             return None
         self.flush()
-        path, offset, length, _ = entry
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            return json.loads(handle.read(length).decode("utf-8"))
+        record = _read(entry)
+        for more in self.more.get(doc_id, ()):
+            part = _read(more)
+            record["spans"].update(part["spans"])
+            record["items"] += part["items"]
+        return record
 
     def close(self) -> None:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _read(entry: tuple) -> dict:
+    path, offset, length, _ = entry
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        return json.loads(handle.read(length).decode("utf-8"))
 
 
 def span_entry(span) -> tuple:

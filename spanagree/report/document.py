@@ -97,7 +97,7 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False)
     document = {
         **header(result),
         "partial_credit": result.rule.partial_credit,
-        "pairs": [pair_entry(p.first, p.second, p.counts) for p in result.pairs],
+        "pairs": [{**pair_entry(p.first, p.second, p.counts), "documents": len(p.by_document)} for p in result.pairs],
         "mean_f1": mean.mean,
         "sd_f1": mean.sd,
         "pairs_with_undefined_f1": mean.skipped,
@@ -109,7 +109,10 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False)
         "notes": result.notes,
     }
     if by_document:
-        entry = lambda d: pairs_summary(result.pairs, result.document_pairs(d))  # noqa: E731
+        def entry(d):
+            on = result.pairs_on(d)
+            return pairs_summary([p for p, _ in on], [c for _, c in on])
+
         document["by_document"] = LazyMap(result.documents, entry) if lazy else {d: entry(d) for d in result.documents}
     document.update(result.extras)
     return document

@@ -253,7 +253,8 @@ class Page:
             return
         k = len(self.annotators)
         for doc_id in self.shown:
-            record = {"id": doc_id, "text": None, "spans": [[] for _ in range(k)], "items": [],
+            # null: the annotator does not have the document (agree --documents pairwise)
+            record = {"id": doc_id, "text": None, "spans": [None] * k, "items": [],
                       "disagreements": self.weights[doc_id]}
             for spool in self.spools:
                 part = spool.record(doc_id)

@@ -75,7 +75,7 @@ def label_rows(result) -> list[dict]:
 def document_rows(result) -> list[dict]:
     """One row per (document, pair)."""
     return [{"document": d, "first": pair.first, "second": pair.second, **counts_dict(counts)}
-            for d in result.documents for pair, counts in zip(result.pairs, result.document_pairs(d))]
+            for d in result.documents for pair, counts in result.pairs_on(d)]
 
 
 def extras_columns(extras: dict, n: int) -> list[dict]:
@@ -97,7 +97,10 @@ def agreement_csv(result, *, by: str | None = None) -> str:
     if by == "document":
         return csv_text(document_rows(result))
     rows = pair_rows(result)
-    return csv_text([{**row, **extra} for row, extra in zip(rows, extras_columns(result.extras, len(rows)))])
+    rows = [{**row, **extra} for row, extra in zip(rows, extras_columns(result.extras, len(rows)))]
+    if result.options.get("documents") == "pairwise":  # each pair on its own documents: how many (last column)
+        rows = [{**row, "documents": len(p.by_document)} for row, p in zip(rows, result.pairs)]
+    return csv_text(rows)
 
 
 COUNT_COLUMNS = ["a", "b", "c", "precision", "recall", "f1", "jaccard"]

@@ -62,7 +62,11 @@ def agreement_table(result, *, by: str | None = None) -> str:
             f"{plural(data['documents'], 'document')}, {rule_text(result.rule)}")
     parts = [head, ""]
     rows = [counts_row(" × ".join(p["annotators"]), p) for p in data["pairs"]]
-    parts.append(table(["pair"] + COUNT_HEADER, rows))
+    if result.options.get("documents") == "pairwise":  # each pair on its own documents: say how many
+        parts.append(table(["pair"] + COUNT_HEADER + ["documents"],
+                           [row + [str(p["documents"])] for row, p in zip(rows, data["pairs"])]))
+    else:
+        parts.append(table(["pair"] + COUNT_HEADER, rows))
     parts.append("")
     pooled = data["pooled"]
     parts.append("mean pairwise F1  " + mean_text(data["mean_f1"], data["sd_f1"], len(data["pairs"]),

@@ -499,6 +499,9 @@
       var comp = DOCS.comparisons[+state.comparison];
       members = [comp.first, comp.second];
     }
+    // a design where each document is annotated by some of the annotators (agree --documents pairwise,
+    // merge --documents present): only the lanes of those who have it
+    members = members.filter(function (a) { return d.spans[a] != null; });
     if (COMMAND === "merge") {
       var clusterOf = {};
       d.clusters.forEach(function (c, n) { c.members.forEach(function (m) { clusterOf[m[0] + ":" + m[1]] = n; }); });
@@ -611,7 +614,7 @@
   function documentView() {
     var s = section(COMMAND === "merge" ? "Clusters in context" : "Disagreements in context", "sa-view");
     var labels = {};
-    DOCS.documents.forEach(function (d) { d.spans.forEach(function (spans) { spans.forEach(function (sp) { labels[sp[1]] = true; }); }); });
+    DOCS.documents.forEach(function (d) { d.spans.forEach(function (spans) { (spans || []).forEach(function (sp) { labels[sp[1]] = true; }); }); });
     function select(id, options, onchange) {
       var node = el("select", { id: id, onchange: onchange }, options.map(function (o) { return el("option", { value: o[0] }, o[1]); }));
       return node;
