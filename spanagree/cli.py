@@ -285,12 +285,26 @@ def command_score(args) -> str:
     return render_scores(results, args.output, by=args.by)
 
 
+def min_votes_arg(value: str) -> int | None:
+    """``--min-votes``: a whole number, or ``majority`` (the default: ``None``)."""
+    if value == "majority":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number or majority, not {value!r}") from None
+
+
 def add_vote_options(parser: argparse.ArgumentParser) -> None:
-    from .voting import VOTE_RULES
+    from .voting import MERGE_DESIGNS, VOTE_RULES
 
     group = parser.add_argument_group("voting")
-    group.add_argument("--min-votes", type=int, metavar="K",
-                       help="annotators needed to keep a span or cluster (default: more than half)")
+    group.add_argument("--min-votes", type=min_votes_arg, metavar="K|majority",
+                       help="annotators needed to keep a span or cluster (default: majority, more than half of "
+                            "them; with --documents present, of those who have the document)")
+    group.add_argument("--documents", choices=list(MERGE_DESIGNS), default="common",
+                       help="common (default): merge the documents every annotator has; present: vote on each "
+                            "document among the annotators who have it (round-robin designs)")
     group.add_argument("--match", choices=list(VOTE_RULES), default="exact",
                        help="exact: identical spans vote together; overlap: clusters of the pairwise "
                        "one-to-one overlap alignments (default: exact)")
@@ -346,7 +360,7 @@ def command_merge(args) -> str:
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
                   label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
                   format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
-                  context=args.context)
+                  context=args.context, documents=args.documents)
     result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
                  force=args.force, **format_options(args))
     if args.plots:

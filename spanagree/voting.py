@@ -91,7 +91,8 @@ from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, expand_inputs, run
 from .pipeline.compare import parse_label_list, parse_label_map
 from .pipeline.labels import label_warnings, selected
-from .pipeline.finish import announce_texts, check_jobs, common_documents, input_path, unique_names
+from .pipeline.finish import (announce_texts, check_jobs, common_documents, input_path, present_documents,
+                              unique_names)
 from .span import CONTEXT, Document, Span, SpanSet
 
 #: Boundary rules of the vote (a subset of the matching rules): the CLI's choices and the docs'.
@@ -119,6 +120,9 @@ SETTLED_KINDS = {
 }
 
 NOTE = "#:AnnotatorNotes"
+
+#: ``merge``'s document designs (``--documents``): which documents are merged, among whom.
+MERGE_DESIGNS = ("common", "present")
 
 
 @dataclass(frozen=True)
@@ -175,6 +179,12 @@ class Vote:
     notes: list[str] = field(default_factory=list)
     #: Characters of text before and after each listed cluster (``context_before``, ``context_after``).
     context: int = CONTEXT
+    #: ``merge --documents present``: the annotators who have each document (``None``: every
+    #: annotator has every merged document).
+    present: dict[str, tuple[int, ...]] | None = None
+    #: ``merge --documents present`` without ``--min-votes``: each document's K is a strict
+    #: majority of the annotators who have it (``min_votes`` is then ``None``).
+    majority_present: bool = False
 
     #: Why a cluster is listed for adjudication (:data:`KINDS`), for the reports.
     kinds = tuple(KINDS)
@@ -200,6 +210,18 @@ class Vote:
                 gold.documents[cluster.doc].spans.append(cluster.span)
         return gold
 
+    def annotators_on(self, doc_id: str) -> int:
+        """How many annotators have ``doc_id`` (every annotator, unless ``--documents present``)."""
+        return len(self.annotators) if self.present is None else len(self.present[doc_id])
+
+    def has(self, k: int, doc_id: str) -> bool:
+        """Whether annotator ``k`` has ``doc_id`` (every annotator does, unless ``--documents present``)."""
+        return self.present is None or k in self.present[doc_id]
+
+    def min_votes_on(self, doc_id: str) -> int:
+        """K for ``doc_id``: ``min_votes``, or a strict majority of those who have it (``--documents present``)."""
+        return self.annotators_on(doc_id) // 2 + 1 if self.majority_present else self.min_votes
+
     def adjudication(self) -> list[Cluster]:
         """The clusters a person should settle (every cluster with a kind), in document order."""
         return [c for c in self.clusters if c.kinds]
@@ -207,8 +229,7 @@ class Vote:
     def disagreements(self) -> list[Cluster]:
         """Every cluster that is not unanimous (:meth:`Cluster.unanimous`), in document order:
         those to adjudicate and those the vote settled (``--adjudicate-all``)."""
-        k = len(self.annotators)
-        return [c for c in self.clusters if not c.unanimous(k)]
+        return [c for c in self.clusters if not c.unanimous(self.annotators_on(c.doc))]
 
     def adjudication_rows(self, *, every: bool = False) -> list[dict]:
         """One entry per listed cluster: document, proposed span, kinds, votes, K, every version,
@@ -245,14 +266,14 @@ class Vote:
     def counts(self) -> dict:
         """Clusters, kept clusters (= gold spans), clusters of each kind, clusters listed
         (``to_adjudicate``) and clusters that are not unanimous (``not_unanimous``)."""
-        return tally(self.clusters, len(self.annotators))
+        return tally(self.clusters, self.annotators_on)
 
     def counts_by_document(self) -> dict[str, dict]:
         """:meth:`counts` for every merged document, in order."""
         by_document: dict[str, list[Cluster]] = {d: [] for d in self.documents}
         for cluster in self.clusters:
             by_document[cluster.doc].append(cluster)
-        return {d: tally(clusters, len(self.annotators)) for d, clusters in by_document.items()}
+        return {d: tally(clusters, self.annotators_on) for d, clusters in by_document.items()}
 
     def to_dict(self) -> dict:
         """The ``--output json`` summary (the ``merge`` schema)."""
@@ -299,12 +320,13 @@ class Vote:
         write_atomically(dest, produce, force=force, what="gold output")
 
 
-def tally(clusters: list[Cluster], annotators: int) -> dict:
+def tally(clusters: list[Cluster], annotators_on) -> dict:
+    """The counts of :meth:`Vote.counts`; ``annotators_on(document)``: how many annotators have it."""
     result = {"clusters": len(clusters), "kept": sum(c.kept for c in clusters)}
     for kind in KINDS:
         result[kind] = sum(kind in c.kinds for c in clusters)
     result["to_adjudicate"] = sum(bool(c.kinds) for c in clusters)
-    result["not_unanimous"] = sum(not c.unanimous(annotators) for c in clusters)
+    result["not_unanimous"] = sum(not c.unanimous(annotators_on(c.doc)) for c in clusters)
     return result
 
 
@@ -330,8 +352,9 @@ def check_outputs(dest: str | os.PathLike, adjudicate: str | os.PathLike | None 
 
 
 def resolve_min_votes(min_votes, annotators: int) -> int:
-    """K: a strict majority by default; an integer in [1, annotators] otherwise (else UsageError)."""
-    if min_votes is None:
+    """K: a strict majority by default (``None`` or ``"majority"``); an integer in [1, annotators]
+    otherwise (else UsageError)."""
+    if min_votes is None or min_votes == "majority":
         return annotators // 2 + 1
     if isinstance(min_votes, bool) or not isinstance(min_votes, int):
         raise UsageError(f"{{option}} must be a whole number, got {min_votes!r}", option="min_votes")
@@ -344,16 +367,17 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
 def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
          only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1, format: str | None = None,
          format_options: dict | None = None, options: dict | None = None, annotators=None,
-         context: int = CONTEXT) -> Vote:
+         context: int = CONTEXT, documents: str = "common") -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
     ----------
     inputs : list of SpanSet, DocumentStream or path
         Two or more annotators (paths are read and voted on document by document).
-    min_votes : int, optional
-        K, the annotators needed to keep a cluster: 1 ≤ K ≤ k; default a strict majority
-        (``k // 2 + 1``).
+    min_votes : int or "majority", optional
+        K, the annotators needed to keep a cluster: 1 ≤ K ≤ k; default (``None`` or
+        ``"majority"``) a strict majority (``k // 2 + 1``; with ``documents="present"``, of the
+        annotators who have the document).
     match : {"exact", "overlap"}
         How spans are grouped into clusters (see the module documentation).
     labels : {"strict", "ignore"}
@@ -364,6 +388,12 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         Merge copies of a document that differ only in whitespace (the first annotator's text is kept).
     jobs : int
         Vote on documents in this many processes (the result is identical).
+    documents : {"common", "present"}
+        ``"common"``: merge the documents every annotator has (the others are left out with a
+        warning). ``"present"``: designs where each document is annotated by some of the
+        annotators (round-robin): each document held by two or more annotators is voted on
+        among those who have it — ``min_votes`` a count of them, or by default a strict
+        majority of them; documents only one annotator has are left out.
     format, format_options, options, annotators
         As in :func:`spanagree.agree` (a path holding several annotators counts as each of them).
     context : int
@@ -425,17 +455,26 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     from .scoring import check_context
 
     check_context(context)
-    k = resolve_min_votes(min_votes, len(inputs))
+    if documents not in MERGE_DESIGNS:
+        raise UsageError(f"unknown document design {documents!r}; choose one of: {', '.join(MERGE_DESIGNS)}")
+    present = documents == "present"
+    majority = min_votes is None or min_votes == "majority"
+    k = resolve_min_votes(None if majority else min_votes, len(inputs))
     rule = MatchRule(match, labels)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     names = unique_names(inputs)
-    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))))], VoteComparison(rule, k, names),
+    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
+                      VoteComparison(rule, k, names, present=present, majority=majority),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, jobs=jobs, count_labels=rule.strict_labels)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
-    documents, left_out = common_documents(names, accumulator.orders, left_out_of=" of the merge",
-                                           paths=[input_path(item) for item in inputs])
+    design = documents
+    paths = [input_path(item) for item in inputs]
+    if present:
+        documents, left_out = present_documents(names, accumulator.orders, paths=paths)
+    else:
+        documents, left_out = common_documents(names, accumulator.orders, left_out_of=" of the merge", paths=paths)
     (group,) = accumulator.groups
     texts_differ = announce_texts(group.texts, documents)
     if texts_differ:
@@ -457,9 +496,18 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
                             label_map=label_map, only=only)
     # The values as understood first, then the rest of the caller's record of the run (the CLI's
     # arguments); the values as understood win.
-    understood = {"min_votes": min_votes, "match": match, "labels": labels, "only": sorted(only) if only else None,
-                  "map": label_map or None, "align_whitespace": align_whitespace}
+    understood = {"min_votes": None if majority else min_votes, "match": match, "labels": labels,
+                  "only": sorted(only) if only else None, "map": label_map or None,
+                  "align_whitespace": align_whitespace, "documents": design}
     opts = {**understood, **(options or {}), **understood}
+    if present:
+        held = {d: tally.present[d] for d in documents}
+        short = [d for d in documents if not majority and len(held[d]) < k]
+        if short:
+            warnings.warn(f"{len(short)} document(s) have fewer annotators than --min-votes {k}: nothing can be "
+                          "kept there: " + ", ".join(short), SpanagreeWarning, stacklevel=2)
+        return Vote(names, documents, {d: tally.texts[d] for d in documents}, rule, None if majority else k,
+                    clusters, opts, left_out, notes, context, present=held, majority_present=majority)
     return Vote(names, documents, {d: tally.texts[d] for d in documents}, rule, k, clusters, opts, left_out, notes,
                 context)
 
@@ -472,10 +520,12 @@ class VoteTally:
         self.clusters: dict[str, list[Cluster]] = {}
         self.texts: dict[str, str | None] = {}
         self.duplicates = [0] * annotators
+        self.present: dict[str, tuple[int, ...]] = {}  # --documents present: who has each document
 
     def __iadd__(self, other: "VoteTally") -> "VoteTally":
         self.clusters.update(other.clusters)
         self.texts.update(other.texts)
+        self.present.update(other.present)
         self.duplicates = [a + b for a, b in zip(self.duplicates, other.duplicates)]
         return self
 
@@ -483,10 +533,13 @@ class VoteTally:
 class VoteComparison:
     """``merge``'s comparison: every document's copies clustered and voted on."""
 
-    def __init__(self, rule: MatchRule, min_votes: int, names: list[str]):
+    def __init__(self, rule: MatchRule, min_votes: int, names: list[str], *, present: bool = False,
+                 majority: bool = False):
         self.rule = rule
         self.min_votes = min_votes
         self.names = names
+        self.present = present    # --documents present: vote among the annotators who have the document
+        self.majority = majority  # ... each document's K a strict majority of them
 
     def tally(self) -> VoteTally:
         return VoteTally(len(self.names))
@@ -496,7 +549,15 @@ class VoteComparison:
         tally.texts.update(texts)
         tally.duplicates = [a + b for a, b in zip(tally.duplicates, duplicates)]
         for ballot in ballots:
-            tally.clusters[ballot[0]] = vote_document(ballot, self.rule, self.min_votes, self.names)
+            doc_id, k = ballot[0], self.min_votes
+            voters = len(self.names)
+            if self.present:
+                holders = tuple(k for k, s in enumerate(spansets) if doc_id in s.documents)
+                tally.present[doc_id] = holders
+                voters = len(holders)
+                if self.majority:
+                    k = voters // 2 + 1
+            tally.clusters[doc_id] = vote_document(ballot, self.rule, k, self.names, voters)
 
 
 def merge(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
@@ -531,10 +592,13 @@ def ballots_of(spansets: list[SpanSet], documents: list[str]) -> tuple[list[Ball
     ballots, texts = [], {}
     duplicates = [0] * len(spansets)
     for doc_id in documents:
-        copies = [s.documents[doc_id] for s in spansets]
-        texts[doc_id] = next((d.text for d in copies if d.text is not None), None)
+        copies = [s.documents.get(doc_id) for s in spansets]  # None: absent (merge --documents present)
+        texts[doc_id] = next((d.text for d in copies if d is not None and d.text is not None), None)
         versions = []
         for k, document in enumerate(copies):
+            if document is None:
+                versions.append([])
+                continue
             distinct = list({(s.fragments, s.label): s for s in reversed(document.spans)}.values())
             distinct.reverse()
             duplicates[k] += len(document.spans) - len(distinct)
@@ -690,7 +754,8 @@ def verdicts_of(versions: list[list[Span]], rule: MatchRule, min_votes: int) -> 
     return verdicts
 
 
-def clusters_from(ballot: Ballot, verdicts: list[Verdict], min_votes: int, names: list[str]) -> list[Cluster]:
+def clusters_from(ballot: Ballot, verdicts: list[Verdict], min_votes: int, names: list[str],
+                  voters_on: int | None = None) -> list[Cluster]:
     """The clusters of one document from its verdicts, in the canonical order of their proposed spans
     (unique within a document: all spans with the chosen fragments are in the cluster that chose them)."""
     doc_id, versions = ballot
@@ -700,7 +765,7 @@ def clusters_from(ballot: Ballot, verdicts: list[Verdict], min_votes: int, names
         members = tuple(sorted((nodes[n] for n in group), key=lambda m: (m[0], m[1].sort_key())))
         voters = {k for k, _ in members}
         who = ", ".join(sorted(names[k] for k in voters))
-        note = ((NOTE, f"{len(voters)}/{len(names)} votes: {who}"),)
+        note = ((NOTE, f"{len(voters)}/{voters_on or len(names)} votes: {who}"),)
         span = Span.trusted(doc_id, fragments, label, None, note)
         clusters.append(Cluster(doc_id, members, span, len(voters), boundary_votes, label_votes,
                                 len(voters) >= min_votes, kinds))
@@ -708,6 +773,8 @@ def clusters_from(ballot: Ballot, verdicts: list[Verdict], min_votes: int, names
     return clusters
 
 
-def vote_document(ballot: Ballot, rule: MatchRule, min_votes: int, names: list[str]) -> list[Cluster]:
-    """Every cluster of one document, decided, in the canonical order of their proposed spans."""
-    return clusters_from(ballot, verdicts_of(ballot[1], rule, min_votes), min_votes, names)
+def vote_document(ballot: Ballot, rule: MatchRule, min_votes: int, names: list[str],
+                  voters_on: int | None = None) -> list[Cluster]:
+    """Every cluster of one document, decided, in the canonical order of their proposed spans
+    (``voters_on``: the annotators who have the document, when not all of ``names`` do)."""
+    return clusters_from(ballot, verdicts_of(ballot[1], rule, min_votes), min_votes, names, voters_on)

@@ -197,3 +197,84 @@ def test_errors_and_report_under_pairwise(tmp_path, capsys):
     assert sorted(record["spans"]) == ["0", "2"]                 # A and C hold d2
     assert sorted({item[0] for item in record["items"]}) == [1]  # pair (A, C) is pair 1
     assert result.spool.disagreements("d2") == 1
+
+
+# -- merge --documents present ---------------------------------------------------------------------------
+
+def test_merge_votes_among_the_annotators_who_have_the_document_by_hand():
+    from spanagree import vote
+
+    result = vote(design(), documents="present")
+    # every document has 2 of the 3 annotators: a majority of them is 2 -> the spans both marked
+    kept = sorted((s.doc, s.fragments, s.label) for s in result.gold)
+    assert kept == [("d1", ((0, 3),), "PER"), ("d2", ((0, 2),), "PER"), ("d3", ((0, 2),), "PER")]
+    assert result.min_votes is None and result.present == {"d1": (0, 1), "d2": (0, 2), "d3": (1, 2)}
+    dropped = [(c.doc, c.span.fragments, c.votes, c.kinds) for c in result.adjudication()]
+    assert dropped == [("d1", ((8, 10),), 1, ("dropped",)), ("d2", ((7, 9),), 1, ("dropped",)),
+                       ("d3", ((6, 10),), 1, ("dropped",))]
+    # "1/2 votes": the annotators who have the document, not all three
+    assert [dict(c.span.attributes)["#:AnnotatorNotes"] for c in result.clusters if c.doc == "d1"] == [
+        "2/2 votes: A, B", "1/2 votes: A"]
+    entry = result.adjudication_rows()[0]
+    assert entry["min_votes"] == 2 and sorted(entry["versions"]) == ["A", "B"]   # C does not have d1
+    # a cluster both holders marked is unanimous among them
+    assert result.counts()["not_unanimous"] == 3
+
+
+def test_merge_min_votes_counts_and_the_default_design_refuses():
+    from spanagree import vote
+
+    one = vote(design(), 1, documents="present")
+    assert len(one.gold) == 6          # every span has one vote
+    with pytest.warns(SpanagreeWarning, match=r"3 document\(s\) have fewer annotators than --min-votes 3"):
+        three = vote(design(), 3, documents="present")
+    assert not len(three.gold)
+    with pytest.raises(SpanagreeError, match="no document is annotated by every annotator"):
+        vote(design())
+
+
+def test_merge_present_in_a_round_robin_equals_each_document_voted_alone():
+    """Each document's clusters are those of a merge of only the annotators who have it."""
+    from spanagree import vote
+
+    sets = round_robin(4, 25, 3, seed=11)
+    result = vote(sets, documents="present", match="overlap")
+    for doc_id in result.documents:
+        holders = [s for s in sets if doc_id in s.documents]
+        alone = vote([SpanSet(s.name, {doc_id: s.documents[doc_id]}) for s in holders], match="overlap")
+        mine = [(c.span.fragments, c.span.label, c.votes, c.kept, c.kinds) for c in result.clusters if c.doc == doc_id]
+        theirs = [(c.span.fragments, c.span.label, c.votes, c.kept, c.kinds) for c in alone.clusters]
+        assert mine == theirs
+
+
+def test_merge_present_jobs_and_streams_give_identical_results(monkeypatch):
+    from spanagree import vote
+
+    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+    sets = round_robin(3, 40, 2, seed=2)
+    one = vote(sets, documents="present")
+    two = vote(sets, documents="present", jobs=2)
+    streams = [DocumentStream(s.name, "", iter(reversed(list(s.documents.values())))) for s in sets]
+    backwards = vote(streams, documents="present")
+    assert one.to_dict() == two.to_dict()
+    assert [(c.doc, c.span, c.kept) for c in one.clusters] == [(c.doc, c.span, c.kept) for c in two.clusters]
+    assert sorted((s.doc, s.fragments, s.label) for s in backwards.gold) == \
+        sorted((s.doc, s.fragments, s.label) for s in one.gold)
+
+
+def test_merge_present_on_the_command_line(tmp_path, capsys, shared_corpora):
+    import jsonschema
+
+    project = shared_corpora / "bratiaa-example" / "example-project"
+    names, kept = keep_round_robin(project, tmp_path, per_document=3)
+    gold, listing = tmp_path / "gold", tmp_path / "adjudicate.json"
+    assert main(["merge", *(str(tmp_path / n) for n in names), "--documents", "present", "--to", "brat",
+                 "--out", str(gold), "--adjudicate", str(listing), "--output", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    jsonschema.Draft202012Validator(schema("merge")).validate(data)
+    adjudication = json.loads(listing.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema("adjudication")).validate(adjudication)
+    assert data["documents"] == 7 and data["min_votes"] is None and data["options"]["documents"] == "present"
+    for cluster in adjudication["clusters"]:
+        assert sorted(cluster["versions"]) == sorted(kept[cluster["document"]]) and cluster["min_votes"] == 2
+    assert sorted(p.stem for p in gold.glob("*.ann")) == sorted(kept)

@@ -585,3 +585,18 @@ def test_a_round_robin_report_in_chromium(browser, capsys, tmp_path):
         assert opened.clean(), opened.messages
     finally:
         opened.close()
+    # merge --documents present: each document's lanes are its annotators' and the merged one
+    merged, gold = tmp_path / "merge.html", tmp_path / "gold"
+    run(capsys, "merge", *(tmp_path / n for n in names), "--documents", "present", "--to", "brat", "--out", gold,
+        "--report", merged, "--output", "json")
+    _, documents = blocks(merged)
+    assert not list(Draft202012Validator(schema("report")).iter_errors(documents))
+    opened = Opened(browser, merged)
+    try:
+        assert opened.clean(), (opened.messages, opened.requests)
+        for document in documents["documents"]:
+            opened.page.select_option("#sa-filter-document", document["id"])
+            lanes = opened.page.eval_on_selector_all("#sa-document .sa-lane", "n => n.map(x => x.dataset.lane)")
+            assert lanes == [*holders[document["id"]], "merged (proposed spans)"]
+    finally:
+        opened.close()

@@ -106,6 +106,22 @@ def pairwise_documents(names: list[str], orders: list[list[str]], pairs: list[tu
     return shared, left_out
 
 
+def present_documents(names: list[str], orders: list[list[str]], *, paths: list[str | None] | None = None
+                      ) -> tuple[list[str], dict[str, list[str]]]:
+    """The documents two or more annotators have (in the first annotator's order, then the
+    second's for those it lacks, ...) and what was left out, for merging designs where each
+    document is annotated by some of the annotators (``merge --documents present``).
+
+    Raises
+    ------
+    SpanagreeError
+        No document is annotated by two annotators.
+    """
+    pairs = [(i, j) for i in range(len(orders)) for j in range(i + 1, len(orders))]
+    shared, left_out = pairwise_documents(names, orders, pairs, paths=paths)
+    return in_first_order([d for on in shared for d in on], orders), left_out
+
+
 def in_first_order(documents: list[str], orders: list[list[str]]) -> list[str]:
     """``documents`` in the first annotator's order, then those it lacks in the second's order, and so on."""
     wanted = set(documents)

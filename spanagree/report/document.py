@@ -204,15 +204,15 @@ def cluster_entry(result, cluster) -> dict:
         "fragments": [list(f) for f in span.fragments],
         "text": span_text(span, text),
         "label": span.label,
-        "kind": [*cluster.kinds, *cluster.settled_kinds(len(result.annotators))],
+        "kind": [*cluster.kinds, *cluster.settled_kinds(result.annotators_on(cluster.doc))],
         "kept": cluster.kept,
         "votes": cluster.votes,
         "boundary_votes": cluster.boundary_votes,
         "label_votes": cluster.label_votes,
-        "min_votes": result.min_votes,
+        "min_votes": result.min_votes_on(cluster.doc),
         "versions": {name: [{"fragments": [list(f) for f in s.fragments], "label": s.label,
                              "text": span_text(s, text)} for s in cluster.versions(k)]
-                     for k, name in enumerate(result.annotators)},
+                     for k, name in enumerate(result.annotators) if result.has(k, cluster.doc)},
         "context_before": before,
         "context_after": after,
     }

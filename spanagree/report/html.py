@@ -271,7 +271,7 @@ class Page:
         from ..pipeline.spool import span_entry
 
         vote = self.results[0]
-        spans = [[] for _ in self.annotators]
+        spans = [[] if vote.has(k, doc_id) else None for k in range(len(self.annotators))]  # None: absent
         index: dict[tuple[int, int], int] = {}
         clusters = []
         for cluster in self.clusters[doc_id]:

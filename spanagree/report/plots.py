@@ -222,14 +222,17 @@ def votes_figure(document: dict, kinds: list[str]):
     in a group with the id ``votes-<votes>`` or ``kind-<key>``."""
     figure = new_figure(8.0, 3.4)
     votes_axes, kinds_axes = figure.subplots(1, 2)
-    k = document["min_votes"]
+    k = document["min_votes"]  # null: merge --documents present, K a majority of each document's annotators
     histogram = {int(v): n for v, n in document["votes"].items()}
     for v, n in histogram.items():
-        votes_axes.bar(v, n, color="tab:green" if v >= k else "tab:grey")
+        votes_axes.bar(v, n, color="tab:green" if k is not None and v >= k else "tab:grey")
         votes_axes.text(v, n, str(n), ha="center", va="bottom", fontsize=7, gid=f"votes-{v}")
-    votes_axes.axvline(k - 0.5, color="black", linestyle="--", linewidth=0.8)
     votes_axes.set_xticks(range(1, len(document["annotators"]) + 1))
-    votes_axes.set_xlabel(f"votes (K = {k}: kept from the dashed line on)")
+    if k is not None:
+        votes_axes.axvline(k - 0.5, color="black", linestyle="--", linewidth=0.8)
+        votes_axes.set_xlabel(f"votes (K = {k}: kept from the dashed line on)")
+    else:
+        votes_axes.set_xlabel("votes (K: a majority of the annotators who have the document)")
     votes_axes.set_ylabel("clusters")
     votes_axes.set_title("clusters by votes")
     keys = [*kinds, "to_adjudicate", "not_unanimous"]

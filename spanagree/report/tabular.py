@@ -223,7 +223,8 @@ def adjudication_rows(result, *, every: bool = False) -> list[dict]:
     for row in result.adjudication_rows(every=every):
         versions = {(name if name not in ADJUDICATION_COLUMNS else f"annotator {name}"):
                     " | ".join(f'{v["label"]} {fragments_text(v["fragments"])} "{v["text"]}"'
-                               for v in row["versions"][name])
+                               for v in row["versions"][name]) if name in row["versions"]
+                    else "(does not have the document)"  # merge --documents present
                     for name in result.annotators}
         rows.append({**{c: row[c] for c in ADJUDICATION_COLUMNS}, "fragments": fragments_text(row["fragments"]),
                      "kind": "; ".join(row["kind"]), **versions,

@@ -230,7 +230,9 @@ def vote_table(result) -> str:
     rows.append(["total"] + [str(total[k]) for k in keys])
     head = (f"spanagree merge: {len(result.annotators)} annotators ({', '.join(result.annotators)}), "
             f"{len(result.documents)} documents, match {result.rule.boundary}, labels {result.rule.labels}, "
-            f"min votes {result.min_votes} of {len(result.annotators)}")
+            + (f"min votes {result.min_votes} of {len(result.annotators)}" if result.present is None else
+               f"min votes {result.min_votes if result.min_votes is not None else 'a majority'} of the annotators "
+               "who have each document"))
     parts = [head, "", table(header, rows), "",
              f"{total['kept']} spans kept; {total['to_adjudicate']} clusters to adjudicate"]
     for note in result.notes:

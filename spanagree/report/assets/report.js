@@ -101,8 +101,9 @@
     } else {
       var keys = ["clusters", "kept", "dropped", "boundary_tie", "label_tie", "label_split", "several_spans", "to_adjudicate", "spans"];
       s.appendChild(table(keys, [keys.map(function (k) { return DATA[k]; })], { textColumns: 0, id: "sa-pairs" }));
-      s.appendChild(el("p", null, DATA.documents, " documents merged, K = ", DATA.min_votes, " of ", NAMES.length,
-        " annotators; votes per cluster: ", Object.keys(DATA.votes).map(function (v) { return v + ": " + DATA.votes[v]; }).join(", ")));
+      s.appendChild(el("p", null, DATA.documents, " documents merged, K = ",
+        DATA.min_votes === null ? "a majority of the annotators who have each document" : DATA.min_votes + " of " + NAMES.length + " annotators",
+        "; votes per cluster: ", Object.keys(DATA.votes).map(function (v) { return v + ": " + DATA.votes[v]; }).join(", ")));
     }
     (DATA.notes || []).forEach(function (n) { s.appendChild(el("p", { "class": "sa-muted" }, n)); });
     return s;
@@ -549,7 +550,9 @@
       info.setAttribute("data-doc", d.id);
       info.setAttribute("data-cluster", entry.cluster);
       info.setAttribute("data-kind", c.kinds.join(" "));
-      info.appendChild(el("b", null, (c.kept ? "kept" : "dropped") + ", " + c.votes + " of " + NAMES.length + " vote(s) (K = " + DOCS.min_votes + ")"));
+      var holders = d.spans.filter(function (x) { return x != null; }).length;
+      var k = DOCS.min_votes === null ? Math.floor(holders / 2) + 1 : DOCS.min_votes;
+      info.appendChild(el("b", null, (c.kept ? "kept" : "dropped") + ", " + c.votes + " of " + holders + " vote(s) (K = " + k + ")"));
       info.appendChild(document.createTextNode(": proposed [" + c.span[1] + "] “" + spanText(d, c.span) + "”" +
         (c.kinds.length ? " — to adjudicate: " + c.kinds.join(", ") : " — unanimous enough, no decision needed")));
     } else {
