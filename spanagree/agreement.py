@@ -32,7 +32,7 @@ from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compa
                                parse_label_map, sorted_labels, warn_duplicates)
 from .pipeline.labels import label_warnings
 from .pipeline.finish import (announce_texts, check_jobs, common_documents, in_first_order, input_path,
-                              pairwise_documents, reconciled_quietly,
+                              pairwise_documents, reconciled_present, reconciled_quietly,
                               unique_names)
 from .formats import DocumentStream
 from .scoring import ErrorItem, check_context, disagreements_of
@@ -407,10 +407,15 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if chance:
         from .measures.tokens import token_agreement, tokenizer_for
 
-        reconciled = reconciled_quietly(inputs, documents, label_map, only, align_whitespace)
+        if pairwise:  # an annotator who did not see a document is missing there, not "O"
+            spansets = reconciled_present(inputs, documents, label_map, only, align_whitespace)
+            present = [set(s.documents) for s in spansets]
+        else:
+            spansets = reconciled_quietly(inputs, documents, label_map, only, align_whitespace).spansets
+            present = None
         result.extras["chance"] = token_agreement(
-            reconciled.spansets, reconciled.documents, tokens=tokenizer_for(inputs), lang=lang,
-            spacy_model=spacy_model, labels=labels, names=names).to_dict()
+            spansets, documents, tokens=tokenizer_for(inputs), lang=lang, spacy_model=spacy_model, labels=labels,
+            names=names, present=present).to_dict()
     if bootstrap:
         from .measures.bootstrap import bootstrap_intervals
 

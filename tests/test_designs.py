@@ -278,3 +278,33 @@ def test_merge_present_on_the_command_line(tmp_path, capsys, shared_corpora):
     for cluster in adjudication["clusters"]:
         assert sorted(cluster["versions"]) == sorted(kept[cluster["document"]]) and cluster["min_votes"] == 2
     assert sorted(p.stem for p in gold.glob("*.ann")) == sorted(kept)
+
+
+def test_the_token_level_treats_an_annotator_who_did_not_see_a_document_as_missing():
+    """--chance under --documents pairwise: each pair's token table is the pair's alone; Krippendorff's
+    alpha takes the unseen documents' tokens as missing ratings (the krippendorff package with NaN
+    for them gives the same); Fleiss' kappa, which needs every rater on every item, is null."""
+    import krippendorff
+    import numpy as np
+
+    from spanagree import read
+    from spanagree.measures.tokens import token_agreement
+
+    full = [read(f"corpora/demo/brat/ann{k}") for k in (1, 2, 3)]
+    ids = list(full[0].documents)
+    sets = [SpanSet(s.name, {d: s.documents[d] for n, d in enumerate(ids) if n % 3 != k}) for k, s in enumerate(full)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        chance = agree(sets, documents="pairwise", chance=True).extras["chance"]
+        alone = [agree([sets[i], sets[j]], chance=True).extras["chance"]["pairs"][0] for i, j in ((0, 1), (0, 2), (1, 2))]
+        tokens = token_agreement(sets, ids, present=[set(s.documents) for s in sets])
+    assert [(p["tokens"], p["a"], p["b"], p["c"], p["d"], p["table"]) for p in chance["pairs"]] == \
+        [(p["tokens"], p["a"], p["b"], p["c"], p["d"], p["table"]) for p in alone]
+    assert chance["fleiss_kappa"] is None
+    frame = tokens.token_frame()
+    codes = {label: k for k, label in enumerate(tokens.categories)}
+    data = np.array([[codes[x] if isinstance(x, str) else np.nan for x in frame[s.name]] for s in sets], dtype=float)
+    assert np.isnan(data).sum() == sum(len(frame[frame.document == d]) for n, d in enumerate(ids))  # one absent per doc
+    expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    assert chance["krippendorff_alpha"] == pytest.approx(expected, abs=1e-12)
+    assert chance["krippendorff_alpha"] == pytest.approx(0.8683, abs=5e-5)

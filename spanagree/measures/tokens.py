@@ -60,6 +60,9 @@ from ..span import Document, Span, SpanSet
 
 TOKENIZERS = ("conll", "spacy")
 MARKED = "marked"
+#: The code of a token an annotator did not see (its document is not among the annotator's:
+#: ``agree --documents pairwise``).
+MISSING = -1
 WHITESPACE_TOKEN = re.compile(r"\S+")
 
 
@@ -229,7 +232,7 @@ class TokenAgreement:
     categories: list[str]
     tokenizer: str
     labels: str
-    codes: object  # numpy array, annotators × tokens: index into categories
+    codes: object  # numpy array, annotators × tokens: index into categories (MISSING: not annotated)
     token_index: list[tuple[str, int, int]]  # (document, start, end) of each token
     pairs: list[TokenPair]
     multiply_covered: dict[str, int] = field(default_factory=dict)
@@ -245,13 +248,22 @@ class TokenAgreement:
         counts = np.zeros((self.tokens, len(self.categories)))
         rows = np.arange(self.tokens)
         for codes in self.codes:
-            np.add.at(counts, (rows, codes), 1)
+            seen = codes != MISSING
+            np.add.at(counts, (rows[seen], codes[seen]), 1)
         return counts
 
-    def fleiss_kappa(self) -> float:
+    @property
+    def complete(self) -> bool:
+        """Whether every annotator labelled every token (not so when some annotator lacks a
+        document: ``agree --documents pairwise``)."""
+        return not (self.codes == MISSING).any()
+
+    def fleiss_kappa(self) -> float | None:
+        """Fleiss' kappa; ``None`` when some annotator lacks some document (Fleiss' kappa needs
+        every rater on every item; Krippendorff's alpha takes the missing ratings)."""
         from .tables import fleiss_kappa
 
-        return fleiss_kappa(self.category_counts())
+        return fleiss_kappa(self.category_counts()) if self.complete else None
 
     def krippendorff_alpha(self) -> float:
         from .tables import krippendorff_alpha
@@ -278,13 +290,13 @@ class TokenAgreement:
 
         frame = pd.DataFrame(self.token_index, columns=["document", "start", "end"])
         for name, codes in zip(self.annotators, self.codes):
-            frame[name] = [self.categories[k] for k in codes]
+            frame[name] = [self.categories[k] if k != MISSING else None for k in codes]
         return frame
 
 
 def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None, *, tokens: str = "spacy",
                     lang: str | None = "en", spacy_model: str | None = None, labels: str = "strict",
-                    names: list[str] | None = None) -> TokenAgreement:
+                    names: list[str] | None = None, present: list | None = None) -> TokenAgreement:
     """Token-level agreement of two or more annotators, with ``d`` known.
 
     Parameters
@@ -306,6 +318,11 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
         ``"ignore"`` compares marked against unmarked only.
     names : list of str, optional
         Annotator names (default: the span sets' names).
+    present : list of sets of str, optional
+        Per annotator, the documents it annotated (``agree --documents pairwise``): on the others
+        its labels are missing, not ``O`` — each pair is compared on the tokens of the documents
+        both have, Krippendorff's alpha takes the missing ratings, Fleiss' kappa (which needs
+        every rater on every item) is ``None``. Default: every annotator annotated every document.
 
     Returns
     -------
@@ -358,6 +375,9 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
         offsets = tokenize(text)
         token_index.extend((doc_id, s, e) for s, e in offsets)
         for k, spanset in enumerate(spansets):
+            if present is not None and doc_id not in present[k]:
+                per_annotator[k].extend([MISSING] * len(offsets))
+                continue
             document = spanset.documents.get(doc_id)
             found, several = token_labels(document.spans if document else [], offsets, labels=labels)
             per_annotator[k].extend(found)
@@ -367,20 +387,23 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
             warnings.warn(f"{name}: {count} token(s) covered by more than one span (nested or overlapping spans) "
                           "get the innermost span's label at token level", SpanagreeWarning, stacklevel=2)
 
-    used = sorted({label for found in per_annotator for label in found if label is not None})
+    used = sorted({label for found in per_annotator for label in found if label is not None and label != MISSING})
     outside = "O" if "O" not in used else "(unmarked)"
     categories = used + [outside]
     index = {label: k for k, label in enumerate(used)}
     unmarked = len(used)
-    codes = np.array([[unmarked if label is None else index[label] for label in found] for found in per_annotator],
+    codes = np.array([[unmarked if label is None else MISSING if label == MISSING else index[label]
+                       for label in found] for found in per_annotator],
                      dtype=np.int64).reshape(len(spansets), len(token_index))
 
     k = len(categories)
     pairs = []
     for i, j in itertools.combinations(range(len(spansets)), 2):
-        table = np.bincount(codes[i] * k + codes[j], minlength=k * k).reshape(k, k)
-        marked_i, marked_j = codes[i] != unmarked, codes[j] != unmarked
-        a = int(np.sum(marked_i & (codes[i] == codes[j])))
+        both = (codes[i] != MISSING) & (codes[j] != MISSING)  # the tokens of documents both annotated
+        first, second = codes[i][both], codes[j][both]
+        table = np.bincount(first * k + second, minlength=k * k).reshape(k, k)
+        marked_i, marked_j = first != unmarked, second != unmarked
+        a = int(np.sum(marked_i & (first == second)))
         counts = Counts(a, int(marked_i.sum()) - a, int(marked_j.sum()) - a)
         d = int(np.sum(~marked_i & ~marked_j))
         pairs.append(TokenPair(names[i], names[j], table.tolist(), counts, d))

@@ -138,6 +138,9 @@ def chance_section(chance: dict) -> str:
         who = "all annotators" if len(chance.get("pairs", [])) > 1 else "both sides"
         text += (f"\n{who}: Fleiss' kappa {number(chance.get('fleiss_kappa'))}   "
                  f"Krippendorff's alpha {number(chance.get('krippendorff_alpha'))}")
+        if chance.get("fleiss_kappa", 0) is None:
+            text += ("  (Fleiss' kappa needs every annotator on every token; Krippendorff's alpha takes the "
+                     "tokens of documents an annotator did not see as missing)")
     text += ("\nPSA = 2a/(2a+b+c) and kappa 2×2 = Cohen's kappa of [[a, b], [c, d]] on token counts "
              "(d = tokens both left O; kappa 2×2 → PSA as d grows); kappa, pi, informedness, markedness, MCC "
              "on the k×k token table over the categories (informedness, markedness: second of the pair as reference)")
