@@ -67,9 +67,31 @@ def add_match_options(parser: argparse.ArgumentParser) -> None:
                        help="compare copies of a document that differ only in whitespace")
 
 
+#: The ``--by`` breakdowns, in the order the reports give them.
+BREAKDOWNS = ("label", "document")
+
+
+def breakdowns(value: str) -> list[str]:
+    """``--by label,document``: the breakdowns named (each one of :data:`BREAKDOWNS`)."""
+    names = [name.strip() for name in value.split(",")]
+    unknown = [name for name in names if name not in BREAKDOWNS]
+    if unknown or not all(names):
+        raise argparse.ArgumentTypeError(f"choose among {', '.join(BREAKDOWNS)} (separated by commas), "
+                                         f"not {value!r}")
+    return names
+
+
+def chosen_breakdowns(given) -> list[str]:
+    """Every ``--by`` given (repeated or comma-separated), each once, in the order of :data:`BREAKDOWNS`."""
+    named = {name for names in given or () for name in names}
+    return [name for name in BREAKDOWNS if name in named]
+
+
 def add_report_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("report")
-    group.add_argument("--by", choices=["label", "document"], help="add a breakdown per label or per document")
+    group.add_argument("--by", action="append", type=breakdowns, metavar="label|document",
+                       help="add a breakdown per label (with its support and the micro, macro and weighted averages) "
+                            "or per document; several: --by label,document or --by label --by document")
     group.add_argument("--output", choices=OUTPUTS, default="table", help="table (default), json or csv")
     group.add_argument("--chance", action="store_true",
                        help="token-level agreement with d known: Cohen's kappa, Scott's pi, informedness, "
@@ -178,7 +200,21 @@ def recorded_options(args) -> dict:
     return {k: v for k, v in vars(args).items() if k not in skip}
 
 
+def warn_averages(name: str, by_label) -> None:
+    """``--by label``: the labels whose rate is undefined enter the macro and weighted averages as 0."""
+    from .measures.averages import undefined_labels, undefined_text
+
+    undefined = undefined_labels(by_label)
+    if undefined:
+        warnings.warn(f"{name}: {undefined_text(undefined)}; the macro and weighted averages count them as 0 (as "
+                      "scikit-learn and seqeval do), the per-label values stay undefined", SpanagreeWarning,
+                      stacklevel=2)
+
+
 def check_common(args) -> None:
+    args.by = chosen_breakdowns(args.by)
+    if args.output == "csv" and len(args.by) > 1:
+        raise UsageError("--output csv writes one table: give one --by (JSON and the table take several)")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.bootstrap is not None and args.bootstrap < 1:
@@ -258,6 +294,9 @@ def command_agree(args) -> str:
 
         agreement_plots(result, args.plots, force=args.force)
     write_report(args, result, args.paths)
+    if "label" in args.by:
+        for pair in result.pairs:
+            warn_averages(f"{pair.first} × {pair.second}", pair.by_label)
     return render_agreement(result, args.output, by=args.by)
 
 
@@ -282,6 +321,9 @@ def command_score(args) -> str:
 
         score_plots(results, args.plots, force=args.force)
     write_report(args, results, [args.gold_path, *args.preds])
+    if "label" in args.by:
+        for result in results:
+            warn_averages(result.prediction, result.pair.by_label)
     return render_scores(results, args.output, by=args.by)
 
 

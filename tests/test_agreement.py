@@ -48,9 +48,19 @@ def test_three_annotators_exact_strict_by_hand():
     data = result.to_dict()
     assert data["annotators"] == ["ann1", "ann2", "ann3"]
     assert data["documents"] == 1
+    averages = data["pairs"][0].pop("averages")
     assert data["pairs"][0] == {"annotators": ["ann1", "ann2"], "a": 2, "b": 2, "c": 2,
                                 "precision": 0.5, "recall": 0.5, "f1": 0.5, "jaccard": pytest.approx(1 / 3),
                                 "documents": 1}
+    # ann1 × ann2 per label: PER (1, 1, 1) P 1/2 R 1/2 F 1/2; LOC (1, 1, 0) P 1/2 R 1 F 2/3;
+    # ORG (0, 0, 1) P 0/0 (counts 0 in the averages) R 0 F 0. Supports, the mean of both sides'
+    # spans: PER (2 + 2)/2 = 2, LOC (2 + 1)/2 = 1.5, ORG (0 + 1)/2 = 0.5 (total 4).
+    assert averages["micro"] == {"precision": 0.5, "recall": 0.5, "f1": 0.5}
+    assert averages["macro"] == pytest.approx({"precision": 1 / 3, "recall": 1.5 / 3, "f1": (1 / 2 + 2 / 3) / 3})
+    assert averages["weighted"] == pytest.approx({"precision": (2 * .5 + 1.5 * .5) / 4, "recall": (2 * .5 + 1.5) / 4,
+                                                  "f1": (2 * .5 + 1.5 * 2 / 3) / 4})
+    assert {label: (entry["pairs"][0]["support_first"], entry["pairs"][0]["support_second"])
+            for label, entry in data["by_label"].items()} == {"LOC": (2, 1), "ORG": (0, 1), "PER": (2, 2)}
     assert data["pooled"]["a"] == 7 and data["pooled"]["b"] == 5 and data["pooled"]["c"] == 3
     # the k×k matrix: symmetric, 1 on the diagonal
     assert data["matrix"] == {"annotators": ["ann1", "ann2", "ann3"],

@@ -107,7 +107,7 @@ def test_errors_file_and_refusal_to_overwrite(files, capsys):
         (["agree", "{ann1}", "{bad}"], 1, "bad.jsonl:2"),
         (["agree", "{ann1}", "{ann2}", "--seed", "3"], 2, "--seed goes with --bootstrap"),
         (["agree", "{ann1}", "{ann2}", "--labels", "loose"], 2, "invalid choice: 'loose'"),
-        (["agree", "{ann1}", "{ann2}", "--by", "pair"], 2, "invalid choice: 'pair'"),
+        (["agree", "{ann1}", "{ann2}", "--by", "pair"], 2, "choose among label, document (separated by commas), not 'pair'"),
         (["agree", "{ann1}", "{ann2}", "--output", "xml"], 2, "invalid choice: 'xml'"),
         (["agree", "{ann1}", "{ann2}", "--scheme", "biluo"], 2, "invalid choice: 'biluo'"),  # bio is iob2's alias
         (["agree", "{ann1}", "{ann2}", "--map", "PER"], 2, "--map takes OLD=NEW, got 'PER'"),
@@ -307,9 +307,20 @@ def test_score_table_on_the_demo(demo, tmp_path, capsys):
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0] == "spanagree score: gold ann1, 10 documents, match exact, labels strict"
-    assert lines[2].split() == ["prediction", "a", "b", "c", "precision", "recall", "F1", "F2"]
-    assert lines[4].split() == ["ann2", "61", "12", "16", "0.8356", "0.7922", "0.8133", "0.8005"]
-    assert lines[5].split() == ["ann3", "67", "8", "10", "0.8933", "0.8701", "0.8816", "0.8747"]
+    assert lines[2].split() == ["rank", "prediction", "a", "b", "c", "precision", "recall", "F1", "F2"]
+    assert lines[4].split() == ["1", "ann3", "67", "8", "10", "0.8933", "0.8701", "0.8816", "0.8747"]  # rank order
+    assert lines[5].split() == ["2", "ann2", "61", "12", "16", "0.8356", "0.7922", "0.8133", "0.8005"]
+    # --by label: a support column (the gold's spans) and the three averages under the labels
+    per_label = lines[lines.index("per label: ann2") + 1:][:10]
+    assert per_label[0].split() == ["label", "a", "b", "c", "precision", "recall", "F1", "F2", "support"]
+    rows = {line.split()[0]: line.split() for line in per_label[2:7]}
+    assert rows["ORG"] == ["ORG", "15", "2", "4", "0.8824", "0.7895", "0.8333", "0.8065", "19"]
+    f1s = [float(row[6]) for row in rows.values()]
+    supports = [int(row[8]) for row in rows.values()]
+    assert per_label[7].split() == ["micro", "avg", "0.8356", "0.7922", "0.8133", "77"]       # = the overall figures
+    assert per_label[8].split()[:2] == ["macro", "avg"]
+    assert float(per_label[8].split()[4]) == pytest.approx(sum(f1s) / 5, abs=1e-4)
+    assert float(per_label[9].split()[4]) == pytest.approx(sum(f * s for f, s in zip(f1s, supports)) / 77, abs=1e-4)
     kinds = lines[lines.index("spans by kind") + 3:][:2]
     assert [k.split() for k in kinds] == [["ann2", "61", "7", "3", "1", "5", "1"], ["ann3", "67", "4", "2", "0", "4", "2"]]
     confusion = lines[lines.index("label confusion: ann2") + 3:][:6]

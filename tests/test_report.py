@@ -600,3 +600,22 @@ def test_a_round_robin_report_in_chromium(browser, capsys, tmp_path):
             assert lanes == [*holders[document["id"]], "merged (proposed spans)"]
     finally:
         opened.close()
+
+
+def test_the_report_ranks_the_predictions_and_shows_the_averages(browser, capsys, tmp_path):
+    page = tmp_path / "score.html"
+    data = run(capsys, "score", ANNOTATORS[0], ANNOTATORS[1], ANNOTATORS[2], "--report", page, "--output", "json")
+    assert [p["rank"] for p in data["predictions"]] == [2, 1]
+    opened = Opened(browser, page)
+    try:
+        assert opened.clean(), (opened.messages, opened.requests)
+        first = opened.page.eval_on_selector_all("#sa-pairs tbody tr", "rows => rows.map(r => [...r.cells].slice(0, 2).map(c => c.textContent))")
+        assert first == [["1", "ann3"], ["2", "ann2"]]
+        averages = opened.page.eval_on_selector_all("#sa-averages tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+        assert [row[0] for row in averages] == ["ann2", "ann3"]
+        macro_f1 = data["predictions"][0]["averages"]["macro"]["f1"]
+        assert float(averages[0][6]) == pytest.approx(macro_f1, abs=5e-4)  # shown to three decimals
+        supports = opened.page.eval_on_selector_all("#sa-by-label tbody tr", "rows => rows.map(r => r.cells[r.cells.length - 1].textContent)")
+        assert supports == [str(p["support"]) for p in data["predictions"][0]["by_label"].values()]
+    finally:
+        opened.close()

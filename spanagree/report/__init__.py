@@ -15,25 +15,33 @@ __all__ = ["adjudication_listing", "agreement_csv", "agreement_table", "disagree
            "vote_table"]
 
 
-def render_agreement(result, output: str, *, by: str | None = None) -> str:
-    """``agree``'s report: ``output`` is ``table``, ``json`` or ``csv``."""
+def breakdowns(by) -> list[str]:
+    """``by`` as a list of breakdowns (``None``, one name, or several)."""
+    return [by] if isinstance(by, str) else list(by or ())
+
+
+def render_agreement(result, output: str, *, by=None) -> str:
+    """``agree``'s report: ``output`` is ``table``, ``json`` or ``csv``; ``by`` the breakdowns
+    (``"label"``, ``"document"``, or a list of them; CSV takes one)."""
     from .document import agreement_document
 
+    by = breakdowns(by)
     if output == "json":
-        return to_json(agreement_document(result, by_document=by == "document"))
+        return to_json(agreement_document(result, by_document="document" in by))
     if output == "csv":
-        return agreement_csv(result, by=by)
+        return agreement_csv(result, by=by[0] if by else None)
     return agreement_table(result, by=by)
 
 
-def render_scores(results: list, output: str, *, by: str | None = None) -> str:
-    """``score``'s report for one prediction or several."""
+def render_scores(results: list, output: str, *, by=None) -> str:
+    """``score``'s report for one prediction or several (``by`` as in :func:`render_agreement`)."""
     from .document import scores_document
 
+    by = breakdowns(by)
     if output == "json":
-        return to_json(scores_document(results, by_document=by == "document"))
+        return to_json(scores_document(results, by_document="document" in by))
     if output == "csv":
-        return score_csv(results, by=by)
+        return score_csv(results, by=by[0] if by else None)
     return score_table(results, by=by)
 
 

@@ -14,7 +14,8 @@ import math
 
 from .._version import __version__
 from ..measures.counts import Counts
-from ..measures.registry import counts_dict
+from ..measures.averages import AVERAGED_RATES, label_averages
+from ..measures.registry import counts_dict, value
 from ..pipeline.compare import MeanF1
 from ..span import context_of
 
@@ -71,16 +72,53 @@ def pair_entry(first: str, second: str, counts: Counts) -> dict:
     return {"annotators": [first, second], **counts_dict(counts)}
 
 
-def pairs_summary(pairs, counts: list[Counts]) -> dict:
-    """One breakdown's pairs (per label, per document), their mean F1 and the pooled F1."""
+def pairs_summary(pairs, counts: list[Counts], *, label: str | None = None) -> dict:
+    """One breakdown's pairs (per label, per document), their mean F1 and the pooled F1; per
+    label (``label``), each pair's spans of it on either side (``support_first``, ``support_second``)."""
     mean = MeanF1.of(c.as_dict()["f1"] for c in counts)
+    entries = [pair_entry(p.first, p.second, c) for p, c in zip(pairs, counts)]
+    if label is not None:
+        for entry, p in zip(entries, pairs):
+            entry["support_first"], entry["support_second"] = agree_support(p, label)
     return {
-        "pairs": [pair_entry(p.first, p.second, c) for p, c in zip(pairs, counts)],
+        "pairs": entries,
         "mean_f1": mean.mean,
         "sd_f1": mean.sd,
         "pairs_with_undefined_f1": mean.skipped,
         "pooled_f1": sum(counts, Counts()).as_dict()["f1"],
     }
+
+
+def agree_support(pair, label: str) -> tuple[int, int]:
+    """A pair's spans of ``label`` on each side (each annotator's distinct spans, as matched)."""
+    tally = pair.tally
+    return (tally.first.get(label, 0), tally.second.get(label, 0)) if tally is not None else (0, 0)
+
+
+def pair_averages(pair) -> dict:
+    """A pair's micro, macro and weighted averages over its labels (support: the mean of both
+    sides' spans of the label: :mod:`spanagree.measures.averages`)."""
+    support = {label: sum(agree_support(pair, label)) / 2 for label in pair.by_label}
+    return label_averages(pair.by_label, support)
+
+
+def score_support(result) -> dict[str, int]:
+    """Each label's spans in the gold (``support``)."""
+    tally = result.pair.tally
+    return {label: tally.second.get(label, 0) if tally is not None else 0 for label in result.pair.by_label}
+
+
+def ranks(values: list[float]) -> list[int | None]:
+    """Rank by value, highest first; equal values share the lower rank ("min": 1, 2, 2, 4);
+    undefined (NaN) values have no rank (``None``)."""
+    defined = sorted((v for v in values if not math.isnan(v)), reverse=True)
+    return [None if math.isnan(v) else 1 + defined.index(v) for v in values]
+
+
+def summary_of(values) -> dict:
+    """Mean and population SD of per-document values, undefined ones skipped and counted."""
+    mean = MeanF1.of(values)
+    return {"mean": mean.mean, "sd": mean.sd, "defined": mean.defined, "skipped": mean.skipped}
 
 
 def header(result) -> dict:
@@ -97,14 +135,16 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False)
     document = {
         **header(result),
         "partial_credit": result.rule.partial_credit,
-        "pairs": [{**pair_entry(p.first, p.second, p.counts), "documents": len(p.by_document)} for p in result.pairs],
+        "pairs": [{**pair_entry(p.first, p.second, p.counts), "documents": len(p.by_document),
+                   "averages": pair_averages(p)} for p in result.pairs],
         "mean_f1": mean.mean,
         "sd_f1": mean.sd,
         "pairs_with_undefined_f1": mean.skipped,
         "pooled_f1": pooled.as_dict()["f1"],
         "pooled": counts_dict(pooled),
         "matrix": {"annotators": result.annotators, "f1": result.matrix()},
-        "by_label": {label: pairs_summary(result.pairs, result.label_pairs(label)) for label in result.labels},
+        "by_label": {label: pairs_summary(result.pairs, result.label_pairs(label), label=label)
+                     for label in result.labels},
         "left_out": result.left_out,
         "notes": result.notes,
     }
@@ -114,6 +154,11 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False)
             return pairs_summary([p for p, _ in on], [c for _, c in on])
 
         document["by_document"] = LazyMap(result.documents, entry) if lazy else {d: entry(d) for d in result.documents}
+        on = [result.document_pairs(d) for d in result.documents]
+        document["by_document_summary"] = {
+            "mean_f1": summary_of(MeanF1.of(c.as_dict()["f1"] for c in counts).mean for counts in on),
+            "pooled_f1": summary_of(sum(counts, Counts()).as_dict()["f1"] for counts in on),
+        }
     document.update(result.extras)
     return document
 
@@ -122,6 +167,7 @@ def score_document(result, *, by_document: bool = False, with_header: bool = Tru
     """``score --output json`` of one prediction (``with_header=False``: an entry of several;
     ``lazy``: ``by_document`` as a :class:`LazyMap`)."""
     beta = result.beta
+    support = score_support(result)
     document = {"spanagree": __version__, "options": result.options} if with_header else {}
     document.update({
         "gold": result.gold,
@@ -132,7 +178,9 @@ def score_document(result, *, by_document: bool = False, with_header: bool = Tru
         "partial_credit": result.rule.partial_credit,
         "beta": beta,
         **counts_dict(result.counts, beta=beta),
-        "by_label": {label: counts_dict(c, beta=beta) for label, c in sorted(result.pair.by_label.items())},
+        "by_label": {label: {**counts_dict(c, beta=beta), "support": support[label]}
+                     for label, c in sorted(result.pair.by_label.items())},
+        "averages": label_averages(result.pair.by_label, support),
         "errors": result.error_counts(),
         "confusion": result.confusion(),
         "missing_predictions": result.missing_predictions,
@@ -144,6 +192,8 @@ def score_document(result, *, by_document: bool = False, with_header: bool = Tru
             document["by_document"] = LazyMap(list(counts), lambda d: counts_dict(counts[d], beta=beta))
         else:
             document["by_document"] = {d: counts_dict(c, beta=beta) for d, c in counts.items()}
+        document["by_document_summary"] = {key: summary_of(value(key, c.a, c.b, c.c) for c in counts.values())
+                                           for key in AVERAGED_RATES}
     document.update(result.extras)
     return document
 
@@ -153,9 +203,10 @@ def scores_document(results: list, *, by_document: bool = False, lazy: bool = Fa
     if len(results) == 1:
         return score_document(results[0], by_document=by_document, lazy=lazy)
     first = results[0]
-    return {"spanagree": __version__, "options": first.options, "gold": first.gold,
-            "predictions": [score_document(r, by_document=by_document, with_header=False, lazy=lazy)
-                            for r in results]}
+    predictions = [score_document(r, by_document=by_document, with_header=False, lazy=lazy) for r in results]
+    for entry, rank in zip(predictions, ranks([r.counts.as_dict()["f1"] for r in results])):
+        entry["rank"] = rank
+    return {"spanagree": __version__, "options": first.options, "gold": first.gold, "predictions": predictions}
 
 
 def errors_document(results: list) -> dict:

@@ -67,9 +67,16 @@ def pair_rows(result) -> list[dict]:
 
 
 def label_rows(result) -> list[dict]:
-    """One row per (label, pair)."""
-    return [{"label": label, "first": pair.first, "second": pair.second, **counts_dict(counts)}
-            for label in result.labels for pair, counts in zip(result.pairs, result.label_pairs(label))]
+    """One row per (label, pair); each side's spans of the label last (``support_first``, ``support_second``)."""
+    from .document import agree_support
+
+    rows = []
+    for label in result.labels:
+        for pair, counts in zip(result.pairs, result.label_pairs(label)):
+            first, second = agree_support(pair, label)
+            rows.append({"label": label, "first": pair.first, "second": pair.second, **counts_dict(counts),
+                         "support_first": first, "support_second": second})
+    return rows
 
 
 def document_rows(result) -> list[dict]:
@@ -111,7 +118,12 @@ DOCUMENT_COLUMNS = ["document", "first", "second", *COUNT_COLUMNS]
 # -- score ---------------------------------------------------------------------------------------
 
 def score_label_rows(result) -> list[dict]:
-    return [{"label": label, **counts_dict(c, beta=result.beta)} for label, c in sorted(result.pair.by_label.items())]
+    """One row per label; the gold's spans of it last (``support``)."""
+    from .document import score_support
+
+    support = score_support(result)
+    return [{"label": label, **counts_dict(c, beta=result.beta), "support": support[label]}
+            for label, c in sorted(result.pair.by_label.items())]
 
 
 def score_document_rows(result) -> list[dict]:
@@ -137,6 +149,11 @@ def score_csv(results: list, *, by: str | None = None) -> str:
         else:
             own = [score_row(result)]
         rows += [{"prediction": result.prediction, **row} for row in own]
+    if by is None and len(results) > 1:  # the rank by F1, last
+        from .document import ranks
+
+        for row, rank in zip(rows, ranks([r.counts.as_dict()["f1"] for r in results])):
+            row["rank"] = rank
     return csv_text(rows)
 
 

@@ -54,10 +54,11 @@ def mean_text(mean, sd, pairs: int, skipped: int) -> str:
     return text + (f"; {skipped} with an undefined F1 skipped)" if skipped else ")")
 
 
-def agreement_table(result, *, by: str | None = None) -> str:
+def agreement_table(result, *, by=None) -> str:
     from .document import agreement_document
 
-    data = agreement_document(result, by_document=(by == "document"))
+    by = [by] if isinstance(by, str) else list(by or ())
+    data = agreement_document(result, by_document="document" in by)
     head = (f"spanagree agree: {len(result.annotators)} annotators ({', '.join(result.annotators)}), "
             f"{plural(data['documents'], 'document')}, {rule_text(result.rule)}")
     parts = [head, ""]
@@ -75,9 +76,11 @@ def agreement_table(result, *, by: str | None = None) -> str:
                  f"(a {count(pooled['a'])}, b {count(pooled['b'])}, c {count(pooled['c'])} summed over pairs)")
     if len(result.annotators) > 2:
         parts += ["", matrix_section(data["matrix"])]
-    if by == "label":
+    if "label" in by:
         parts += ["", label_section(data)]
-    if by == "document":
+        if data["by_label"]:
+            parts += ["", averages_section(data)]
+    if "document" in by:
         parts += ["", document_section(data)]
     if "chance" in data:
         parts += ["", chance_section(data["chance"])]
@@ -176,9 +179,10 @@ def interval(bounds) -> str:
     return f"[{number(bounds[0])}, {number(bounds[1])}]"
 
 
-def score_table(results: list, *, by: str | None = None) -> str:
-    from .document import score_document
+def score_table(results: list, *, by=None) -> str:
+    from .document import ranks, score_document
 
+    by = [by] if isinstance(by, str) else list(by or ())
     first = results[0]
     head = f"spanagree score: gold {first.gold}, {plural(len(first.documents), 'document')}, {rule_text(first.rule)}"
     beta = first.beta
@@ -189,19 +193,28 @@ def score_table(results: list, *, by: str | None = None) -> str:
 
     header = ["prediction"] + COUNT_HEADER + extra
     rows = [row(result.prediction, score_document(result, with_header=False)) for result in results]
+    if len(results) > 1:  # in rank order (by F1; the JSON keeps the order given)
+        ranked = ranks([r.counts.as_dict()["f1"] for r in results])
+        order = sorted(range(len(results)), key=lambda k: (ranked[k] is None, ranked[k] or 0, k))
+        header = ["rank"] + header
+        rows = [[str(ranked[k]) if ranked[k] is not None else "n/a"] + rows[k] for k in order]
     parts = [head, "", table(header, rows), ""]
     kinds = ["correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious"]
     error_rows = [[r.prediction] + [str(r.error_counts()[k]) for k in kinds] for r in results]
     parts.append("spans by kind\n" + table(["prediction", "correct", "partial", "wrong label", "label+boundary",
                                               "missed", "spurious"], error_rows))
     for result in results:
-        if by == "label":
-            label_rows = [row(label, d) for label, d in score_document(result, with_header=False)["by_label"].items()]
+        if "label" in by:
+            data = score_document(result, with_header=False)
+            label_rows = [row(label, d) + [count(d["support"])] for label, d in data["by_label"].items()]
             title = f"\nper label: {result.prediction}"
-            parts.append(title + "\n" + (table(["label"] + COUNT_HEADER + extra, label_rows) if label_rows
-                                         else "only with --labels strict"))
+            if label_rows:
+                label_rows += average_rows(data["averages"], sum(d["support"] for d in data["by_label"].values()),
+                                           len(extra))
+            parts.append(title + "\n" + (table(["label"] + COUNT_HEADER + extra + ["support"], label_rows)
+                                         if label_rows else "only with --labels strict"))
             parts.append(f"\nlabel confusion: {result.prediction}\n" + confusion_section(result.confusion()))
-        if by == "document":
+        if "document" in by:
             doc_rows = [row(doc, d) for doc, d in score_document(result, by_document=True, with_header=False)["by_document"].items()]
             parts.append(f"\nper document: {result.prediction}\n" + table(["document"] + COUNT_HEADER + extra, doc_rows))
         extras = result.extras
@@ -214,6 +227,25 @@ def score_table(results: list, *, by: str | None = None) -> str:
     for note in sorted({n for r in results for n in r.notes}):
         parts.append(f"note: {note}")
     return "\n".join(parts).rstrip() + "\n"
+
+
+def average_rows(averages: dict, support, blanks: int) -> list[list[str]]:
+    """The micro, macro and weighted averages as rows under a per-label table: precision,
+    recall, F1 in their columns (the count columns left empty), and the total support."""
+    return [[f"{name} avg"] + [""] * 3 + [number(averages[name][key]) for key in ("precision", "recall", "f1")]
+            + [""] * (blanks) + [count(support)] for name in ("micro", "macro", "weighted")]
+
+
+def averages_section(data: dict) -> str:
+    """``agree --by label``: each pair's micro, macro and weighted averages over the labels."""
+    rows = []
+    for p in data["pairs"]:
+        averages = p["averages"]
+        rows.append([" × ".join(p["annotators"])] + [number(averages[name][key]) for name in
+                                                      ("micro", "macro", "weighted") for key in ("precision", "recall", "f1")])
+    header = ["pair"] + [f"{name} {key}" for name in ("micro", "macro", "weighted") for key in ("P", "R", "F1")]
+    return ("averages over labels (weighted by the mean of both annotators' spans of each label; "
+            "an undefined per-label rate counts 0)\n" + table(header, rows))
 
 
 def confusion_section(confusion: dict) -> str:

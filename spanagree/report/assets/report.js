@@ -93,9 +93,14 @@
         "); pooled F1 ", el("b", null, fmt(DATA.pooled_f1)), " over ", DATA.documents, " documents, match ",
         DATA.match, ", labels ", DATA.labels));
     } else if (COMMAND === "score") {
-      s.appendChild(table(["prediction", "gold", "a", "b", "c", "precision", "recall", "F1"], predictions.map(function (p) {
-        return [p.prediction, p.gold, p.a, p.b, p.c, p.precision, p.recall, heatCell(p.f1 !== undefined ? p.f1 : null)];
-      }), { textColumns: 2, id: "sa-pairs" }));
+      // in rank order (by F1) when there are several predictions; the JSON keeps the order given
+      var ranked = predictions.slice();
+      if (predictions.length > 1) ranked.sort(function (x, y) {
+        return (x.rank === null ? Infinity : x.rank) - (y.rank === null ? Infinity : y.rank) || predictions.indexOf(x) - predictions.indexOf(y);
+      });
+      s.appendChild(table(["rank", "prediction", "gold", "a", "b", "c", "precision", "recall", "F1"], ranked.map(function (p) {
+        return [p.rank === undefined ? 1 : (p.rank === null ? "n/a" : p.rank), p.prediction, p.gold, p.a, p.b, p.c, p.precision, p.recall, heatCell(p.f1 !== undefined ? p.f1 : null)];
+      }), { textColumns: 3, id: "sa-pairs" }));
       s.appendChild(el("p", null, predictions[0].documents, " documents scored, match ", predictions[0].match,
         ", labels ", predictions[0].labels));
     } else {
@@ -151,11 +156,33 @@
     } else {
       var all = {};
       predictions.forEach(function (p) { Object.keys(p.by_label).forEach(function (l) { all[l] = true; }); });
-      s.appendChild(table(["label"].concat(predictions.map(function (p) { return p.prediction; })), Object.keys(all).sort().map(function (l) {
-        return [l].concat(predictions.map(function (p) { return heatCell(p.by_label[l] ? p.by_label[l].f1 : null); }));
-      }), { id: "sa-by-label" }));
+      s.appendChild(table(["label"].concat(predictions.map(function (p) { return p.prediction; })).concat(["support (gold spans)"]),
+        Object.keys(all).sort().map(function (l) {
+          var support = predictions.map(function (p) { return p.by_label[l] ? p.by_label[l].support : 0; })[0];
+          return [l].concat(predictions.map(function (p) { return heatCell(p.by_label[l] ? p.by_label[l].f1 : null); })).concat([support]);
+        }), { id: "sa-by-label" }));
     }
+    s.appendChild(averagesTable());
     return s;
+  }
+
+  // micro, macro and weighted averages over the labels, per pair or prediction (docs/measures.md)
+  function averagesTable() {
+    var rows = (COMMAND === "agree" ? DATA.pairs : predictions).map(function (p) {
+      var name = COMMAND === "agree" ? p.annotators.join(" × ") : p.prediction;
+      var cells = [name];
+      ["micro", "macro", "weighted"].forEach(function (a) {
+        ["precision", "recall", "f1"].forEach(function (k) { cells.push(p.averages ? p.averages[a][k] : null); });
+      });
+      return cells;
+    });
+    var head = [COMMAND === "agree" ? "pair" : "prediction"];
+    ["micro", "macro", "weighted"].forEach(function (a) { ["P", "R", "F1"].forEach(function (k) { head.push(a + " " + k); }); });
+    return el("div", null, el("h3", null, "averages over labels"),
+      el("p", { "class": "sa-muted" }, "micro: the summed counts; macro: the mean of the labels' rates; weighted: by support " +
+        (COMMAND === "agree" ? "(the mean of both annotators' spans of the label)" : "(the gold's spans of the label)") +
+        "; an undefined per-label rate counts 0"),
+      table(head, rows, { id: "sa-averages" }));
   }
 
   function scoreSections() {
