@@ -167,9 +167,12 @@ class PairsComparison:
     """``agree``'s comparison: every pair of annotators, each document aligned under the rule."""
 
     def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
-                 report: str | None = None, members: list[tuple[int, ...]] | None = None):
+                 report: str | None = None, members: list[tuple[int, ...]] | None = None, units: str = "document",
+                 lang: str | None = None):
         self.rule = rule
         self.pairs = pairs
+        self.units = units  # "sentence": also each document's counts per sentence (PairTally.units)
+        self.lang = lang
         # per group, the pairs it compares as (pair's number, first's and second's place in the group)
         self.members = members
         self.local = None if members is None else [
@@ -204,6 +207,10 @@ class PairsComparison:
         local = ([(p, i, j) for p, (i, j) in enumerate(self.pairs)] if self.local is None else self.local[group])
         for p, i, j in local:
             pair = tally[p]
+            if self.units == "sentence":
+                from .pipeline.units import add_sentence_units
+
+                add_sentence_units(pair, spansets[i], spansets[j], spansets[0], documents, self.rule, self.lang)
             counts = compare_pair(spansets[i], spansets[j], documents, self.rule, each=each)
             pair.add(counts)
             if each is not None:
@@ -250,7 +257,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False,
-          documents: str = "common") -> Agreement:
+          documents: str = "common", compare: bool = False, test: str = "randomization", unit: str = "document",
+          resamples: int = 10_000) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -274,8 +282,16 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         Krippendorff's alpha, ...: :mod:`spanagree.measures.tokens`) as ``extras["chance"]``;
         the inputs are then read whole. ``lang`` or ``spacy_model`` choose spaCy's tokenizer.
     bootstrap : int, optional
-        Add 95% percentile intervals from this many resamples of documents
-        (:mod:`spanagree.measures.bootstrap`) as ``extras["bootstrap"]``; ``seed`` seeds them.
+        Add 95% percentile intervals from this many resamples of documents (or sentences:
+        ``unit``) (:mod:`spanagree.measures.bootstrap`) as ``extras["bootstrap"]``; ``seed``
+        seeds them.
+    compare, test, unit, resamples
+        ``compare``: test every two pairs of annotators against each other on F1, precision and
+        recall, paired over the same units (is one pair of annotators lower than another?), as
+        ``extras["comparisons"]`` (:func:`spanagree.measures.significance.paired_comparisons`;
+        ``test`` ``"randomization"`` or ``"bootstrap"``, ``resamples`` rounds, ``seed``).
+        ``unit``: ``"document"`` or ``"sentence"``, what the tests swap and the bootstrap
+        resamples (CoNLL sentences, or spaCy's sentencizer on the first annotator's text).
     jobs : int
         Compare in this many processes (results are identical).
     format, format_options
@@ -324,12 +340,17 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     """
     check_jobs(jobs)
     check_context(context)
+    from .measures.significance import check_test_options
+
+    check_test_options(test, unit, resamples)
     if documents not in DOCUMENT_DESIGNS:
         raise UsageError(f"unknown document design {documents!r}; choose one of: {', '.join(DOCUMENT_DESIGNS)}")
     design, pairwise = documents, documents == "pairwise"
     inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
     if len(inputs) < 2:
         raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
+    if compare and len(inputs) < 3:
+        raise UsageError("{option} compares pairs of annotators: give three annotators or more", option="compare")
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     if chance:
@@ -344,7 +365,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     groups = [Group(pair) for pair in pairs] if pairwise else [Group(tuple(range(len(inputs))))]
     accumulator = run(inputs, names, groups,
                       PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None,
-                                      members=[g.members for g in groups] if pairwise else None),
+                                      members=[g.members for g in groups] if pairwise else None, units=unit,
+                                      lang=lang),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, jobs=jobs)
     accumulator.raise_reading_error()
@@ -418,10 +440,24 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
             names=names, present=present).to_dict()
     if bootstrap:
         from .measures.bootstrap import bootstrap_intervals
+        from .pipeline.units import unit_rows
 
-        per_document = [[p.by_document[d].astuple() for p in result.pairs] for d in documents]
-        result.extras["bootstrap"] = bootstrap_intervals(per_document, n=bootstrap, seed=seed,
+        rows = unit_rows(tallies, documents, unit)
+        result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
+                                                         documents=len(documents),
                                                          pairs=[[p.first, p.second] for p in result.pairs])
+    if compare:
+        from .measures.significance import paired_comparisons, warn_few_units
+        from .pipeline.units import unit_rows
+
+        shared = [d for d in documents if all(d in p.by_document for p in result.pairs)]
+        rows = unit_rows(tallies, shared, unit)
+        if len(rows) < 2:
+            warnings.warn(f"agree --compare: {len(rows)} {unit}(s) compared by every pair: at least two are needed; "
+                          "no interval and no p-value", SpanagreeWarning, stacklevel=2)
+        warn_few_units("agree --compare", len(rows), unit)
+        result.extras["comparisons"] = paired_comparisons(rows, [f"{p.first} × {p.second}" for p in result.pairs],
+                                                          test=test, unit=unit, resamples=resamples, seed=seed)
     return result
 
 

@@ -15,6 +15,7 @@ from ._version import __version__
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .formats import FORMATS, registered_options, writable_formats
 from .agreement import DOCUMENT_DESIGNS
+from .measures.significance import TESTS, UNITS
 from .match import BOUNDARIES, LABEL_RULES
 from .outputs import exit_status, signals_as_interrupts, write_stdout
 
@@ -102,7 +103,18 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
                        help="--chance: tokenise with this installed spaCy pipeline (a name or a path)")
     group.add_argument("--bootstrap", type=int, metavar="N",
                        help="95%% percentile intervals of F1, precision and recall from N resamples of documents")
-    group.add_argument("--seed", type=int, metavar="S", help="--bootstrap: random seed (default: drawn and reported)")
+    group.add_argument("--seed", type=int, metavar="S",
+                       help="--bootstrap and --compare: random seed (default: drawn and reported)")
+    group.add_argument("--compare", action="store_true",
+                       help="paired significance tests: score, between every two predictions; agree, between every "
+                            "two pairs of annotators (F1, precision, recall; 95%% interval, p-value, Holm)")
+    group.add_argument("--test", choices=list(TESTS), default="randomization",
+                       help="--compare: approximate randomization (default) or paired bootstrap")
+    group.add_argument("--unit", choices=list(UNITS), default="document",
+                       help="--compare and --bootstrap: resample or swap documents (default) or sentences "
+                            "(CoNLL's, or spaCy's sentencizer for --lang)")
+    group.add_argument("--resamples", type=int, default=10_000, metavar="N",
+                       help="--compare: rounds of the test and resamples of its interval (default: 10000)")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="align documents in N processes")
     add_html_report_options(group)
 
@@ -219,11 +231,18 @@ def check_common(args) -> None:
         raise UsageError("--jobs must be at least 1")
     if args.bootstrap is not None and args.bootstrap < 1:
         raise UsageError("--bootstrap must be at least 1")
-    if args.seed is not None and args.bootstrap is None:
-        raise UsageError("--seed goes with --bootstrap")
-    for option, value in (("--lang", args.lang), ("--spacy-model", args.spacy_model)):
-        if value is not None and not args.chance:
-            raise UsageError(f"{option} goes with --chance")
+    if args.seed is not None and args.bootstrap is None and not args.compare:
+        raise UsageError("--seed goes with --bootstrap or --compare")
+    if args.unit != "document" and args.bootstrap is None and not args.compare:
+        raise UsageError("--unit goes with --bootstrap or --compare")
+    if args.resamples < 1:
+        raise UsageError("--resamples must be at least 1")
+    if args.test != "randomization" and not args.compare:
+        raise UsageError("--test goes with --compare")
+    if args.lang is not None and not args.chance and args.unit != "sentence":
+        raise UsageError("--lang goes with --chance or --unit sentence")
+    if args.spacy_model is not None and not args.chance:
+        raise UsageError("--spacy-model goes with --chance")
     if args.lang is not None and args.spacy_model is not None:
         raise UsageError("--lang and --spacy-model exclude each other (the pipeline has its own language)")
 
@@ -233,6 +252,7 @@ def run_options(args) -> dict:
     return dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
                 label_map=args.map, align_whitespace=args.align_whitespace, chance=args.chance, lang=args.lang,
                 spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
+                compare=args.compare, test=args.test, unit=args.unit, resamples=args.resamples,
                 format=args.format, format_options=format_options(args), options=recorded_options(args),
                 annotators=args.annotators)
 

@@ -329,11 +329,14 @@ class ScoreComparison:
     each document, and every span classified for the error analysis (its keys counted and, with
     ``listing``, its items kept: :attr:`Score.items`)."""
 
-    def __init__(self, rule: MatchRule, listing: bool = False, context: int = CONTEXT, report: str | None = None):
+    def __init__(self, rule: MatchRule, listing: bool = False, context: int = CONTEXT, report: str | None = None,
+                 units: str = "document", lang: str | None = None):
         self.rule = rule
         self.listing = listing
         self.context = context
         self.report = report  # the spool folder of the report's document records, when asked for
+        self.units = units    # "sentence": also each document's counts per sentence (tally.units)
+        self.lang = lang      # ... split by spaCy's sentencizer of this language where not CoNLL
 
     def tally(self) -> PairTally:
         from .pipeline.spool import DocumentSpool
@@ -343,6 +346,10 @@ class ScoreComparison:
     def compare(self, tally: PairTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         gold, pred = spansets
         rule, context = self.rule, self.context
+        if self.units == "sentence":
+            from .pipeline.units import add_sentence_units
+
+            add_sentence_units(tally, pred, gold, gold, documents, rule, self.lang)
         if tally.report is not None:
             self.compare_reported(tally, group, gold, pred, documents)
             return
@@ -391,7 +398,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
           options: dict | None = None, annotators=None, gold_name: str | None = None,
-          context: int = CONTEXT, report: bool = False) -> Score | list[Score]:
+          context: int = CONTEXT, report: bool = False, compare: bool = False, test: str = "randomization",
+          unit: str = "document", resamples: int = 10_000) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -413,6 +421,13 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     chance, lang, spacy_model, bootstrap, seed
         Token-level agreement and bootstrap intervals (the prediction is the first side, the gold
         the second), as in :func:`spanagree.agree`.
+    compare, test, unit, resamples
+        ``compare``: with several predictions, test every pair of them on F1, precision and
+        recall (``test``: ``"randomization"`` or ``"bootstrap"``, ``resamples`` rounds, seeded
+        by ``seed``: :func:`spanagree.measures.significance.paired_comparisons`); the result is a
+        :class:`Scores` list whose ``comparisons`` hold them. ``unit``: ``"document"`` or
+        ``"sentence"`` — what the tests swap and the bootstrap resamples (CoNLL sentences, or
+        spaCy's sentencizer on the gold's text for ``lang``).
     jobs : int
         Compare in this many processes (the results, error items included, are identical).
     format, format_options, options, annotators
@@ -447,6 +462,9 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     """
     if not beta >= 0:
         raise UsageError(f"beta must be >= 0, got {beta!r}")
+    from .measures.significance import check_test_options
+
+    check_test_options(test, unit, resamples)
     check_jobs(jobs)
     check_context(context)
     several = isinstance(pred, (list, tuple))
@@ -463,6 +481,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     several = several or len(preds) > 1
     if not preds:
         raise UsageError("score needs at least one prediction; the inputs hold one span set")
+    if compare and len(preds) < 2:
+        raise UsageError("{option} compares predictions: give two or more", option="compare")
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     inputs = [gold, *preds]
@@ -476,7 +496,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         from .pipeline.spool import SpoolFolder
 
         folder = SpoolFolder()
-    accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context, folder.path if folder else None),
+    accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context, folder.path if folder else None,
+                                                             units=unit, lang=lang),
                       format=format,
                       format_options=format_options, jobs=jobs, **common)
     accumulator.raise_reading_error()
@@ -524,12 +545,36 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                 spacy_model=spacy_model, labels=labels, names=[result.prediction, result.gold]).to_dict()
         if bootstrap:
             from .measures.bootstrap import bootstrap_intervals
+            from .pipeline.units import unit_rows
 
-            per_document = [[result.pair.by_document[d].astuple()] for d in result.documents]
-            result.extras["bootstrap"] = bootstrap_intervals(per_document, n=bootstrap, seed=seed,
+            rows = unit_rows([tally], result.documents, unit)
+            result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
+                                                             documents=len(result.documents),
                                                              pairs=[[result.prediction, result.gold]], mean=False)
         results.append(result)
+    if compare:
+        from .measures.significance import paired_comparisons, warn_few_units
+        from .pipeline.units import unit_rows
+
+        documents = [d for d in results[0].documents if all(d in r.pair.by_document for r in results)]
+        rows = unit_rows([group.compared for group in accumulator.groups], documents, unit)
+        if len(rows) < 2:
+            warnings.warn(f"score --compare: {len(rows)} {unit}(s): at least two are needed to resample or swap; "
+                          "no interval and no p-value" + (" (--unit sentence splits them)" if unit == "document"
+                                                           else ""), SpanagreeWarning, stacklevel=2)
+        warn_few_units("score --compare", len(rows), unit)
+        results = Scores(results)
+        results.comparisons = paired_comparisons(rows, [r.prediction for r in results], test=test, unit=unit,
+                                                 resamples=resamples, seed=seed)
     return results if several else results[0]
+
+
+class Scores(list):
+    """Several predictions' :class:`Score` (``score(gold, [a, b, ...], compare=True)``) and their
+    paired comparisons (:func:`spanagree.measures.significance.paired_comparisons`), written as
+    the JSON document's ``comparisons``."""
+
+    comparisons: list[dict] | None = None
 
 
 def check_context(context) -> None:

@@ -390,7 +390,7 @@ def test_cli_spacy_model_from_a_path(demo, tmp_path, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--chance", "--spacy-model", "no_such_pipeline_sm"], "--spacy-model no_such_pipeline_sm: cannot load"),
     (["--chance", "--lang", "zz"], "--lang zz: spaCy has no such language"),
-    (["--lang", "fr"], "--lang goes with --chance"),
+    (["--lang", "fr"], "--lang goes with --chance or --unit sentence"),
     (["--spacy-model", "x"], "--spacy-model goes with --chance"),
     (["--chance", "--lang", "fr", "--spacy-model", "x"], "--lang and --spacy-model exclude each other"),
 ])

@@ -619,3 +619,19 @@ def test_the_report_ranks_the_predictions_and_shows_the_averages(browser, capsys
         assert supports == [str(p["support"]) for p in data["predictions"][0]["by_label"].values()]
     finally:
         opened.close()
+
+
+def test_the_report_shows_the_paired_comparisons(browser, capsys, tmp_path):
+    page = tmp_path / "compare.html"
+    data = run(capsys, "score", ANNOTATORS[0], ANNOTATORS[1], ANNOTATORS[2], "--compare", "--seed", "3",
+               "--resamples", "500", "--report", page, "--output", "json")
+    embedded, _ = blocks(page)
+    assert embedded["comparisons"] == data["comparisons"]
+    opened = Opened(browser, page)
+    try:
+        assert opened.clean(), (opened.messages, opened.requests)
+        rows = opened.page.eval_on_selector_all("#sa-comparisons-table tbody tr",
+                                                "rows => rows.map(r => [...r.cells].map(c => c.textContent))")
+        assert [row[:3] for row in rows] == [[e["first"], e["second"], e["measure"]] for e in data["comparisons"]]
+    finally:
+        opened.close()

@@ -34,7 +34,8 @@ CHUNK_CELLS = 1 << 21  # resamples × documents drawn at once (bounds memory, no
 
 
 def bootstrap_intervals(per_document, *, n: int = 1000, seed: int | None = None, level: float = 0.95,
-                        pairs: Sequence | None = None, mean: bool = True) -> dict:
+                        pairs: Sequence | None = None, mean: bool = True, unit: str = "document",
+                        documents: int | None = None) -> dict:
     """Percentile intervals of each pair's F1, precision and recall, and of the mean pairwise F1.
 
     Parameters
@@ -54,6 +55,9 @@ def bootstrap_intervals(per_document, *, n: int = 1000, seed: int | None = None,
     mean : bool
         Also give the interval of the mean pairwise F1 (``False`` for ``score``, where the pair
         is a prediction and its gold).
+    unit : {"document", "sentence"}
+        What a row of ``per_document`` is: a document, or a sentence (``--unit sentence``:
+        sentences are resampled; ``documents`` then gives how many documents they come from).
 
     Returns
     -------
@@ -82,15 +86,18 @@ def bootstrap_intervals(per_document, *, n: int = 1000, seed: int | None = None,
     if isinstance(per_document, Mapping):
         per_document = list(per_document.values())
     counts = np.asarray(per_document, dtype=float)
-    documents = counts.shape[0] if counts.ndim else 0
+    units = counts.shape[0] if counts.ndim else 0
     if seed is None:
         seed = int(np.random.SeedSequence().entropy)
-    result = {"method": "percentile", "resampled": "documents", "level": level, "n": int(n), "seed": seed,
-              "documents": documents}
-    if documents < 2:
-        warnings.warn(f"bootstrap: {documents} document(s): at least two are needed to resample documents; "
+    result = {"method": "percentile", "resampled": f"{unit}s", "level": level, "n": int(n), "seed": seed,
+              "documents": units if unit == "document" or documents is None else documents, "units": units}
+    if units < 2:
+        warnings.warn(f"bootstrap: {units} {unit}(s): at least two are needed to resample {unit}s; "
                       "no interval", SpanagreeWarning, stacklevel=2)
-        return {**result, "pairs": None, "mean_f1": None, "reason": "fewer than two documents"}
+        return {**result, "pairs": None, "mean_f1": None, "reason": f"fewer than two {unit}s"}
+    from .significance import warn_few_units
+
+    warn_few_units("bootstrap", units, unit)
     if counts.ndim != 3 or counts.shape[2] != 3:
         raise ValueError("per_document must be documents × pairs × (a, b, c)")
     n_pairs = counts.shape[1]

@@ -179,10 +179,12 @@ class PairTally:
     documents' records for the HTML report, when asked for, a
     :class:`~spanagree.pipeline.spool.DocumentSpool`)."""
 
-    __slots__ = ("by_document", "labels", "duplicates", "errors", "items", "report")
+    __slots__ = ("by_document", "labels", "duplicates", "errors", "items", "report", "units")
 
     def __init__(self, report=None):
         self.by_document: dict[str, Counts] = {}
+        #: ``--unit sentence``: each document's ``(a, b, c)`` per sentence (:mod:`spanagree.pipeline.units`).
+        self.units: dict[str, list[tuple]] = {}
         self.labels = LabelTally()
         self.duplicates = [0, 0]
         self.errors: Counter = Counter()
@@ -203,6 +205,7 @@ class PairTally:
         self.duplicates[1] += other.duplicates[1]
         self.errors.update(other.errors)
         self.items.update(other.items)
+        self.units.update(other.units)
         if self.report is not None and other.report is not None:
             self.report += other.report
         return self

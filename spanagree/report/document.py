@@ -206,7 +206,10 @@ def scores_document(results: list, *, by_document: bool = False, lazy: bool = Fa
     predictions = [score_document(r, by_document=by_document, with_header=False, lazy=lazy) for r in results]
     for entry, rank in zip(predictions, ranks([r.counts.as_dict()["f1"] for r in results])):
         entry["rank"] = rank
-    return {"spanagree": __version__, "options": first.options, "gold": first.gold, "predictions": predictions}
+    document = {"spanagree": __version__, "options": first.options, "gold": first.gold, "predictions": predictions}
+    if getattr(results, "comparisons", None) is not None:
+        document["comparisons"] = results.comparisons
+    return document
 
 
 def errors_document(results: list) -> dict:

@@ -127,7 +127,7 @@ class Page:
     def __init__(self, result, limit: int | None):
         if isinstance(result, (list, tuple)):
             self.command, self.results = "score", list(result)
-            self.summary = scores_document(self.results, by_document=True, lazy=True)
+            self.summary = scores_document(result, by_document=True, lazy=True)  # (its comparisons too)
             first = self.results[0]
             self.annotators = [first.gold, *(r.prediction for r in self.results)]
             self.comparisons = [{"first": p + 1, "second": 0} for p in range(len(self.results))]

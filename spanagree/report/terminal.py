@@ -86,6 +86,8 @@ def agreement_table(result, *, by=None) -> str:
         parts += ["", chance_section(data["chance"])]
     if "bootstrap" in data:
         parts += ["", bootstrap_section(data["bootstrap"], [" × ".join(p["annotators"]) for p in data["pairs"]])]
+    if "comparisons" in data:
+        parts += ["", comparisons_section(data["comparisons"], "pairs of annotators")]
     parts += ["", "b: spans only the first of a pair marked, c: only the second; "
               "precision a/(a+b), recall a/(a+c), F1 2a/(2a+b+c)"]
     for note in data["notes"]:
@@ -222,6 +224,8 @@ def score_table(results: list, *, by=None) -> str:
             parts += ["", f"{result.prediction}: " + chance_section(extras["chance"])]
         if "bootstrap" in extras:
             parts += ["", f"{result.prediction}: " + bootstrap_section(extras["bootstrap"], [result.prediction])]
+    if getattr(results, "comparisons", None) is not None:
+        parts += ["", comparisons_section(results.comparisons, "predictions")]
     parts += ["", "b: spurious (predicted, not in the gold), c: missed (in the gold, not predicted); "
               "precision a/(a+b), recall a/(a+c)"]
     for note in sorted({n for r in results for n in r.notes}):
@@ -246,6 +250,33 @@ def averages_section(data: dict) -> str:
     header = ["pair"] + [f"{name} {key}" for name in ("micro", "macro", "weighted") for key in ("P", "R", "F1")]
     return ("averages over labels (weighted by the mean of both annotators' spans of each label; "
             "an undefined per-label rate counts 0)\n" + table(header, rows))
+
+
+def comparisons_section(comparisons: list[dict], what: str) -> str:
+    """``--compare``: every pair (best-ranked first) and measure: Δ, its 95% interval, p and Holm's p."""
+    if not comparisons:
+        return f"comparisons of {what}: none"
+    first = comparisons[0]
+    test = {"randomization": "approximate randomization", "bootstrap": "paired bootstrap"}[first["test"]]
+    head = (f"paired comparisons of {what} ({test}, {first['resamples']} rounds over {first['units']} "
+            f"{first['unit']}s, seed {first['seed']}); Δ = first − second")
+    rows = []
+    for entry in comparisons:
+        interval = ("n/a" if entry["low"] is None else f"[{number(entry['low'])}, {number(entry['high'])}]")
+        rows.append([entry["first"], entry["second"], {"f1": "F1"}.get(entry["measure"], entry["measure"]),
+                     signed(entry["difference"]), interval, p_text(entry["p_value"]), p_text(entry["p_value_holm"])])
+    return head + "\n" + table(["first", "second", "measure", "Δ", "95% interval", "p", "p (Holm)"], rows)
+
+
+def signed(value) -> str:
+    return "n/a" if value is None or value != value else f"{value:+.4f}"
+
+
+def p_text(p) -> str:
+    """A p-value: four decimals, or ``< 0.0001`` below them; n/a when none."""
+    if p is None:
+        return "n/a"
+    return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
 def confusion_section(confusion: dict) -> str:

@@ -144,6 +144,22 @@
     return g;
   }
 
+  // --compare: the paired tests (docs/statistics.md)
+  function comparisonsSection() {
+    var entries = DATA.comparisons;
+    if (!entries || !entries.length) return null;
+    var s = section("Paired comparisons", "sa-comparisons");
+    var e0 = entries[0];
+    s.appendChild(el("p", { "class": "sa-muted" }, (e0.test === "randomization" ? "approximate randomization" : "paired bootstrap") +
+      ", " + e0.resamples + " rounds over " + e0.units + " " + e0.unit + "s, seed " + e0.seed +
+      "; Δ = first − second; the interval is the paired bootstrap's; p (Holm) adjusted across the pairs of the same measure"));
+    s.appendChild(table(["first", "second", "measure", "Δ", "95% interval", "p", "p (Holm)"], entries.map(function (e) {
+      return [e.first, e.second, e.measure, e.difference, e.low === null ? "—" : "[" + fmt(e.low) + ", " + fmt(e.high) + "]",
+        e.p_value === null ? null : (e.p_value < 0.001 ? "< 0.001" : e.p_value), e.p_value_holm === null ? null : (e.p_value_holm < 0.001 ? "< 0.001" : e.p_value_holm)];
+    }), { textColumns: 3, id: "sa-comparisons-table" }));
+    return s;
+  }
+
   function labelsSection() {
     var s = section("Per label F1", "sa-labels");
     if (COMMAND === "agree") {
@@ -704,6 +720,8 @@
   if (kappa) app.appendChild(kappa);
   var boot = bootstrapSection();
   if (boot) app.appendChild(boot);
+  var comparisons = comparisonsSection();
+  if (comparisons) app.appendChild(comparisons);
   app.appendChild(documentsSection());
   app.appendChild(documentView());
   buildListing();
