@@ -168,9 +168,10 @@ class PairsComparison:
 
     def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
                  report: str | None = None, members: list[tuple[int, ...]] | None = None, units: str = "document",
-                 lang: str | None = None):
+                 lang: str | None = None, unitizing: int | None = None):
         self.rule = rule
         self.pairs = pairs
+        self.unitizing = unitizing  # agree --unitizing: the number of annotators (α_U's R)
         self.units = units  # "sentence": also each document's counts per sentence (PairTally.units)
         self.lang = lang
         # per group, the pairs it compares as (pair's number, first's and second's place in the group)
@@ -185,10 +186,21 @@ class PairsComparison:
     def tally(self) -> PairTallies:
         from .pipeline.spool import DocumentSpool
 
+        from .measures.unitizing import UnitizingTally
+
         return PairTallies((PairTally() for _ in self.pairs),
-                           DocumentSpool(self.report) if self.report is not None else None)
+                           DocumentSpool(self.report) if self.report is not None else None,
+                           UnitizingTally(self.unitizing) if self.unitizing else None)
 
     def compare(self, tally: PairTallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        if tally.unitizing is not None:  # every annotator's spans on the continuum of each document
+            for doc_id in documents:
+                copies = [s.documents.get(doc_id) for s in spansets]
+                spans = [copy.spans if copy is not None else [] for copy in copies]
+                text = next((c.text for c in copies if c is not None and c.text is not None), None)
+                length = len(text) if text is not None else max(
+                    (end for own in spans for span in own for _, end in span.fragments), default=0)
+                tally.unitizing.add_document(spans, length)
         each = None
         listing_each = None
         if self.listing:  # every disagreement kept (PairTally.items), with its text around it
@@ -257,7 +269,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False,
-          documents: str = "common", compare: bool = False, test: str = "randomization", unit: str = "document",
+          documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
           resamples: int = 10_000) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
@@ -285,6 +297,10 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         Add 95% percentile intervals from this many resamples of documents (or sentences:
         ``unit``) (:mod:`spanagree.measures.bootstrap`) as ``extras["bootstrap"]``; ``seed``
         seeds them.
+    unitizing : bool
+        Add Krippendorff's unitizing alpha (α_U) of all annotators over the characters of the
+        documents, overall and per label, as ``extras["alpha_u"]``
+        (:mod:`spanagree.measures.unitizing`; needs ``documents="common"``).
     compare, test, unit, resamples
         ``compare``: test every two pairs of annotators against each other on F1, precision and
         recall, paired over the same units (is one pair of annotators lower than another?), as
@@ -346,6 +362,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if documents not in DOCUMENT_DESIGNS:
         raise UsageError(f"unknown document design {documents!r}; choose one of: {', '.join(DOCUMENT_DESIGNS)}")
     design, pairwise = documents, documents == "pairwise"
+    if unitizing and pairwise:
+        raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has no "
+                         "missing annotators); use --documents common", option="unitizing")
     inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
     if len(inputs) < 2:
         raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
@@ -366,7 +385,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     accumulator = run(inputs, names, groups,
                       PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None,
                                       members=[g.members for g in groups] if pairwise else None, units=unit,
-                                      lang=lang),
+                                      lang=lang, unitizing=len(inputs) if unitizing else None),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, jobs=jobs)
     accumulator.raise_reading_error()
@@ -446,6 +465,10 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
                                                          documents=len(documents),
                                                          pairs=[[p.first, p.second] for p in result.pairs])
+    if unitizing:
+        from .measures.unitizing import alpha_u
+
+        result.extras["alpha_u"] = alpha_u(accumulator.groups[0].compared.unitizing)
     if compare:
         from .measures.significance import paired_comparisons, warn_few_units
         from .pipeline.units import unit_rows

@@ -155,6 +155,9 @@ def build_parser() -> Parser:
                        help="write every disagreement of every pair (CSV, or JSON for .json); the second "
                             "annotator of a pair is the reference: spurious = only the first marked it")
     agree.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
+    agree.add_argument("--unitizing", action="store_true",
+                       help="add Krippendorff's unitizing alpha (α_U) of all annotators over the texts' characters, "
+                            "overall and per label (DKPro Agreement's definition; docs/concepts.md)")
     agree.add_argument("--documents", choices=list(DOCUMENT_DESIGNS), default="common",
                        help="common (default): the documents every annotator has; pairwise: each pair compares "
                             "the documents both its annotators have (round-robin designs)")
@@ -306,7 +309,7 @@ def command_agree(args) -> str:
     check_listing_outputs(args, args.paths)
     check_report(args, args.paths, others=[args.errors, args.plots])
     result = agree(args.paths, errors=bool(args.errors), context=args.context, report=args.report is not None,
-                   documents=args.documents, **run_options(args))
+                   documents=args.documents, unitizing=args.unitizing, **run_options(args))
     if args.errors:
         write_listing(args.errors, iter_disagreement_rows(result), DISAGREEMENT_COLUMNS, force=args.force)
     if args.plots:

@@ -635,3 +635,16 @@ def test_the_report_shows_the_paired_comparisons(browser, capsys, tmp_path):
         assert [row[:3] for row in rows] == [[e["first"], e["second"], e["measure"]] for e in data["comparisons"]]
     finally:
         opened.close()
+
+
+def test_the_report_shows_the_unitizing_alpha(browser, capsys, tmp_path):
+    page = tmp_path / "alpha.html"
+    data = run(capsys, "agree", *ANNOTATORS, "--unitizing", "--report", page, "--output", "json")
+    opened = Opened(browser, page)
+    try:
+        assert opened.clean(), (opened.messages, opened.requests)
+        assert opened.page.text_content("#sa-alpha-u") == f"{data['alpha_u']['overall']:.3f}"
+        rows = opened.page.eval_on_selector_all("#sa-alpha-u-labels tbody tr", "rows => rows.map(r => r.cells[0].textContent)")
+        assert rows == list(data["alpha_u"]["labels"])
+    finally:
+        opened.close()

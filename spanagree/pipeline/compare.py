@@ -229,15 +229,20 @@ class PairTallies(list):
     documents' records for the HTML report (``report``, when asked for: a
     :class:`~spanagree.pipeline.spool.DocumentSpool` holding every pair of a document)."""
 
-    def __init__(self, tallies=(), report=None):
+    def __init__(self, tallies=(), report=None, unitizing=None):
         super().__init__(tallies)
         self.report = report
+        #: ``agree --unitizing``: a :class:`~spanagree.measures.unitizing.UnitizingTally` of every
+        #: annotator's spans over the documents compared.
+        self.unitizing = unitizing
 
     def __iadd__(self, other: "PairTallies") -> "PairTallies":
         for mine, theirs in zip(self, other):
             mine += theirs
         if self.report is not None and other.report is not None:
             self.report += other.report
+        if self.unitizing is not None and other.unitizing is not None:
+            self.unitizing += other.unitizing
         return self
 
 

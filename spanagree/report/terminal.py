@@ -86,6 +86,8 @@ def agreement_table(result, *, by=None) -> str:
         parts += ["", chance_section(data["chance"])]
     if "bootstrap" in data:
         parts += ["", bootstrap_section(data["bootstrap"], [" × ".join(p["annotators"]) for p in data["pairs"]])]
+    if "alpha_u" in data:
+        parts += ["", unitizing_section(data["alpha_u"])]
     if "comparisons" in data:
         parts += ["", comparisons_section(data["comparisons"], "pairs of annotators")]
     parts += ["", "b: spans only the first of a pair marked, c: only the second; "
@@ -250,6 +252,15 @@ def averages_section(data: dict) -> str:
     header = ["pair"] + [f"{name} {key}" for name in ("micro", "macro", "weighted") for key in ("P", "R", "F1")]
     return ("averages over labels (weighted by the mean of both annotators' spans of each label; "
             "an undefined per-label rate counts 0)\n" + table(header, rows))
+
+
+def unitizing_section(found: dict) -> str:
+    """``--unitizing``: α_U overall and per label, with each label's observed and expected disagreement."""
+    head = (f"Krippendorff's unitizing alpha (α_U): {number(found['overall'])} over {found['characters']} characters "
+            f"of {found['documents']} document(s), {found['annotators']} annotators")
+    rows = [[label, number(entry["alpha"]), f"{entry['observed']:.6f}", f"{entry['expected']:.6f}"]
+            for label, entry in found["labels"].items()]
+    return head + "\n" + table(["label", "α_U", "D_O", "D_E"], rows)
 
 
 def comparisons_section(comparisons: list[dict], what: str) -> str:

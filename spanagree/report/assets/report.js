@@ -92,6 +92,15 @@
       s.appendChild(el("p", null, "mean pairwise F1 ", el("b", null, fmt(DATA.mean_f1)), " (SD ", fmt(DATA.sd_f1),
         "); pooled F1 ", el("b", null, fmt(DATA.pooled_f1)), " over ", DATA.documents, " documents, match ",
         DATA.match, ", labels ", DATA.labels));
+      if (DATA.alpha_u) {  // --unitizing: Krippendorff's unitizing alpha (docs/measures.md)
+        var au = DATA.alpha_u;
+        s.appendChild(el("p", null, "Krippendorff's unitizing alpha α", el("sub", null, "U"), " ", el("b", { id: "sa-alpha-u" }, fmt(au.overall)),
+          " over ", au.characters, " characters of ", au.documents, " documents, ", au.annotators, " annotators"));
+        s.appendChild(table(["label", "α_U", "D_O", "D_E"], Object.keys(au.labels).map(function (l) {
+          var e = au.labels[l];
+          return [l, heatCell(e.alpha), e.observed, e.expected];
+        }), { id: "sa-alpha-u-labels" }));
+      }
     } else if (COMMAND === "score") {
       // in rank order (by F1) when there are several predictions; the JSON keeps the order given
       var ranked = predictions.slice();
