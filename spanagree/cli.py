@@ -116,7 +116,20 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--resamples", type=int, default=10_000, metavar="N",
                        help="--compare: rounds of the test and resamples of its interval (default: 10000)")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="align documents in N processes")
+    add_quiet_option(group)
     add_html_report_options(group)
+
+
+def add_quiet_option(group) -> None:
+    """``--quiet``: no progress bar (warnings stay)."""
+    group.add_argument("--quiet", action="store_true",
+                       help="no progress bar on standard error (shown on a terminal for runs over a second); "
+                            "warnings stay")
+
+
+def progress_wanted(args) -> bool:
+    """A progress bar when standard error is a terminal and ``--quiet`` is not given."""
+    return not args.quiet and sys.stderr.isatty()
 
 
 def add_html_report_options(group) -> None:
@@ -257,7 +270,7 @@ def run_options(args) -> dict:
                 spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
                 compare=args.compare, test=args.test, unit=args.unit, resamples=args.resamples,
                 format=args.format, format_options=format_options(args), options=recorded_options(args),
-                annotators=args.annotators)
+                annotators=args.annotators, progress=progress_wanted(args))
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:
@@ -395,6 +408,7 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
                             "pip install 'spanagree[plots]')")
     group.add_argument("--force", action="store_true", help="replace existing outputs")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="vote on documents in N processes")
+    add_quiet_option(group)
     group.add_argument("--output", choices=OUTPUTS, default="table",
                        help="summary on stdout: table (default), json or csv (one row per document)")
     add_html_report_options(group)
@@ -425,7 +439,7 @@ def command_merge(args) -> str:
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
                   label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
                   format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
-                  context=args.context, documents=args.documents)
+                  context=args.context, documents=args.documents, progress=progress_wanted(args))
     result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
                  force=args.force, **format_options(args))
     if args.plots:

@@ -367,7 +367,7 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
 def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
          only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1, format: str | None = None,
          format_options: dict | None = None, options: dict | None = None, annotators=None,
-         context: int = CONTEXT, documents: str = "common") -> Vote:
+         context: int = CONTEXT, documents: str = "common", progress: bool = False) -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
@@ -466,7 +466,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
                       VoteComparison(rule, k, names, present=present, majority=majority),
                       format=format, format_options=format_options, label_map=label_map, only=only,
-                      align_whitespace=align_whitespace, jobs=jobs, count_labels=rule.strict_labels)
+                      align_whitespace=align_whitespace, jobs=jobs, count_labels=rule.strict_labels,
+                      progress=progress)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     design = documents

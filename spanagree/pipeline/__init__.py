@@ -147,7 +147,8 @@ def read_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
 
 def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], comparison: Comparison, *,
         format: str | None = None, format_options: dict | None = None, label_map=None, only=None,
-        align_whitespace: bool = False, jobs: int = 1, count_labels: bool = False) -> Accumulator:
+        align_whitespace: bool = False, jobs: int = 1, count_labels: bool = False, progress: bool = False
+        ) -> Accumulator:
     """Compare ``inputs`` group by group and return the accumulator (nothing raised or warned yet:
     the command finishes it).
 
@@ -168,17 +169,68 @@ def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], 
     count_labels : bool
         Count every input's labels as read (:attr:`Accumulator.labels`, for the label checks of
         :mod:`spanagree.pipeline.labels`); also done whenever ``label_map`` or ``only`` is given.
+    progress : bool
+        Draw a progress bar of the reference's documents on standard error
+        (:mod:`spanagree.progress`; the command line asks for it when standard error is a terminal).
     """
+    from ..progress import Progress
+
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace,
                   count_labels=count_labels or bool(label_map) or bool(only))
-    if jobs > 1:
-        from .parallel import accumulate_forked
+    jobs = usable_jobs(jobs)
+    total = estimate_documents(inputs[0], format) if progress and inputs else None
+    with Progress(progress, total) as bar:
+        if progress:
+            common["progress"] = bar
+        if jobs > 1:
+            from .parallel import accumulate_forked
 
-        result = accumulate_forked(inputs, names, groups, comparison, jobs, format=format,
-                                   format_options=format_options, **common)
-        if result is not None:
-            return result
-    return accumulate(open_inputs(inputs, format, format_options), names, groups, comparison, **common)
+            with bar.shared():
+                result = accumulate_forked(inputs, names, groups, comparison, jobs, format=format,
+                                           format_options=format_options, **common)
+            if result is not None:
+                return result
+        return accumulate(open_inputs(inputs, format, format_options), names, groups, comparison, **common)
+
+
+def usable_jobs(jobs: int) -> int:
+    """``jobs`` capped at the cores this process may use, with a warning when asked for more."""
+    import warnings
+
+    from ..errors import SpanagreeWarning
+
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        usable = os.cpu_count() or 1
+    if jobs > usable:
+        warnings.warn(f"--jobs {jobs}: this machine lets spanagree use {usable} core(s); using {usable} (more "
+                      "processes than cores only add the cost of starting them)", SpanagreeWarning, stacklevel=3)
+        return usable
+    return jobs
+
+
+def estimate_documents(item, format: str | None) -> int | None:
+    """The documents of an input when they can be counted without reading it (the progress
+    bar's total): a BRAT folder's ``.ann`` files, a JSON-lines file's lines, a CoNLL file's
+    ``-DOCSTART-`` lines; ``None`` otherwise."""
+    from ..formats import detect_format
+
+    if not isinstance(item, (str, os.PathLike)):
+        return len(item.documents) if isinstance(item, SpanSet) else None
+    try:
+        found = format or detect_format(item)
+        if found == "brat" and os.path.isdir(item):
+            return sum(name.endswith(".ann") for _, _, names in os.walk(item) for name in names)
+        if found in ("jsonl", "conll") and os.path.isfile(item):
+            with open(item, "rb") as handle:
+                data = handle.read()
+            if found == "jsonl":
+                return sum(1 for line in data.split(b"\n") if line.strip())
+            return max(data.count(b"-DOCSTART-"), 1)
+    except (OSError, SpanagreeError):
+        return None
+    return None
 
 
 __all__ = ["Accumulator", "Comparison", "Group", "Input", "expand_inputs", "open_inputs", "read_inputs", "run"]

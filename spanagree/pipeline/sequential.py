@@ -217,7 +217,7 @@ def _compare_present(comparison: Comparison, g: int, tally: GroupTally, copies: 
 
 def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: Sequence[Group],
                comparison: Comparison, *, label_map=None, only=None, align_whitespace: bool = False,
-               shard: int = 0, count_labels: bool = False) -> Accumulator:
+               shard: int = 0, count_labels: bool = False, progress=None) -> Accumulator:
     """Read ``streams`` in turn, compare every document of every group once its copies are read,
     and return what was found.
 
@@ -238,6 +238,8 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
         :mod:`spanagree.pipeline.accumulator`).
     count_labels : bool
         Count each stream's labels as read (:attr:`Accumulator.labels`).
+    progress : Progress, optional
+        Told of each of the reference stream's documents as it is read (:mod:`spanagree.progress`).
 
     Returns
     -------
@@ -350,6 +352,8 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
                 doc_id = document.id
                 if m in positions:
                     positions[m][doc_id] = len(positions[m])
+                if m == 0 and progress is not None:
+                    progress.advance(1)
                 for g in member_of[m]:
                     if doc_id not in given[g]:
                         settle(g, doc_id)

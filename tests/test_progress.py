@@ -1,0 +1,119 @@
+"""The progress bar on standard error (a real pseudo-terminal), ``--quiet``, and ``--jobs`` capped at
+the usable cores."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import select
+import struct
+import subprocess
+import sys
+import termios
+import warnings
+from pathlib import Path
+
+import pytest
+
+from spanagree import SpanagreeWarning, agree
+from spanagree.pipeline import estimate_documents, usable_jobs
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "corpora" / "demo"
+
+#: Runs the command line with the bar's delay at 0 (this test's runs are shorter than a second).
+SCRIPT = """
+import sys
+import spanagree.progress
+import spanagree.pipeline.parallel as parallel
+spanagree.progress.DELAY = 0
+spanagree.progress.POLL = 0.01
+parallel.MIN_DOCUMENTS_PER_JOB = 1
+parallel.MIN_SPANS_PER_JOB = 1
+from spanagree.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def run(argv, *, terminal: bool) -> tuple[int, str, str]:
+    """The command's exit code, stdout, and what its standard error showed (a pseudo-terminal's
+    screen when ``terminal``, else a pipe's bytes)."""
+    env = dict(os.environ, COLUMNS="100")
+    if not terminal:
+        done = subprocess.run([sys.executable, "-c", SCRIPT, *map(str, argv)], capture_output=True, text=True,
+                              cwd=ROOT, env=env, timeout=300)
+        return done.returncode, done.stdout, done.stderr
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a 100-column terminal
+    process = subprocess.Popen([sys.executable, "-c", SCRIPT, *map(str, argv)], stdout=subprocess.PIPE,
+                               stderr=slave, cwd=ROOT, env=env)
+    os.close(slave)
+    screen = b""
+    while True:  # read until the child has ended and its terminal is drained (EIO once it is closed)
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            screen += chunk
+        elif process.poll() is not None and not select.select([master], [], [], 0.2)[0]:
+            break
+    out = process.stdout.read().decode("utf-8")
+    process.wait(timeout=300)
+    os.close(master)
+    return process.returncode, out, screen.decode("utf-8", "replace")
+
+
+BRAT = [DEMO / "brat" / name for name in ("ann1", "ann2", "ann3")]
+
+
+def test_a_terminal_shows_the_bar_and_stdout_stays_the_same():
+    code, out, screen = run(["agree", *BRAT, "--output", "json"], terminal=True)
+    assert code == 0
+    assert "documents" in screen and "10/10" in screen        # the demo's 10 documents, counted to the end
+    assert "\r" in screen                                      # drawn in place
+    code, piped, err = run(["agree", *BRAT, "--output", "json"], terminal=False)
+    assert code == 0 and "documents" not in err and "\r" not in err  # not a terminal: no bar
+    assert json.loads(out) == json.loads(piped)
+
+
+def test_quiet_silences_the_bar_but_not_the_warnings():
+    conll = DEMO / "conll"
+    code, out, screen = run(["agree", conll / "ann1.conll", conll / "ann2.conll", "--only", "NOPE", "--quiet"],
+                            terminal=True)
+    assert code == 0
+    assert "documents" not in screen and "\r" not in screen.replace("\r\n", "\n")
+    assert "warning" in screen                                  # --only naming a label no input has
+    assert json.loads(run(["agree", *BRAT, "--quiet", "--output", "json"], terminal=False)[1])["options"]["quiet"]
+
+
+def test_workers_report_their_progress(tmp_path):
+    out_path = tmp_path / "gold.jsonl"
+    code, out, screen = run(["merge", *BRAT, "--jobs", "2", "--to", "jsonl", "--out", out_path, "--output", "json"],
+                            terminal=True)
+    assert code == 0 and "10/10" in screen
+    assert json.loads(out)["documents"] == 10
+
+
+def test_the_totals_are_counted_without_reading():
+    assert estimate_documents(DEMO / "brat" / "ann1", None) == 10
+    assert estimate_documents(DEMO / "jsonl" / "ann1.jsonl", None) == 10
+    assert estimate_documents(DEMO / "conll" / "ann1.conll", None) == 10
+    assert estimate_documents(DEMO / "xml" / "ann1", None) is None
+
+
+def test_jobs_are_capped_at_the_usable_cores():
+    usable = len(os.sched_getaffinity(0))
+    with pytest.warns(SpanagreeWarning, match=rf"--jobs {usable + 6}: this machine lets spanagree use {usable} core"):
+        assert usable_jobs(usable + 6) == usable
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert usable_jobs(1) == 1
+    with pytest.warns(SpanagreeWarning, match="this machine lets spanagree use"):
+        result = agree(BRAT[:2], jobs=usable + 1)
+    assert result.pooled.a > 0
