@@ -270,7 +270,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False,
           documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
-          resamples: int = 10_000, progress: bool = False) -> Agreement:
+          resamples: int = 10_000, progress: bool = False, scheduler=None) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -387,7 +387,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                                       members=[g.members for g in groups] if pairwise else None, units=unit,
                                       lang=lang, unitizing=len(inputs) if unitizing else None),
                       format=format, format_options=format_options, label_map=label_map, only=only,
-                      align_whitespace=align_whitespace, jobs=jobs, progress=progress)
+                      align_whitespace=align_whitespace, jobs=jobs, progress=progress,
+                      scheduler=scheduler)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     paths = [input_path(item) for item in inputs]

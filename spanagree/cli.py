@@ -116,8 +116,16 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--resamples", type=int, default=10_000, metavar="N",
                        help="--compare: rounds of the test and resamples of its interval (default: 10000)")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="align documents in N processes")
+    add_scheduler_option(group)
     add_quiet_option(group)
     add_html_report_options(group)
+
+
+def add_scheduler_option(group) -> None:
+    """``--scheduler ADDRESS``: compare on a Dask cluster (docs/cluster.md)."""
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="compare on the Dask cluster of this scheduler (tcp://host:8786; needs "
+                            "pip install 'spanagree[dask]' and a filesystem the workers share: docs/cluster.md)")
 
 
 def add_quiet_option(group) -> None:
@@ -270,7 +278,7 @@ def run_options(args) -> dict:
                 spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
                 compare=args.compare, test=args.test, unit=args.unit, resamples=args.resamples,
                 format=args.format, format_options=format_options(args), options=recorded_options(args),
-                annotators=args.annotators, progress=progress_wanted(args))
+                annotators=args.annotators, progress=progress_wanted(args), scheduler=args.scheduler)
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:
@@ -408,6 +416,7 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
                             "pip install 'spanagree[plots]')")
     group.add_argument("--force", action="store_true", help="replace existing outputs")
     group.add_argument("--jobs", type=int, default=1, metavar="N", help="vote on documents in N processes")
+    add_scheduler_option(group)
     add_quiet_option(group)
     group.add_argument("--output", choices=OUTPUTS, default="table",
                        help="summary on stdout: table (default), json or csv (one row per document)")
@@ -439,7 +448,8 @@ def command_merge(args) -> str:
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
                   label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
                   format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
-                  context=args.context, documents=args.documents, progress=progress_wanted(args))
+                  context=args.context, documents=args.documents, progress=progress_wanted(args),
+                  scheduler=args.scheduler)
     result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
                  force=args.force, **format_options(args))
     if args.plots:

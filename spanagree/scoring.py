@@ -400,7 +400,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           options: dict | None = None, annotators=None, gold_name: str | None = None,
           context: int = CONTEXT, report: bool = False, compare: bool = False, test: str = "randomization",
           unit: str = "document", resamples: int = 10_000,
-          progress: bool = False) -> Score | list[Score]:
+          progress: bool = False, scheduler=None) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -500,7 +500,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context, folder.path if folder else None,
                                                              units=unit, lang=lang),
                       format=format,
-                      format_options=format_options, jobs=jobs, progress=progress, **common)
+                      format_options=format_options, jobs=jobs, progress=progress, scheduler=scheduler,
+                      **common)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     gold_order = accumulator.orders[0]

@@ -367,7 +367,7 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
 def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
          only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1, format: str | None = None,
          format_options: dict | None = None, options: dict | None = None, annotators=None,
-         context: int = CONTEXT, documents: str = "common", progress: bool = False) -> Vote:
+         context: int = CONTEXT, documents: str = "common", progress: bool = False, scheduler=None) -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
@@ -467,7 +467,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
                       VoteComparison(rule, k, names, present=present, majority=majority),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, jobs=jobs, count_labels=rule.strict_labels,
-                      progress=progress)
+                      progress=progress, scheduler=scheduler)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     design = documents

@@ -147,8 +147,8 @@ def read_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
 
 def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], comparison: Comparison, *,
         format: str | None = None, format_options: dict | None = None, label_map=None, only=None,
-        align_whitespace: bool = False, jobs: int = 1, count_labels: bool = False, progress: bool = False
-        ) -> Accumulator:
+        align_whitespace: bool = False, jobs: int = 1, count_labels: bool = False, progress: bool = False,
+        scheduler=None) -> Accumulator:
     """Compare ``inputs`` group by group and return the accumulator (nothing raised or warned yet:
     the command finishes it).
 
@@ -172,11 +172,19 @@ def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], 
     progress : bool
         Draw a progress bar of the reference's documents on standard error
         (:mod:`spanagree.progress`; the command line asks for it when standard error is a terminal).
+    scheduler : str or distributed.Client, optional
+        Compare on this Dask cluster instead (:mod:`spanagree.pipeline.cluster`; ``jobs`` is then
+        ignored).
     """
     from ..progress import Progress
 
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace,
                   count_labels=count_labels or bool(label_map) or bool(only))
+    if scheduler is not None:
+        from .cluster import accumulate_on_cluster
+
+        return accumulate_on_cluster(inputs, names, groups, comparison, scheduler, format=format,
+                                     format_options=format_options, **common)
     jobs = usable_jobs(jobs)
     total = estimate_documents(inputs[0], format) if progress and inputs else None
     with Progress(progress, total) as bar:

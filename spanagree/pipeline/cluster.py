@@ -1,0 +1,164 @@
+"""The Dask strategy (``--scheduler tcp://host:8786``): shards of documents compared on the workers
+of a ``dask.distributed`` cluster, their accumulators added in order.
+
+It is the forked strategy (:mod:`spanagree.pipeline.parallel`) with a cluster's workers in place of
+forked processes: the documents are cut into contiguous shards, each worker runs the sequential
+strategy (:func:`~spanagree.pipeline.sequential.accumulate`) on its shards, and the client adds
+the shards' accumulators in document order — so the figures, warnings and errors are those of one
+process, apart from the options' echo.
+
+**Reading.** Where every input is a BRAT folder, each task reads its own shard's files *by path*:
+the workers need a filesystem they share with the client, as on an HPC cluster (paths are made
+absolute first; before anything is submitted, every worker is asked whether it sees every input,
+and a worker that does not ends the run with one line naming it and the path). Other inputs are
+read by the client, as ``--jobs`` reads them, and each task is sent its shard's documents.
+
+The client needs ``dask[distributed]`` (``pip install 'spanagree[dask]'``); the workers need
+spanagree installed, in the same version.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import SpanagreeError, UsageError
+from ..formats import DocumentStream, natural_key
+from .accumulator import Accumulator
+
+#: Shards per worker: enough to even out documents of unequal size and workers of unequal speed.
+SHARDS_PER_WORKER = 4
+#: Seconds to wait for the scheduler before giving up.
+CONNECT_TIMEOUT = 10
+
+
+def connect(scheduler):
+    """A ``distributed.Client`` for ``scheduler`` (an address such as ``tcp://host:8786``, or a
+    client already made, returned as it is), or one line saying why not."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("{option} needs Dask: pip install 'spanagree[dask]'", option="scheduler") from None
+    if isinstance(scheduler, Client):
+        return scheduler
+    if not isinstance(scheduler, str):
+        raise UsageError(f"{{option}} takes a scheduler's address or a distributed.Client, not {scheduler!r}",
+                         option="scheduler")
+    try:
+        return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise SpanagreeError(f"cannot reach the Dask scheduler at {scheduler} (within {CONNECT_TIMEOUT} s): "
+                             f"{str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
+
+
+def missing_on_workers(client, paths: list[str]) -> dict[str, list[str]]:
+    """Per worker address, the paths (of ``paths``) it cannot see."""
+    def missing(paths=paths):
+        return [path for path in paths if not os.path.exists(path)]
+
+    found = client.run(missing)
+    return {worker: gone for worker, gone in found.items() if gone}
+
+
+def check_paths(client, paths: list[str]) -> None:
+    """Raise one line when some worker cannot see some input path."""
+    if not client.scheduler_info().get("workers"):
+        raise SpanagreeError("the Dask cluster has no worker")
+    gone = missing_on_workers(client, paths)
+    if gone:
+        worker, paths = sorted(gone.items())[0]
+        raise SpanagreeError(f"Dask worker {worker} cannot see {paths[0]}: the workers read the inputs by path and "
+                             "need a filesystem shared with the client (the same path on every machine)")
+
+
+def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, format=None, format_options=None,
+                          **common) -> Accumulator:
+    """The accumulator of ``inputs`` compared on a Dask cluster. Parameters as
+    :func:`spanagree.pipeline.run` (``scheduler``: an address or a ``distributed.Client``)."""
+    from . import read_inputs
+    from .parallel import brat_folders, shards
+
+    common.pop("progress", None)  # the client draws no bar for the workers
+    client = connect(scheduler)
+    owned = client is not scheduler
+    try:
+        absolute = [os.path.abspath(item) if isinstance(item, (str, os.PathLike)) else item for item in inputs]
+        folders = brat_folders(absolute, format, format_options)
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        if folders is not None:
+            check_paths(client, [os.fspath(item) for item in absolute])
+            every = sorted(set().union(*(folder.entries for folder in folders)), key=natural_key)
+            pieces = shards(every, workers * SHARDS_PER_WORKER)
+            tasks = [("folders", number, folders, piece) for number, piece in enumerate(pieces)]
+        else:
+            spansets = read_inputs(absolute, format, format_options)
+            every = list(dict.fromkeys(d for spanset in spansets for d in spanset.documents))
+            pieces = shards(every, workers * SHARDS_PER_WORKER)
+            tasks = []
+            for number, piece in enumerate(pieces):
+                wanted = set(piece)
+                own = [(s.name, s.format or "", [packed(d) for i, d in s.documents.items() if i in wanted])
+                       for s in spansets]
+                tasks.append(("documents", number, own, None))
+        if not tasks:
+            tasks = [("documents", 0, [(n, "", []) for n in names], None)]
+        # the tasks' documents go straight to the workers (scattered), not through the scheduler's graph
+        scattered = client.scatter(tasks, hash=False) if folders is None else tasks
+        futures = client.map(accumulate_task, scattered, names=names, groups=groups, comparison=comparison,
+                             common=common, pure=False)
+        parts = client.gather(futures)
+    finally:
+        if owned:
+            client.close()
+    result = parts[0]
+    for part in parts[1:]:
+        result += part
+    if folders is not None:
+        result.notes = [folder.notes(counts) for folder, counts in zip(folders, result.note_counts)]
+    else:
+        result.orders = [list(s.documents) for s in spansets]
+        result.notes = [list(s.notes) for s in spansets]
+    return result
+
+
+def accumulate_task(task, *, names, groups, comparison, common: dict) -> Accumulator:
+    """One shard on a worker: its documents read (by path, or as sent) and compared."""
+    from .sequential import accumulate
+
+    kind, number, payload, ids = task
+    if kind == "folders":
+        counts = [folder.new_counts() for folder in payload]
+
+        def documents(folder, own):
+            for doc_id in ids:
+                if doc_id in folder.entries:
+                    yield folder.read_document(doc_id, own)
+
+        streams = [DocumentStream(folder.name, "brat", documents(folder, own)) for folder, own in zip(payload, counts)]
+        result = accumulate(streams, names, groups, comparison, shard=number, **common)
+        result.note_counts = counts
+        return result
+    streams = [DocumentStream(name, format, map(unpacked, documents)) for name, format, documents in payload]
+    return accumulate(streams, names, groups, comparison, shard=number, **common)
+
+
+def packed(document) -> tuple:
+    """A document as plain tuples, which pickle several times faster than the objects."""
+    return (document.id, document.text, document.source, document.tokens_from_text,
+            [(span.fragments, span.label, span.source, span.attributes) for span in document.spans])
+
+
+def unpacked(values: tuple):
+    """:func:`packed`'s document rebuilt (the spans were checked when read: :meth:`Span.trusted`)."""
+    from ..span import Document, Span
+
+    doc_id, text, source, tokens_from_text, spans = values
+    return Document(doc_id, text, [Span.trusted(doc_id, fragments, label, where, attributes)
+                                   for fragments, label, where, attributes in spans], source, tokens_from_text)
+
+
+def cluster_options(scheduler: Any) -> str | None:
+    """The scheduler as the JSON's options echo it (an address; a client's address)."""
+    if scheduler is None or isinstance(scheduler, str):
+        return scheduler
+    return getattr(scheduler, "scheduler", None) and scheduler.scheduler.address

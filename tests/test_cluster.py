@@ -1,0 +1,99 @@
+"""The Dask strategy (``--scheduler``): a real ``distributed.LocalCluster`` of two worker processes
+gives the JSON of a local run (apart from the options' echo)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install '.[test]')")
+
+from spanagree import SpanagreeError, agree, score  # noqa: E402
+from spanagree.cli import main  # noqa: E402
+from spanagree.pipeline import cluster  # noqa: E402
+from spanagree.report.schemas import schema  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "corpora" / "demo"
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                                  silence_logs=50) as local:
+        yield local.scheduler_address
+
+
+def run(capsys, *argv) -> dict:
+    assert main([str(a) for a in argv]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def without_options(document: dict) -> dict:
+    document = dict(document)
+    document.pop("options", None)
+    return document
+
+
+INPUTS = {
+    "brat": [DEMO / "brat" / name for name in ("ann1", "ann2", "ann3")],
+    "conll": [DEMO / "conll" / f"{name}.conll" for name in ("ann1", "ann2", "ann3")],
+    "jsonl": [DEMO / "jsonl" / f"{name}.jsonl" for name in ("ann1", "ann2", "ann3")],
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(INPUTS))
+def test_agree_score_and_merge_on_the_cluster_equal_a_local_run(scheduler, capsys, tmp_path, fmt):
+    import jsonschema
+
+    paths = INPUTS[fmt]
+    for command, extra in (("agree", ["--by", "label,document"]), ("score", ["--by", "document"])):
+        local = run(capsys, command, *paths, *extra, "--output", "json")
+        remote = run(capsys, command, *paths, *extra, "--scheduler", scheduler, "--output", "json")
+        jsonschema.Draft202012Validator(schema(command)).validate(remote)
+        assert remote["options"]["scheduler"] == scheduler
+        assert without_options(remote) == without_options(local)
+    local = run(capsys, "merge", *paths, "--to", "jsonl", "--out", tmp_path / "local.jsonl", "--output", "json")
+    remote = run(capsys, "merge", *paths, "--to", "jsonl", "--out", tmp_path / "remote.jsonl", "--scheduler",
+                 scheduler, "--output", "json")
+    assert without_options(remote) == without_options(local)
+    assert (tmp_path / "remote.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+
+
+def test_the_python_entry_point_takes_a_client(scheduler):
+    with distributed.Client(scheduler) as client:
+        result = agree(INPUTS["brat"], scheduler=client, errors=True)
+        assert not client.status == "closed"  # a client given is left open
+    local = agree(INPUTS["brat"], errors=True)
+    assert [p.counts for p in result.pairs] == [p.counts for p in local.pairs]
+    assert len(result.errors()) == len(local.errors())
+    many = score(INPUTS["brat"][0], INPUTS["brat"][1:], scheduler=scheduler)
+    assert [r.counts for r in many] == [r.counts for r in score(INPUTS["brat"][0], INPUTS["brat"][1:])]
+
+
+def test_a_path_no_worker_can_see_fails_in_one_line(scheduler):
+    with distributed.Client(scheduler) as client:
+        with pytest.raises(SpanagreeError, match=r"Dask worker tcp://\S+ cannot see /nowhere/ann1: the workers read "
+                                                 "the inputs by path and need a filesystem shared with the client"):
+            cluster.check_paths(client, [str(DEMO / "brat" / "ann1"), "/nowhere/ann1"])
+        assert cluster.missing_on_workers(client, [str(DEMO / "brat" / "ann1")]) == {}
+
+
+def test_relative_paths_are_made_absolute_for_the_workers(scheduler, capsys, monkeypatch):
+    monkeypatch.chdir(DEMO / "brat")
+    remote = run(capsys, "agree", "ann1", "ann2", "--scheduler", scheduler, "--output", "json")
+    monkeypatch.chdir(ROOT)
+    local = run(capsys, "agree", DEMO / "brat" / "ann1", DEMO / "brat" / "ann2", "--output", "json")
+    assert without_options(remote) == without_options(local)
+
+
+def test_an_unreachable_scheduler_fails_without_hanging(capsys, monkeypatch):
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 2)
+    code = main(["agree", *map(str, INPUTS["brat"][:2]), "--scheduler", "tcp://127.0.0.1:9"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("spanagree: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9 (within 2 s)")
+    assert len(err.strip().splitlines()) == 1
