@@ -265,7 +265,8 @@ def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs:
 
 
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
-          label_map=None, align_whitespace: bool = False, chance: bool = False, lang: str | None = None,
+          label_map=None, align_whitespace: bool = False, align_text: bool = False, chance: bool = False,
+          lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False,
@@ -289,6 +290,10 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         Relabel before matching.
     align_whitespace : bool
         Compare copies of a document that differ only in whitespace (see :mod:`spanagree.texts`).
+    align_text : bool
+        Compare copies whose texts differ through a character alignment to the first copy's text
+        (:mod:`spanagree.textalign`; CoNLL copies through their texts); ``extras["aligned_texts"]``
+        gives the differing characters per document and the spans they touch.
     chance : bool
         Add token-level agreement with d known (Cohen's kappa, Scott's pi, Fleiss' kappa,
         Krippendorff's alpha, ...: :mod:`spanagree.measures.tokens`) as ``extras["chance"]``;
@@ -387,7 +392,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                                       members=[g.members for g in groups] if pairwise else None, units=unit,
                                       lang=lang, unitizing=len(inputs) if unitizing else None),
                       format=format, format_options=format_options, label_map=label_map, only=only,
-                      align_whitespace=align_whitespace, jobs=jobs, progress=progress,
+                      align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
                       scheduler=scheduler)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
@@ -427,7 +432,14 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         whitespace_aligned = group.texts.whitespace_aligned
     result = finished(names, documents, rule, counted, accumulator.notes, whitespace_aligned, left_out,
                       options=options, match=match, labels=labels, only=only, label_map=label_map,
-                      align_whitespace=align_whitespace, design=design)
+                      align_whitespace=align_whitespace, design=design, align_text=align_text)
+    if not pairwise:
+        from .pipeline.finish import aligned_note, aligned_texts
+
+        aligned = aligned_texts(accumulator.groups[0].texts, documents)
+        if aligned is not None:
+            result.extras["aligned_texts"] = aligned
+            result.notes += aligned_note(aligned)
     tallies = ([group.compared[p] for p, group in enumerate(accumulator.groups)] if pairwise
                else list(accumulator.groups[0].compared))
     if report:
@@ -442,7 +454,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     elif all(not isinstance(item, DocumentStream) for item in inputs):
         result.listing = partial(_listing, inputs, format=format, format_options=format_options, match=match,
                                  labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
-                                 align_whitespace=align_whitespace, context=context, documents=design)
+                                 align_whitespace=align_whitespace, align_text=align_text, context=context,
+                                 documents=design)
     result.notes += label_warnings(accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
                                                         for p in counted] if rule.strict_labels else [],
                                    label_map=label_map, only=only)
@@ -453,7 +466,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
             spansets = reconciled_present(inputs, documents, label_map, only, align_whitespace)
             present = [set(s.documents) for s in spansets]
         else:
-            spansets = reconciled_quietly(inputs, documents, label_map, only, align_whitespace).spansets
+            spansets = reconciled_quietly(inputs, documents, label_map, only, align_whitespace, align_text).spansets
             present = None
         result.extras["chance"] = token_agreement(
             spansets, documents, tokens=tokenizer_for(inputs), lang=lang, spacy_model=spacy_model, labels=labels,
@@ -495,7 +508,8 @@ def _listing(inputs, **options) -> list[list]:
 
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],
              notes: list[list[str]], whitespace_aligned: int, left_out: dict[str, list[str]], *,
-             options, match, labels, only, label_map, align_whitespace, design: str = "common") -> Agreement:
+             options, match, labels, only, label_map, align_whitespace, design: str = "common",
+             align_text: bool = False) -> Agreement:
     """The :class:`Agreement` of compared pairs, with the warnings about them (duplicates, 0/0)."""
     duplicates = duplicates_per_annotator(pairs, len(names))
     for name, count in zip(names, duplicates):
@@ -508,7 +522,7 @@ def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: lis
     # The caller's record of the run (the CLI's arguments) first; the values as understood win.
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "only": sorted(only) if only else None, "map": label_map or None,
-            "align_whitespace": align_whitespace, "documents": design}
+            "align_whitespace": align_whitespace, "documents": design, "align_text": align_text}
     return Agreement(names, documents, rule, pairs, opts, left_out, all_notes)
 
 

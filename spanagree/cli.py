@@ -66,6 +66,9 @@ def add_match_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--map", action="append", metavar="OLD=NEW", help="relabel before matching (repeatable)")
     group.add_argument("--align-whitespace", action="store_true",
                        help="compare copies of a document that differ only in whitespace")
+    group.add_argument("--align-text", action="store_true",
+                       help="compare copies whose texts differ (re-annotations, normalised texts, CoNLL tokenised "
+                            "differently) through a character alignment to the first copy's text")
 
 
 #: The ``--by`` breakdowns, in the order the reports give them.
@@ -274,7 +277,8 @@ def check_common(args) -> None:
 def run_options(args) -> dict:
     """The keyword arguments that ``agree`` and ``score`` share, from the command line."""
     return dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
-                label_map=args.map, align_whitespace=args.align_whitespace, chance=args.chance, lang=args.lang,
+                label_map=args.map, align_whitespace=args.align_whitespace, align_text=args.align_text,
+                chance=args.chance, lang=args.lang,
                 spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
                 compare=args.compare, test=args.test, unit=args.unit, resamples=args.resamples,
                 format=args.format, format_options=format_options(args), options=recorded_options(args),
@@ -400,6 +404,9 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--map", action="append", metavar="OLD=NEW", help="relabel before voting (repeatable)")
     group.add_argument("--align-whitespace", action="store_true",
                        help="merge copies of a document that differ only in whitespace (the first annotator's text is kept)")
+    group.add_argument("--align-text", action="store_true",
+                       help="merge copies whose texts differ through a character alignment to the first "
+                            "annotator's text")
     group = parser.add_argument_group("output")
     group.add_argument("--to", required=True, choices=writable_formats(), metavar="FORMAT",
                        help=f"gold format: {', '.join(writable_formats())}")
@@ -446,7 +453,8 @@ def command_merge(args) -> str:
         if gold in report.parents:
             raise UsageError(f"{args.report}: the report cannot be inside the gold output ({args.out})")
     result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
-                  label_map=args.map, align_whitespace=args.align_whitespace, jobs=args.jobs, format=args.format,
+                  label_map=args.map, align_whitespace=args.align_whitespace, align_text=args.align_text,
+                  jobs=args.jobs, format=args.format,
                   format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
                   context=args.context, documents=args.documents, progress=progress_wanted(args),
                   scheduler=args.scheduler)

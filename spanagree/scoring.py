@@ -394,7 +394,8 @@ class ScoreComparison:
 
 
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
-          only=None, label_map=None, align_whitespace: bool = False, errors: bool = False, chance: bool = False,
+          only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False, errors: bool = False,
+          chance: bool = False,
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
           options: dict | None = None, annotators=None, gold_name: str | None = None,
@@ -492,6 +493,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     names = [input_name(item) for item in inputs]
     groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
+    if align_text:
+        common["align_text"] = True
     folder = None
     if report:
         from .pipeline.spool import SpoolFolder
@@ -522,13 +525,21 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         elif all(not isinstance(item, DocumentStream) for item in (inputs[0], inputs[p])):
             listing = partial(_listing, inputs[0], inputs[p], format=format, format_options=format_options,
                               match=match, labels=labels, partial_credit=partial_credit, only=only,
-                              label_map=label_map, align_whitespace=align_whitespace, context=context)
+                              label_map=label_map, align_whitespace=align_whitespace, align_text=align_text,
+                              context=context)
         else:
             listing = None
         result = finished(names[0], names[p], [accumulator.notes[0], accumulator.notes[p]], rule, beta,
                           tally.pair(names[p], names[0], scored), tally.errors, missing,
                           group.texts.whitespace_aligned, left_out, listing, options=options, match=match,
-                          labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace)
+                          labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace,
+                          align_text=align_text)
+        from .pipeline.finish import aligned_note, aligned_texts
+
+        aligned = aligned_texts(group.texts, scored)
+        if aligned is not None:
+            result.extras["aligned_texts"] = aligned
+            result.notes += aligned_note(aligned)
         compared = result.pair.tally  # the prediction's labels first, the gold's second
         result.notes += unknown + label_warnings(
             [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
@@ -540,7 +551,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
 
             gold_s, pred_s = inputs[0], inputs[p]
             both = [d for d in result.documents if d in pred_s.documents]
-            gold_r, pred_r = reconciled_quietly([gold_s, pred_s], both, label_map, only, align_whitespace).spansets
+            gold_r, pred_r = reconciled_quietly([gold_s, pred_s], both, label_map, only, align_whitespace,
+                                                align_text).spansets
             # documents the prediction lacks count as empty (as in the span counts)
             result.extras["chance"] = token_agreement(
                 [pred_r, gold_r], result.documents, tokens=tokenizer_for([gold_s, pred_s]), lang=lang,
@@ -606,7 +618,7 @@ def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None
 
 def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: MatchRule, beta: float, pair: PairCounts,
              tally: Counter, missing: list[str], whitespace_aligned: int, left_out: list[str], listing, *,
-             options, match, labels, only, label_map, align_whitespace) -> Score:
+             options, match, labels, only, label_map, align_whitespace, align_text: bool = False) -> Score:
     """The :class:`Score` of a compared prediction, with the warnings about it (duplicates, 0/0)."""
     warn_duplicates(pred_name, pair.duplicates[0], rule)
     warn_duplicates(gold_name, pair.duplicates[1], rule)
@@ -624,5 +636,5 @@ def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: Match
     # The caller's record of the run (the CLI's arguments) first; the values as understood win.
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,
-            "align_whitespace": align_whitespace}
+            "align_whitespace": align_whitespace, "align_text": align_text}
     return Score(gold_name, pred_name, rule, beta, pair, tally, opts, all_notes, missing, listing=listing)

@@ -31,10 +31,16 @@ class Reconciled:
     whitespace_aligned: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
     token_spelling_differences: int = 0
+    #: where the texts of each left-out document first differ (:func:`first_difference`)
+    differences: dict = field(default_factory=dict)
+    #: ``align_text``: the documents aligned, their differing characters, and the spans that touch them
+    text_aligned: list[str] = field(default_factory=list)
+    differing: dict = field(default_factory=dict)
+    affected: int = 0
 
 
 def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace: bool = False,
-              announce: bool = True) -> Reconciled:
+              announce: bool = True, align_text: bool = False) -> Reconciled:
     """Check that every annotator has the same text for each document; map where allowed.
 
     Parameters
@@ -45,6 +51,9 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
         The document ids to compare (present in every span set).
     align_whitespace : bool
         Compare copies that differ only in whitespace through their non-whitespace characters.
+    align_text : bool
+        Compare copies whose texts differ through a character alignment to the first copy's text
+        (:mod:`spanagree.textalign`); CoNLL copies too, through their texts.
     announce : bool
         Warn about the documents left out (:func:`warn_texts_differ`) and the tokens spelt
         differently (:func:`warn_token_spellings`); a caller reconciling a corpus shard by shard
@@ -65,7 +74,7 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
             result.documents.append(doc_id)
             continue
         reference = next(t for t in texts if t is not None)
-        if all(document.tokens_from_text for document in copies):
+        if not align_text and all(document.tokens_from_text for document in copies):
             differences = conll_token_differences(spansets, doc_id, texts)
             for k, document in enumerate(copies):
                 if document.text is not None and document.text != reference:
@@ -73,14 +82,31 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
             result.token_spelling_differences += differences
             result.documents.append(doc_id)
             continue
+        if align_text:
+            from .textalign import align_copies
+
+            aligned = align_copies(spansets, doc_id, copies, reference)
+            if aligned is None:
+                result.left_out.append(doc_id)
+                result.differences.setdefault(doc_id, first_difference_among(spansets, texts, reference))
+                continue
+            for k, (document, differing, affected) in aligned.items():
+                mapped[k][doc_id] = document
+                result.differing[doc_id] = result.differing.get(doc_id, 0) + differing
+                result.affected += affected
+            result.text_aligned.append(doc_id)
+            result.documents.append(doc_id)
+            continue
         if not align_whitespace:
             names = ", ".join(s.name for s, t in zip(spansets, texts) if t is not None and t != reference)
             raise FormatError(
                 source_of(copies), f"document {doc_id!r} has a different text in {names} than in "
-                f"{spansets[texts.index(reference)].name} (use --align-whitespace if only whitespace differs)",
+                f"{spansets[texts.index(reference)].name} (use --align-whitespace if only whitespace differs, "
+                f"--align-text otherwise): {first_difference_among(spansets, texts, reference)}",
             )
         if len({without_whitespace(t) for t in known}) > 1:
             result.left_out.append(doc_id)
+            result.differences.setdefault(doc_id, first_difference_among(spansets, texts, reference))
             continue
         positions = non_whitespace_positions(reference)
         tokens_from_text = next(d for d in copies if d.text is not None).tokens_from_text
@@ -91,7 +117,7 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
         result.documents.append(doc_id)
     if announce:
         if result.left_out:
-            warn_texts_differ(result.left_out)
+            warn_texts_differ(result.left_out, result.differences)
         if result.token_spelling_differences:
             warn_token_spellings(result.token_spelling_differences)
     for k, replaced in mapped.items():
@@ -102,10 +128,48 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
     return result
 
 
-def warn_texts_differ(left_out: list[str]) -> None:
-    """The warning naming the documents left out because their texts differ beyond whitespace."""
-    warnings.warn(f"{len(left_out)} document(s) left out because their texts differ beyond whitespace: "
-                  + ", ".join(left_out), SpanagreeWarning, stacklevel=3)
+def warn_texts_differ(left_out: list[str], differences: dict | None = None) -> None:
+    """The warning naming the documents left out because their texts differ beyond whitespace
+    (or, with ``--align-text``, beyond what the alignment takes), and where the first one's differ."""
+    where = (differences or {}).get(left_out[0]) if left_out else None
+    warnings.warn(f"{len(left_out)} document(s) left out because their texts differ: " + ", ".join(left_out)
+                  + (f" ({left_out[0]}: {where})" if where else ""), SpanagreeWarning, stacklevel=3)
+
+
+#: Characters of context on each side of a first difference.
+DIFFERENCE_CONTEXT = 20
+
+
+def first_difference(first: str, second: str, first_name: str = "first", second_name: str = "second") -> str:
+    r"""Where two texts first differ: the character offset, its line and column (from 1), and both
+    versions around it, escaped onto one line.
+
+    Examples
+    --------
+    >>> print(first_difference("Ana met Bo\nin Rome", "Ana met Bo\r\nin Rome", "ann1", "ann2"))
+    character 10 (line 1, column 11): ann1 'Ana met Bo\nin Rome' vs ann2 'Ana met Bo\r\nin Rome'
+    >>> print(first_difference("abc", "abcd"))
+    character 3 (line 1, column 4): first 'abc' (ends) vs second 'abcd'
+    """
+    n = min(len(first), len(second))
+    offset = next((k for k in range(n) if first[k] != second[k]), n)
+    line = first.count("\n", 0, offset) + 1
+    column = offset - (first.rfind("\n", 0, offset) + 1) + 1
+
+    def around(text: str) -> str:
+        start = max(0, offset - DIFFERENCE_CONTEXT)
+        piece = text[start:offset + DIFFERENCE_CONTEXT]
+        shown = ("…" if start else "") + repr(piece)[1:-1] + ("…" if offset + DIFFERENCE_CONTEXT < len(text) else "")
+        return f"'{shown}'" + (" (ends)" if offset >= len(text) else "")
+
+    return f"character {offset} (line {line}, column {column}): {first_name} {around(first)} vs {second_name} {around(second)}"
+
+
+def first_difference_among(spansets: list[SpanSet], texts: list[str | None], reference: str) -> str:
+    """:func:`first_difference` of the first copy that differs from the reference copy."""
+    k_reference = texts.index(reference)
+    k = next(k for k, t in enumerate(texts) if t is not None and t != reference)
+    return first_difference(reference, texts[k], spansets[k_reference].name, spansets[k].name)
 
 
 def warn_token_spellings(count: int) -> None:
@@ -176,13 +240,19 @@ def conll_token_differences(spansets: list[SpanSet], doc_id: str, texts: list[st
         if len(lines) != len(reference_lines):
             raise FormatError(source_of([spansets[k].documents[doc_id]]),
                               f"document {doc_id}: {len(lines)} sentences in {spansets[k].name}, "
-                              f"{len(reference_lines)} in {spansets[reference_index].name}")
+                              f"{len(reference_lines)} in {spansets[reference_index].name} (--align-text compares "
+                              f"them through their texts): "
+                              + first_difference(texts[reference_index], text, spansets[reference_index].name,
+                                                 spansets[k].name))
         for number, (line, reference_line) in enumerate(zip(lines, reference_lines), 1):
             tokens, reference_tokens = line.split(" "), reference_line.split(" ")
             if len(tokens) != len(reference_tokens):
                 raise FormatError(source_of([spansets[k].documents[doc_id]]),
                                   f"document {doc_id}, sentence {number}: {len(tokens)} tokens in "
-                                  f"{spansets[k].name}, {len(reference_tokens)} in {spansets[reference_index].name}")
+                                  f"{spansets[k].name}, {len(reference_tokens)} in {spansets[reference_index].name} "
+                                  "(--align-text compares them through their texts): "
+                                  + first_difference(texts[reference_index], text, spansets[reference_index].name,
+                                                     spansets[k].name))
             differences += sum(a != b for a, b in zip(tokens, reference_tokens))
     return differences
 

@@ -365,7 +365,8 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
 
 
 def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
-         only=None, label_map=None, align_whitespace: bool = False, jobs: int = 1, format: str | None = None,
+         only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False, jobs: int = 1,
+         format: str | None = None,
          format_options: dict | None = None, options: dict | None = None, annotators=None,
          context: int = CONTEXT, documents: str = "common", progress: bool = False, scheduler=None) -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
@@ -466,7 +467,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
                       VoteComparison(rule, k, names, present=present, majority=majority),
                       format=format, format_options=format_options, label_map=label_map, only=only,
-                      align_whitespace=align_whitespace, jobs=jobs, count_labels=rule.strict_labels,
+                      align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
+                      count_labels=rule.strict_labels,
                       progress=progress, scheduler=scheduler)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
@@ -491,6 +493,9 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     if group.texts.whitespace_aligned:
         notes.append(f"{group.texts.whitespace_aligned} document(s) merged through their non-whitespace "
                      "characters (texts differ only in whitespace; the first annotator's text is kept)")
+    from .pipeline.finish import aligned_note, aligned_texts
+
+    notes += aligned_note(aligned_texts(group.texts, documents))
     compared = [selected(counts, label_map, only) for counts in accumulator.labels] if rule.strict_labels else []
     notes += label_warnings(accumulator.labels, [(names[i], compared[i], names[j], compared[j]) for i, j in
                                                  itertools.combinations(range(len(compared)), 2)],
@@ -499,7 +504,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     # arguments); the values as understood win.
     understood = {"min_votes": None if majority else min_votes, "match": match, "labels": labels,
                   "only": sorted(only) if only else None, "map": label_map or None,
-                  "align_whitespace": align_whitespace, "documents": design}
+                  "align_whitespace": align_whitespace, "documents": design, "align_text": align_text}
     opts = {**understood, **(options or {}), **understood}
     if present:
         held = {d: tally.present[d] for d in documents}

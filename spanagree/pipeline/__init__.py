@@ -148,7 +148,7 @@ def read_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
 def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], comparison: Comparison, *,
         format: str | None = None, format_options: dict | None = None, label_map=None, only=None,
         align_whitespace: bool = False, jobs: int = 1, count_labels: bool = False, progress: bool = False,
-        scheduler=None) -> Accumulator:
+        scheduler=None, align_text: bool = False) -> Accumulator:
     """Compare ``inputs`` group by group and return the accumulator (nothing raised or warned yet:
     the command finishes it).
 
@@ -180,6 +180,8 @@ def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], 
 
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace,
                   count_labels=count_labels or bool(label_map) or bool(only))
+    if align_text:
+        common["align_text"] = True
     if scheduler is not None:
         from .cluster import accumulate_on_cluster
 

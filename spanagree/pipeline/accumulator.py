@@ -57,11 +57,19 @@ class TextsTally:
     spellings: int = 0
     events: list = field(default_factory=list)   # ((shard, position), message, category)
     error: tuple | None = None                   # ((shard, position), error)
+    differences: dict = field(default_factory=dict)  # left-out document -> where its texts first differ
+    text_aligned: int = 0                        # --align-text: documents mapped through the alignment
+    differing: dict = field(default_factory=dict)    # ... their differing characters
+    affected: int = 0                            # ... spans touching changed characters
 
     def __iadd__(self, other: "TextsTally") -> "TextsTally":
         self.whitespace_aligned += other.whitespace_aligned
         self.left_out |= other.left_out
         self.spellings += other.spellings
+        self.differences.update(other.differences)
+        self.text_aligned += other.text_aligned
+        self.differing.update(other.differing)
+        self.affected += other.affected
         self.events += other.events
         self.error = first_error(self.error, other.error)
         return self

@@ -141,7 +141,7 @@ def announce_texts(texts: TextsTally, documents: list[str]) -> list[str]:
         raise texts.error[1]
     left_out = [d for d in documents if d in texts.left_out]
     if left_out:
-        warn_texts_differ(left_out)
+        warn_texts_differ(left_out, texts.differences)
     if texts.spellings:
         warn_token_spellings(texts.spellings)
     return left_out
@@ -155,7 +155,8 @@ def check_jobs(jobs) -> None:
         raise UsageError(f"jobs must be a whole number of processes, at least 1; got {jobs!r}")
 
 
-def reconciled_quietly(spansets, documents: list[str], label_map, only, align_whitespace: bool):
+def reconciled_quietly(spansets, documents: list[str], label_map, only, align_whitespace: bool,
+                       align_text: bool = False):
     """The span sets (labels selected) reconciled again on ``documents``, for the token level; the
     run has already warned about their texts."""
     from ..texts import reconcile
@@ -164,7 +165,7 @@ def reconciled_quietly(spansets, documents: list[str], label_map, only, align_wh
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpanagreeWarning)
         return reconcile([select_labels(s, label_map=label_map, only=only) for s in spansets], documents,
-                         align_whitespace=align_whitespace)
+                         align_whitespace=align_whitespace, align_text=align_text)
 
 
 def reconciled_present(spansets, documents: list[str], label_map, only, align_whitespace: bool) -> list:
@@ -186,3 +187,21 @@ def reconciled_present(spansets, documents: list[str], label_map, only, align_wh
     for spanset in result:  # in the documents' order
         spanset.documents = {d: spanset.documents[d] for d in documents if d in spanset.documents}
     return result
+
+
+def aligned_texts(texts: TextsTally, documents: list[str]) -> dict | None:
+    """``--align-text``: what the character alignment did on ``documents`` (the JSON's
+    ``aligned_texts``), or ``None`` when no text differed."""
+    differing = {d: texts.differing[d] for d in documents if d in texts.differing}
+    if not differing:
+        return None
+    return {"documents": len(differing), "differing_characters": differing, "affected_spans": texts.affected}
+
+
+def aligned_note(aligned: dict | None) -> list[str]:
+    """The table's note for :func:`aligned_texts`."""
+    if not aligned:
+        return []
+    return [f"{aligned['documents']} document(s) compared through a character alignment of their texts "
+            f"({sum(aligned['differing_characters'].values())} differing characters; "
+            f"{aligned['affected_spans']} span(s) touch changed non-whitespace characters)"]

@@ -142,11 +142,11 @@ class _Reading:
 
 
 def reconciled_batch(texts: TextsTally, spansets: list[SpanSet], batch: list[str], position: dict[str, int],
-                     shard: int, align_whitespace: bool, caught: list) -> Reconciled:
+                     shard: int, align_whitespace: bool, caught: list, align_text: bool = False) -> Reconciled:
     """:func:`~spanagree.texts.reconcile` of a batch (sorted by position), its warnings and errors
     recorded in ``texts`` by document: the batch is reconciled whole when nothing can go wrong per
     document, otherwise (``align_whitespace``, or an error) one document at a time."""
-    if not align_whitespace:
+    if not align_whitespace and not align_text:
         try:
             result = reconcile(spansets, batch, announce=False)
         except SpanagreeError:
@@ -158,7 +158,8 @@ def reconciled_batch(texts: TextsTally, spansets: list[SpanSet], batch: list[str
     for doc_id in batch:
         key = (shard, position[doc_id])
         try:
-            part = reconcile(spansets, [doc_id], align_whitespace=align_whitespace, announce=False)
+            part = reconcile(spansets, [doc_id], align_whitespace=align_whitespace, announce=False,
+                             align_text=align_text)
         except SpanagreeError as error:
             texts.error = first_error(texts.error, (key, error))
             _add_texts(texts, None, key, caught)
@@ -173,6 +174,10 @@ def _add_texts(texts: TextsTally, result: Reconciled | None, key: tuple, caught:
         texts.whitespace_aligned += len(result.whitespace_aligned)
         texts.left_out.update(result.left_out)
         texts.spellings += result.token_spelling_differences
+        texts.differences.update(result.differences)
+        texts.text_aligned += len(result.text_aligned)
+        texts.differing.update(result.differing)
+        texts.affected += result.affected
     texts.events += [(key, str(w.message), w.category) for w in caught]
     del caught[:]
 
@@ -188,11 +193,15 @@ def _joined(spansets: list[SpanSet], parts: list[Reconciled]) -> Reconciled:
         result.whitespace_aligned += part.whitespace_aligned
         result.left_out += part.left_out
         result.token_spelling_differences += part.token_spelling_differences
+        result.differences.update(part.differences)
+        result.text_aligned += part.text_aligned
+        result.differing.update(part.differing)
+        result.affected += part.affected
     return result
 
 
 def _compare_present(comparison: Comparison, g: int, tally: GroupTally, copies: list[SpanSet], batch: list[str],
-                     key: dict, shard: int, align_whitespace: bool, caught: list) -> None:
+                     key: dict, shard: int, align_whitespace: bool, caught: list, align_text: bool = False) -> None:
     """A ``present`` group's batch (sorted): each run of documents held by the same members is
     reconciled among those members (the first is the reference) and compared with the absent
     members' span sets lacking it."""
@@ -205,7 +214,7 @@ def _compare_present(comparison: Comparison, g: int, tally: GroupTally, copies: 
         run = batch[start:end]
         start = end
         reconciled = reconciled_batch(tally.texts, [copies[k] for k in held], run, key, shard, align_whitespace,
-                                      caught)
+                                      caught, align_text)
         if tally.texts.error is not None:
             return
         compared = [d for d in run if d not in tally.texts.left_out]
@@ -217,6 +226,7 @@ def _compare_present(comparison: Comparison, g: int, tally: GroupTally, copies: 
 
 def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: Sequence[Group],
                comparison: Comparison, *, label_map=None, only=None, align_whitespace: bool = False,
+               align_text: bool = False,
                shard: int = 0, count_labels: bool = False, progress=None) -> Accumulator:
     """Read ``streams`` in turn, compare every document of every group once its copies are read,
     and return what was found.
@@ -284,10 +294,12 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
                 copies.append(select_labels(SpanSet(names[m], documents, [], streams[m].format),
                                             label_map=label_map, only=only))
             if group.present:
-                _compare_present(comparison, g, tally, copies, batch, key, shard, align_whitespace, caught)
+                _compare_present(comparison, g, tally, copies, batch, key, shard, align_whitespace, caught,
+                                 align_text)
                 return
             both = batch if group.every_copy else [d for d in batch if all(d in c.documents for c in copies)]
-            reconciled = reconciled_batch(tally.texts, copies, both, key, shard, align_whitespace, caught)
+            reconciled = reconciled_batch(tally.texts, copies, both, key, shard, align_whitespace, caught,
+                                          align_text)
             if tally.texts.error is not None:  # only the texts are checked now: nothing will be reported
                 return
             compared = [d for d in batch if d not in tally.texts.left_out]
