@@ -132,7 +132,8 @@ def warn_texts_differ(left_out: list[str], differences: dict | None = None) -> N
     """The warning naming the documents left out because their texts differ beyond whitespace
     (or, with ``--align-text``, beyond what the alignment takes), and where the first one's differ."""
     where = (differences or {}).get(left_out[0]) if left_out else None
-    warnings.warn(f"{len(left_out)} document(s) left out because their texts differ: " + ", ".join(left_out)
+    warnings.warn(f"{len(left_out)} document(s) left out because their texts differ beyond whitespace: "
+                  + ", ".join(left_out)
                   + (f" ({left_out[0]}: {where})" if where else ""), SpanagreeWarning, stacklevel=3)
 
 

@@ -168,7 +168,7 @@ def test_options_record_the_values_as_understood():
     options = result.to_dict()["options"]
     assert options == {"command": "agree", "match": "partial", "labels": "strict", "partial_credit": 0.25,
                        "only": ["LOC", "PER"], "map": {"ORG": "LOC"}, "align_whitespace": False,
-                       "documents": "common"}
+                       "documents": "common", "align_text": False}
     assert result.to_dict()["partial_credit"] == 0.25
 
 

@@ -58,7 +58,7 @@ def test_texts_that_differ_on_the_command_line(tmp_path, capsys):
     assert data["options"]["align_text"] is True
     # --align-whitespace leaves it out, saying where the texts first differ
     assert main(["agree", str(tmp_path / "a"), str(tmp_path / "b"), "--align-whitespace"]) == 1
-    assert "left out because their texts differ: d1 (d1: character 4 (line 1, column 5)" in capsys.readouterr().err
+    assert "left out because their texts differ beyond whitespace: d1 (d1: character 4 (line 1, column 5)" in capsys.readouterr().err
 
 
 def test_crlf_and_lf_copies(tmp_path, capsys):
@@ -189,7 +189,7 @@ def test_acl_rd_tec_all_171_documents_with_align_text(shared_corpora, capsys):
             "json"]
     assert main(argv + ["--align-whitespace"]) == 0
     captured = capsys.readouterr()
-    assert json.loads(captured.out)["documents"] == 166 and "5 document(s) left out" in captured.err
+    assert json.loads(captured.out)["documents"] == 166 and "5 document(s) left out because their texts differ beyond whitespace" in captured.err
     assert main(argv + ["--align-text"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["documents"] == 171 and data["left_out"] == {}
