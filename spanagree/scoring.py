@@ -480,6 +480,10 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                              + ", ".join(input_name(item) for item in inputs), option="gold_name", flag="--gold")
         inputs.insert(0, inputs.pop(found[0]))
     gold, preds = inputs[0], inputs[1:]
+    if align_text:  # CoNLL predictions against a gold with raw text: paired in order
+        from .textalign import paired_in_order
+
+        preds = [paired_in_order(gold, pred, format, format_options) for pred in preds]
     several = several or len(preds) > 1
     if not preds:
         raise UsageError("score needs at least one prediction; the inputs hold one span set")

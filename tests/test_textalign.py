@@ -195,3 +195,20 @@ def test_acl_rd_tec_all_171_documents_with_align_text(shared_corpora, capsys):
     assert data["documents"] == 171 and data["left_out"] == {}
     assert data["aligned_texts"]["documents"] == 123
     assert sum(data["aligned_texts"]["differing_characters"].values()) == 2838
+
+
+def test_a_conll_prediction_scored_against_the_brat_gold_of_the_same_text(demo, tmp_path, capsys):
+    """A system that writes CoNLL tokens (here ann2 tokenised by spaCy: convert --tokenize) scored
+    against ann1's BRAT gold: its documents pair with the gold's in order, its tokens are found in
+    the raw text, and the figures are those of ann2's BRAT files."""
+    prediction = tmp_path / "ann2.conll"
+    assert main(["convert", str(demo / "brat" / "ann2"), "--to", "conll", "--tokenize", "--out", str(prediction)]) == 0
+    capsys.readouterr()
+    assert main(["score", str(demo / "brat" / "ann1"), str(prediction), "--align-text", "--output", "json"]) == 0
+    captured = capsys.readouterr()
+    scored = json.loads(captured.out)
+    assert "CoNLL names no documents; its 10 document(s) are paired with the gold's 10 in order" in captured.err
+    assert main(["score", str(demo / "brat" / "ann1"), str(demo / "brat" / "ann2"), "--output", "json"]) == 0
+    direct = json.loads(capsys.readouterr().out)
+    assert [scored[k] for k in ("a", "b", "c")] == [direct[k] for k in ("a", "b", "c")] == [61, 12, 16]
+    assert scored["aligned_texts"]["documents"] == 6   # CoNLL's text is its tokens: 6 of the 10 texts differ (spacing)
