@@ -71,7 +71,8 @@ def test_option_names_follow_the_rule_and_keep_their_flags():
             option.keyword.startswith(f"{f.name}_") or f.container and option.keyword.split("_")[0] in FORMATS
             for f in formats)
         flags.append(option.flag)
-    assert flags[:5] == ["--xml-label-attr", "--xml-span-tags", "--xml-doc-tag", "--conll-column", "--scheme"]
+    assert flags[:6] == ["--brat-line-ends", "--xml-label-attr", "--xml-span-tags", "--xml-doc-tag", "--conll-column",
+                         "--scheme"]
 
 
 def input_format_group(command: str):

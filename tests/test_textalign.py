@@ -212,3 +212,32 @@ def test_a_conll_prediction_scored_against_the_brat_gold_of_the_same_text(demo, 
     direct = json.loads(capsys.readouterr().out)
     assert [scored[k] for k in ("a", "b", "c")] == [direct[k] for k in ("a", "b", "c")] == [61, 12, 16]
     assert scored["aligned_texts"]["documents"] == 6   # CoNLL's text is its tokens: 6 of the 10 texts differ (spacing)
+
+
+def test_brat_offsets_counted_on_lf_while_the_text_has_crlf(tmp_path, capsys, monkeypatch):
+    """Recognised from the text columns (the warning says so and names the flag); remapped on request,
+    also when the folders are read in shards (--jobs)."""
+    lf_text = "Ana met Bo.\nThen Rome.\nEnd."
+    annotations = "T1\tPER 0 3\tAna\nT2\tLOC 17 21\tRome\nT3\tX 23 26\tEnd\n"
+    for name, text in (("lf", lf_text), ("crlf", lf_text.replace("\n", "\r\n"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "d1.txt").write_bytes(text.encode("utf-8"))
+        (tmp_path / name / "d1.ann").write_text(annotations, encoding="utf-8")
+    folders = [str(tmp_path / "lf"), str(tmp_path / "crlf")]
+    assert main(["agree", *folders, "--align-whitespace", "--output", "json"]) == 0
+    captured = capsys.readouterr()
+    assert ("crlf/d1.ann:2: T2's text column 'Rome' differs from the text ' Rom' (1 more line like it in this "
+            "file); the offsets match the text with LF line ends while the .txt has CRLF") in captured.err
+    assert "--brat-line-ends lf maps them onto the text as stored" in captured.err
+    assert json.loads(captured.out)["pairs"][0]["a"] == 1          # only "Ana", before the first line end
+    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
+    for jobs in ("1", "2"):
+        assert main(["agree", *folders, "--align-whitespace", "--brat-line-ends", "lf", "--jobs", jobs,
+                     "--output", "json"]) == 0
+        captured = capsys.readouterr()
+        data = json.loads(captured.out)
+        assert (data["pairs"][0]["a"], data["pairs"][0]["b"], data["pairs"][0]["c"]) == (3, 0, 0)
+        assert "differs from the text" not in captured.err
+        assert data["options"]["brat_line_ends"] == "lf"
+        assert "crlf: 1 document with CRLF line ends: offsets counted on LF line ends mapped onto the text as " \
+               "stored (--brat-line-ends lf)" in data["notes"]

@@ -226,7 +226,12 @@ _WEBANNO_OPTIONS = (
 
 #: The formats, by name, in the order the command line and the docs list them.
 FORMATS: dict[str, Format] = {
-    "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True, drops=()),
+    "brat": Format("brat", "BRAT", "BRAT standoff: a folder of .txt + .ann files", (), (".ann",), 1, True, (
+        FormatOption("brat_line_ends", "the offsets count the text with LF line ends while the .txt has CRLF: map "
+                     "them onto the text as stored", choices=("lf",),
+                     details=" (tools that normalise line ends on load write such files; without it they are "
+                             "recognised from the text columns and the warning says so)"),
+    ), drops=()),
     "xml": Format("xml", "XML", "inline XML markup (an .xml file or a folder of them)", (".xml",), (".xml",), 2,
                   False, _XML_OPTIONS),
     "conll": Format("conll", "CoNLL", "CoNLL columns with IOB/BIOES tags",

@@ -67,7 +67,7 @@ _FLATTEN = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
 _FLATTEN_NOTE = str.maketrans({"\n": " ", "\r": " "})
 
 
-def read_brat(path, *, name: str | None = None) -> SpanSet:
+def read_brat(path, *, name: str | None = None, brat_line_ends: str | None = None) -> SpanSet:
     """Read a BRAT folder (recursively) as one annotator's :class:`SpanSet` (:func:`stream_brat`, collected).
 
     Parameters
@@ -100,10 +100,11 @@ def read_brat(path, *, name: str | None = None) -> SpanSet:
     >>> [(s.fragments, s.label) for s in spans]
     [(((0, 3),), 'PER'), (((8, 10), (14, 19)), 'PER')]
     """
-    return collect(stream_brat(path, name=name))
+    return collect(stream_brat(path, name=name, brat_line_ends=brat_line_ends))
 
 
-def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
+def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
+                brat_line_ends: str | None = None) -> DocumentStream:
     """A BRAT folder's documents, each read (its .txt and .ann) when the stream gets to it.
 
     The folder is listed when the stream is made (errors of the listing then: a .ann without its
@@ -128,16 +129,16 @@ def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RE
     else:
         raise FormatError(top, "no such file or folder")
     stream = DocumentStream(name, "brat", iter(()))
-    stream.documents = _documents(entries, skipped, stream.notes, max_record_bytes)
+    stream.documents = _documents(entries, skipped, stream.notes, max_record_bytes, brat_line_ends)
     return stream
 
 
 def _documents(entries: list[tuple[str, str, str | None]], skipped: list[str], notes: list[str],
-               limit: int = MAX_RECORD_BYTES):
+               limit: int = MAX_RECORD_BYTES, line_ends: str | None = None):
     """Each entry's document in turn; ``notes`` filled in at the end."""
-    counts = dict.fromkeys(_NOTE_ORDER, 0)
+    counts = dict.fromkeys((*_NOTE_ORDER, "lf_offsets"), 0)
     for doc_id, txt_path, ann_path in entries:
-        yield _read_document(doc_id, txt_path, ann_path, counts, limit)
+        yield _read_document(doc_id, txt_path, ann_path, counts, limit, line_ends)
     notes += _notes(counts, skipped)
 
 
@@ -147,6 +148,9 @@ def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
     read = [_plural(counts[kind], kind, kind + "s") for kind in _NOTE_ORDER if counts[kind]]
     if read:
         notes.append(f"{', '.join(read)} read and not compared")
+    if counts.get("lf_offsets"):
+        notes.append(f"{_plural(counts['lf_offsets'], 'document', 'documents')} with CRLF line ends: offsets "
+                     "counted on LF line ends mapped onto the text as stored (--brat-line-ends lf)")
     if skipped:
         notes.append(f"{_plural(len(skipped), '.txt file', '.txt files')} without .ann in a folder with no "
                      f"annotations passed over (not documents): {', '.join(skipped[:5])}"
@@ -196,8 +200,9 @@ class BratFolder:
     """
 
     def __init__(self, name: str, entries: list[tuple[str, str, str | None]], skipped: list[str],
-                 max_record_bytes: int = MAX_RECORD_BYTES):
+                 max_record_bytes: int = MAX_RECORD_BYTES, line_ends: str | None = None):
         self.name = name
+        self.line_ends = line_ends
         self.entries = {entry[0]: entry for entry in entries}
         self.skipped = skipped
         self.max_record_bytes = max_record_bytes
@@ -205,18 +210,19 @@ class BratFolder:
     @staticmethod
     def new_counts() -> dict[str, int]:
         """Counts of the lines read and not compared, for :meth:`read_document` to add to."""
-        return dict.fromkeys(_NOTE_ORDER, 0)
+        return dict.fromkeys((*_NOTE_ORDER, "lf_offsets"), 0)
 
     def read_document(self, doc_id: str, counts: dict[str, int]) -> Document:
         """One document, exactly as :func:`read_brat` reads it (warnings and errors included)."""
-        return _read_document(*self.entries[doc_id], counts, self.max_record_bytes)
+        return _read_document(*self.entries[doc_id], counts, self.max_record_bytes, self.line_ends)
 
     def notes(self, counts: dict[str, int]) -> list[str]:
         """The notes :func:`read_brat` gives when ``counts`` are the counts of all documents."""
         return _notes(counts, self.skipped)
 
 
-def scan_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> BratFolder:
+def scan_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
+              brat_line_ends: str | None = None) -> BratFolder:
     """A BRAT folder's documents (files only, nothing read), as :func:`read_brat` would read them.
 
     Raises
@@ -228,7 +234,8 @@ def scan_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECO
     if not os.path.isdir(top):
         raise FormatError(top, "not a folder")
     entries, skipped = _scan(top)
-    return BratFolder(_default_name(top) if name is None else name, entries, skipped, max_record_bytes)
+    return BratFolder(_default_name(top) if name is None else name, entries, skipped, max_record_bytes,
+                      brat_line_ends)
 
 
 def _default_name(top: str) -> str:
@@ -285,9 +292,17 @@ def _read_utf8(path: str, limit: int = MAX_RECORD_BYTES) -> str:
 
 
 def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dict[str, int],
-                   limit: int = MAX_RECORD_BYTES) -> Document:
-    """One document: its text and the spans of its ``.ann`` (the hot loop of the reader)."""
+                   limit: int = MAX_RECORD_BYTES, line_ends: str | None = None) -> Document:
+    """One document: its text and the spans of its ``.ann`` (the hot loop of the reader).
+
+    ``line_ends="lf"`` (``--brat-line-ends lf``): the offsets were counted on the text with LF line
+    ends while the ``.txt`` holds CRLF (tools that normalise line ends on load write such files);
+    they are mapped onto the text as stored. Without it, such a file is recognised from its text
+    columns and the warning says so."""
     text = _read_utf8(txt_path, limit)
+    crlf = "\r\n" in text
+    if line_ends == "lf" and crlf:
+        stored, text = text, text.replace("\r\n", "\n")
     if ann_path is None:
         return Document(doc_id, text, [], txt_path)
     data = _read_utf8(ann_path, limit)
@@ -363,13 +378,56 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
 
     if extras:
         _attach(spans, ids, extras)
+    if line_ends == "lf" and crlf:  # LF-counted offsets onto the text as stored
+        spans = _onto_crlf(spans, text)
+        text = stored
+        counts["lf_offsets"] += 1
     if mismatches:
         line_no, tid, column, covered = mismatch_first
         more = f" ({mismatches - 1} more line{'s' if mismatches > 2 else ''} like it in this file)" \
             if mismatches > 1 else ""
+        hint = ""
+        if crlf and line_ends != "lf" and _counted_on_lf(lines, text):
+            hint = ("; the offsets match the text with LF line ends while the .txt has CRLF (written by a tool "
+                    "that normalises line ends): --brat-line-ends lf maps them onto the text as stored")
         warnings.warn(f"{ann_path}:{line_no}: {tid}'s text column {_shown(column)} differs from the text "
-                      f"{_shown(covered)}{more}", SpanagreeWarning, stacklevel=3)
+                      f"{_shown(covered)}{more}{hint}", SpanagreeWarning, stacklevel=3)
     return Document(doc_id, text, spans, ann_path)
+
+
+def _counted_on_lf(lines: list[str], text: str) -> bool:
+    """Whether the single-fragment ``T`` lines' text columns all match the text with its CRLF line
+    ends made LF (the offsets were counted on that text)."""
+    lf = text.replace("\r\n", "\n")
+    checked = 0
+    for line in lines:
+        if line[:1] != "T":
+            continue
+        parts = line.split("\t", 2)
+        if len(parts) < 3:
+            continue
+        _, _, offsets = parts[1].partition(" ")
+        start, _, end = offsets.partition(" ")
+        if ";" in offsets or not (start.isdigit() and end.isdigit()):
+            continue
+        if lf[int(start):int(end)].split() != parts[2].split():
+            return False
+        checked += 1
+    return checked > 0
+
+
+def _onto_crlf(spans: list[Span], lf_text: str) -> list[Span]:
+    """Spans whose offsets count the text with LF line ends, onto the same text with CRLF: each
+    offset moves by the line ends before it."""
+    from bisect import bisect_left
+
+    newlines = [k for k, character in enumerate(lf_text) if character == "\n"]
+
+    def moved(offset: int) -> int:
+        return offset + bisect_left(newlines, offset)
+
+    return [Span.trusted(span.doc, tuple((moved(s), moved(e)) for s, e in span.fragments), span.label, span.source,
+                         span.attributes) for span in spans]
 
 
 def _fragments(offsets: str, path: str, line: str, lineno: int, tid: str, n: int, txt_path: str):

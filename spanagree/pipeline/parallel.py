@@ -165,7 +165,9 @@ def brat_folders(inputs, format, format_options=None) -> list | None:
                or (format or detect_format(item)) != "brat" for item in inputs):
             return None
         limit = (format_options or {}).get("max_record_bytes")
-        return [scan_brat(item) if limit is None else scan_brat(item, max_record_bytes=limit) for item in inputs]
+        line_ends = (format_options or {}).get("brat_line_ends")
+        return [scan_brat(item, brat_line_ends=line_ends) if limit is None
+                else scan_brat(item, max_record_bytes=limit, brat_line_ends=line_ends) for item in inputs]
     except SpanagreeError:
         return None
 
