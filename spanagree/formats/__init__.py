@@ -306,7 +306,7 @@ def registered_options() -> list[tuple[FormatOption, list[Format]]]:
 
     Examples
     --------
-    >>> [(o.flag, [f.name for f in formats]) for o, formats in registered_options()][3:5]
+    >>> [(o.flag, [f.name for f in formats]) for o, formats in registered_options()][4:6]
     [('--conll-column', ['conll']), ('--scheme', ['conll'])]
     """
     found: dict[str, tuple[FormatOption, list[Format]]] = {}
