@@ -481,7 +481,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         inputs.insert(0, inputs.pop(found[0]))
     gold, preds = inputs[0], inputs[1:]
     if align_text:  # CoNLL predictions against a gold with raw text: paired in order
-        from .textalign import paired_in_order
+        from .pipeline import paired_in_order
 
         preds = [paired_in_order(gold, pred, format, format_options) for pred in preds]
     several = several or len(preds) > 1

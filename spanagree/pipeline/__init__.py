@@ -134,6 +134,50 @@ def _described(item) -> str:
     return input_name(item) if role == "annotator" else f"{input_name(item)} ({role})"
 
 
+def paired_in_order(gold, prediction, format: str | None = None, format_options: dict | None = None):
+    """A CoNLL prediction scored against a gold that is not CoNLL (``score --align-text``): CoNLL
+    numbers its documents ``"1"``, ``"2"``, ... and names none, so its documents take the gold's
+    ids in order, with a warning saying so (and what is left over on either side). Any other
+    prediction is returned as it is."""
+    import os
+    import warnings
+
+    from ..errors import SpanagreeWarning
+    from ..formats import detect_format, open_stream
+    from ..span import Document, Span
+
+    def format_of(item):
+        if isinstance(item, DocumentStream):
+            return item.format
+        if isinstance(item, (str, os.PathLike)):
+            return format or detect_format(item)
+        return getattr(item, "format", None)
+
+    if format_of(prediction) != "conll" or format_of(gold) == "conll":
+        return prediction
+    (gold_set,) = read_inputs([gold], format, format_options)
+    ids = list(gold_set.documents)
+    stream = prediction if isinstance(prediction, DocumentStream) else None
+    if stream is None:
+        if isinstance(prediction, (str, os.PathLike)):
+            stream = open_stream(prediction, format, **(format_options or {}))
+        else:  # a span set in memory
+            stream = DocumentStream(prediction.name, prediction.format or "conll",
+                                    iter(list(prediction.documents.values())), list(prediction.notes))
+    documents = list(stream.documents)
+    paired = min(len(ids), len(documents))
+    message = (f"{stream.name}: CoNLL names no documents; its {len(documents)} document(s) are paired with the "
+               f"gold's {len(ids)} in order ({documents[0].id if documents else '-'} → {ids[0] if ids else '-'}, ...)")
+    if len(documents) != len(ids):
+        message += f"; {abs(len(documents) - len(ids))} left unpaired"
+    warnings.warn(message, SpanagreeWarning, stacklevel=3)
+    renamed = []
+    for document, doc_id in zip(documents[:paired], ids):
+        spans = [Span.trusted(doc_id, span.fragments, span.label, span.source, span.attributes) for span in document.spans]
+        renamed.append(Document(doc_id, document.text, spans, document.source, document.tokens_from_text))
+    return DocumentStream(stream.name, stream.format, iter(renamed), list(stream.notes))
+
+
 def read_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None
                 ) -> list[SpanSet]:
     """Every input read whole, in order (the first error met is raised)."""
@@ -243,4 +287,5 @@ def estimate_documents(item, format: str | None) -> int | None:
     return None
 
 
-__all__ = ["Accumulator", "Comparison", "Group", "Input", "expand_inputs", "open_inputs", "read_inputs", "run"]
+__all__ = ["Accumulator", "Comparison", "Group", "Input", "expand_inputs", "open_inputs", "paired_in_order", "read_inputs",
+           "run"]
