@@ -648,3 +648,24 @@ def test_the_report_shows_the_unitizing_alpha(browser, capsys, tmp_path):
         assert rows == list(data["alpha_u"]["labels"])
     finally:
         opened.close()
+
+
+def test_the_report_shows_where_texts_differ(browser, capsys, tmp_path):
+    text = "Ana Ruiz met Bo Li in Porto."
+    for name, own, spans in (("a", text, [(0, 8), (13, 18)]), ("b", text.replace("Porto", "Oporto").replace("Ana ", "Ana  "),
+                                                                 [(0, 9), (14, 19)])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "d1.txt").write_text(own, encoding="utf-8")
+        (tmp_path / name / "d1.ann").write_text("".join(f"T{k}\tPER {s} {e}\t{own[s:e]}\n" for k, (s, e) in enumerate(spans, 1)),
+                                                encoding="utf-8")
+    page = tmp_path / "texts.html"
+    data = run(capsys, "agree", tmp_path / "a", tmp_path / "b", "--align-text", "--report", page, "--output", "json")
+    opened = Opened(browser, page)
+    try:
+        assert opened.clean(), (opened.messages, opened.requests)
+        note = opened.page.text_content("#sa-aligned-texts")
+        assert note.startswith("1 document(s) whose copies' texts differ were compared through a character alignment")
+        cells = opened.page.eval_on_selector_all("#sa-document-table tbody tr", "rows => rows.map(r => r.cells[r.cells.length - 1].textContent)")
+        assert cells == [str(data["aligned_texts"]["differing_characters"]["d1"])]
+    finally:
+        opened.close()

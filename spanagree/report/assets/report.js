@@ -354,6 +354,18 @@
     else if (COMMAND === "score") columns = [["document", "id"]].concat(predictions.map(function (p, k) { return ["F1 " + p.prediction, "v" + k]; }));
     else columns = [["document", "id"], ["clusters", "clusters"], ["kept", "kept"], ["to adjudicate", "to_adjudicate"]];
     rows.forEach(function (r) { (r.values || []).forEach(function (v, k) { r["v" + k] = v; }); });
+    // --align-text: the copies' texts differed; how many characters, per document (docs/concepts.md)
+    var aligned = COMMAND === "score" ? predictions.map(function (p) { return p.aligned_texts; }).filter(Boolean) : [DATA.aligned_texts].filter(Boolean);
+    if (aligned.length) {
+      var differing = {};
+      aligned.forEach(function (a) { Object.keys(a.differing_characters).forEach(function (d) { differing[d] = Math.max(differing[d] || 0, a.differing_characters[d]); }); });
+      var affected = aligned.reduce(function (n, a) { return n + a.affected_spans; }, 0);
+      s.appendChild(el("p", { "class": "sa-note", id: "sa-aligned-texts" }, Object.keys(differing).length +
+        " document(s) whose copies' texts differ were compared through a character alignment (--align-text); " +
+        affected + " span(s) touch changed characters that are not whitespace. The column below counts the differing characters."));
+      columns.push(["texts differ (characters)", "differing"]);
+      rows.forEach(function (r) { r.differing = differing[r.id] || 0; });
+    }
     var sortKey = COMMAND === "merge" ? "to_adjudicate" : columns[1][1];
     var ascending = COMMAND !== "merge";
     var limit = 300;
