@@ -469,7 +469,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
             spansets = reconciled_quietly(inputs, documents, label_map, only, align_whitespace, align_text).spansets
             present = None
         result.extras["chance"] = token_agreement(
-            spansets, documents, tokens=tokenizer_for(inputs), lang=lang, spacy_model=spacy_model, labels=labels,
+            spansets, documents, tokens=tokenizer_for(inputs[:1] if align_text else inputs), lang=lang,
+            spacy_model=spacy_model, labels=labels,
             names=names, present=present).to_dict()
     if bootstrap:
         from .measures.bootstrap import bootstrap_intervals

@@ -559,7 +559,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                                                 align_text).spansets
             # documents the prediction lacks count as empty (as in the span counts)
             result.extras["chance"] = token_agreement(
-                [pred_r, gold_r], result.documents, tokens=tokenizer_for([gold_s, pred_s]), lang=lang,
+                [pred_r, gold_r], result.documents,  # --align-text: the first copy's (the gold's) tokens
+                tokens=tokenizer_for([gold_s] if align_text else [gold_s, pred_s]), lang=lang,
                 spacy_model=spacy_model, labels=labels, names=[result.prediction, result.gold]).to_dict()
         if bootstrap:
             from .measures.bootstrap import bootstrap_intervals

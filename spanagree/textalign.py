@@ -37,8 +37,9 @@ MAX_DIFFERING_SHARE = 0.5
 
 def align_copies(spansets, doc_id: str, copies: list[Document], reference: str) -> dict | None:
     """Every copy (by its place) whose text differs from ``reference`` mapped onto it:
-    ``{k: (document, differing characters, affected spans)}``; ``None`` when some copy cannot be
-    aligned (too long, or too different)."""
+    ``{k: (document, differing characters, affected spans)}`` — each affected span as
+    ``(fragments in the copy, label, fragments in the reference or None)``; ``None`` when some copy
+    cannot be aligned (too long, or too different)."""
     found = {}
     for k, document in enumerate(copies):
         if document.text is None or document.text == reference:
@@ -52,7 +53,7 @@ def align_copies(spansets, doc_id: str, copies: list[Document], reference: str) 
     return found
 
 
-def onto_text(document: Document, reference: str) -> tuple[Document, int, int] | None:
+def onto_text(document: Document, reference: str) -> tuple[Document, int, list] | None:
     """``document``'s spans on ``reference`` through the character alignment of the two texts:
     the mapped document, the differing characters and the affected spans (``None``: too different)."""
     from rapidfuzz.distance import Indel
@@ -75,7 +76,7 @@ def onto_text(document: Document, reference: str) -> tuple[Document, int, int] |
         equal, s_start, s_end, d_start, d_end = blocks[max(bisect_right(starts, pos - 1) - 1, 0)]
         return d_start + (pos - s_start) if equal else d_end
 
-    spans, affected = [], 0
+    spans, affected = [], []
     for span in document.spans:
         fragments = []
         touched = False
@@ -85,10 +86,11 @@ def onto_text(document: Document, reference: str) -> tuple[Document, int, int] |
                 touched = True
             if new_start < new_end:
                 fragments.append((new_start, new_end))
-        affected += touched
         if fragments:
             spans.append(Span.trusted(span.doc, normalize_fragments(fragments), span.label, span.source,
                                       span.attributes))
+        if touched:  # as the copy had it, and where it went (None: all its characters were removed)
+            affected.append((span.fragments, span.label, spans[-1].fragments if fragments else None))
     return Document(document.id, reference, spans, document.source, False), differing, affected
 
 

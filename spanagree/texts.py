@@ -37,6 +37,7 @@ class Reconciled:
     text_aligned: list[str] = field(default_factory=list)
     differing: dict = field(default_factory=dict)
     affected: int = 0
+    affected_spans: list = field(default_factory=list)
 
 
 def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace: bool = False,
@@ -93,7 +94,11 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
             for k, (document, differing, affected) in aligned.items():
                 mapped[k][doc_id] = document
                 result.differing[doc_id] = result.differing.get(doc_id, 0) + differing
-                result.affected += affected
+                result.affected += len(affected)
+                result.affected_spans += [{"document": doc_id, "annotator": spansets[k].name,
+                                           "fragments": [list(f) for f in was], "label": label,
+                                           "mapped": [list(f) for f in now] if now is not None else None}
+                                          for was, label, now in affected]
             result.text_aligned.append(doc_id)
             result.documents.append(doc_id)
             continue

@@ -652,8 +652,8 @@ def test_the_report_shows_the_unitizing_alpha(browser, capsys, tmp_path):
 
 def test_the_report_shows_where_texts_differ(browser, capsys, tmp_path):
     text = "Ana Ruiz met Bo Li in Porto."
-    for name, own, spans in (("a", text, [(0, 8), (13, 18)]), ("b", text.replace("Porto", "Oporto").replace("Ana ", "Ana  "),
-                                                                 [(0, 9), (14, 19)])):
+    for name, own, spans in (("a", text, [(0, 8), (13, 18), (22, 27)]),
+                             ("b", text.replace("Porto", "Oporto").replace("Ana ", "Ana  "), [(0, 9), (14, 19), (23, 29)])):
         (tmp_path / name).mkdir()
         (tmp_path / name / "d1.txt").write_text(own, encoding="utf-8")
         (tmp_path / name / "d1.ann").write_text("".join(f"T{k}\tPER {s} {e}\t{own[s:e]}\n" for k, (s, e) in enumerate(spans, 1)),
@@ -667,5 +667,11 @@ def test_the_report_shows_where_texts_differ(browser, capsys, tmp_path):
         assert note.startswith("1 document(s) whose copies' texts differ were compared through a character alignment")
         cells = opened.page.eval_on_selector_all("#sa-document-table tbody tr", "rows => rows.map(r => r.cells[r.cells.length - 1].textContent)")
         assert cells == [str(data["aligned_texts"]["differing_characters"]["d1"])]
+        # the span that touches changed characters ("Ana  Ruiz" → "Ana Ruiz" is whitespace: not marked) is marked
+        opened.page.select_option("#sa-filter-document", "d1")
+        marked = opened.page.eval_on_selector_all("#sa-document .sa-span[data-text-changed]",
+                                                  "n => n.map(x => [x.dataset.annotator, x.dataset.fragments])")
+        assert marked == [["b", "22-27"]] == [[e["annotator"], ";".join(f"{s}-{t}" for s, t in e["mapped"])]
+                                              for e in data["aligned_texts"]["affected"]]
     finally:
         opened.close()

@@ -30,7 +30,8 @@ def test_spans_move_with_the_alignment_and_changed_ones_are_counted():
     assert [REFERENCE[s.start:s.end] for s in mapped.spans] == ["Ana Ruiz", "Bo Li", "Porto", "left"]
     # inserted or deleted: " " (Ana  Ruiz), "-"/" " (Bo-Li), "O"/"P" and "p" (Oporto), "\r", " " (left .)
     assert differing == 8
-    assert affected == 2          # Bo-Li and Oporto touch changed characters that are not whitespace
+    # Bo-Li and Oporto touch changed characters that are not whitespace: (in the copy, label, on the reference)
+    assert affected == [(((14, 19),), "PER", ((13, 18),)), (((23, 29),), "LOC", ((22, 27),))]
 
 
 def write_brat(folder: Path, text: str, spans) -> None:
@@ -54,7 +55,12 @@ def test_texts_that_differ_on_the_command_line(tmp_path, capsys):
     data = json.loads(capsys.readouterr().out)
     jsonschema.Draft202012Validator(schema("agree")).validate(data)
     assert (data["pairs"][0]["a"], data["pairs"][0]["f1"]) == (3, 1.0)
-    assert data["aligned_texts"] == {"documents": 1, "differing_characters": {"d1": 8}, "affected_spans": 2}
+    assert data["aligned_texts"] == {"documents": 1, "differing_characters": {"d1": 8}, "affected_spans": 2,
+                                     "affected": [
+                                         {"document": "d1", "annotator": "b", "fragments": [[14, 19]], "label": "PER",
+                                          "mapped": [[13, 18]]},
+                                         {"document": "d1", "annotator": "b", "fragments": [[23, 29]], "label": "LOC",
+                                          "mapped": [[22, 27]]}]}
     assert data["options"]["align_text"] is True
     # --align-whitespace leaves it out, saying where the texts first differ
     assert main(["agree", str(tmp_path / "a"), str(tmp_path / "b"), "--align-whitespace"]) == 1
@@ -241,3 +247,22 @@ def test_brat_offsets_counted_on_lf_while_the_text_has_crlf(tmp_path, capsys, mo
         assert data["options"]["brat_line_ends"] == "lf"
         assert "crlf: 1 document with CRLF line ends: offsets counted on LF line ends mapped onto the text as " \
                "stored (--brat-line-ends lf)" in data["notes"]
+
+
+def test_chance_under_align_text_uses_the_first_copys_tokens(demo):
+    from spanagree import read
+
+    conll = read(demo / "conll" / "ann1.conll")
+    brat = read(demo / "brat" / "ann2")
+    # the BRAT copy's sentences on one line (same length: the spans keep their offsets), ids as CoNLL's
+    renamed = SpanSet("ann2", {doc_id: Document(doc_id, d.text.replace("\n", " "),
+                                                [Span(doc_id, s.fragments, s.label) for s in d.spans])
+                               for doc_id, d in zip(conll.documents, brat.documents.values())})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        result = agree([conll, renamed], align_text=True, chance=True)
+        plain = agree([conll, read(demo / "conll" / "ann2.conll")], chance=True)
+    chance = result.extras["chance"]
+    assert chance["tokenizer"] == "conll"                       # the CoNLL copy's tokens, not spaCy's
+    assert chance["tokens"] == plain.extras["chance"]["tokens"]  # the same tokens as two CoNLL copies
+    assert result.extras["aligned_texts"]["documents"] > 0

@@ -61,6 +61,7 @@ class TextsTally:
     text_aligned: int = 0                        # --align-text: documents mapped through the alignment
     differing: dict = field(default_factory=dict)    # ... their differing characters
     affected: int = 0                            # ... spans touching changed characters
+    affected_spans: list = field(default_factory=list)  # ... and which
 
     def __iadd__(self, other: "TextsTally") -> "TextsTally":
         self.whitespace_aligned += other.whitespace_aligned
@@ -70,6 +71,7 @@ class TextsTally:
         self.text_aligned += other.text_aligned
         self.differing.update(other.differing)
         self.affected += other.affected
+        self.affected_spans += other.affected_spans
         self.events += other.events
         self.error = first_error(self.error, other.error)
         return self

@@ -195,7 +195,12 @@ def aligned_texts(texts: TextsTally, documents: list[str]) -> dict | None:
     differing = {d: texts.differing[d] for d in documents if d in texts.differing}
     if not differing:
         return None
-    return {"documents": len(differing), "differing_characters": differing, "affected_spans": texts.affected}
+    wanted = set(documents)
+    affected = [entry for entry in texts.affected_spans if entry["document"] in wanted]
+    order = {d: k for k, d in enumerate(documents)}
+    affected.sort(key=lambda entry: order[entry["document"]])
+    return {"documents": len(differing), "differing_characters": differing, "affected_spans": len(affected),
+            "affected": affected}
 
 
 def aligned_note(aligned: dict | None) -> list[str]:

@@ -178,6 +178,7 @@ def _add_texts(texts: TextsTally, result: Reconciled | None, key: tuple, caught:
         texts.text_aligned += len(result.text_aligned)
         texts.differing.update(result.differing)
         texts.affected += result.affected
+        texts.affected_spans += result.affected_spans
     texts.events += [(key, str(w.message), w.category) for w in caught]
     del caught[:]
 
@@ -197,6 +198,7 @@ def _joined(spansets: list[SpanSet], parts: list[Reconciled]) -> Reconciled:
         result.text_aligned += part.text_aligned
         result.differing.update(part.differing)
         result.affected += part.affected
+        result.affected_spans += part.affected_spans
     return result
 
 

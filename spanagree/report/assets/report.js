@@ -495,8 +495,19 @@
     return rows;
   }
 
+  // --align-text: the spans that touch changed characters, by document, annotator, fragments and label
+  var AFFECTED = {};
+  (COMMAND === "score" ? predictions.map(function (p) { return p.aligned_texts; }) : [DATA.aligned_texts]).forEach(function (a) {
+    ((a && a.affected) || []).forEach(function (e) {
+      if (e.mapped) AFFECTED[[e.document, e.annotator, fragmentsText(e.mapped), e.label].join("\u0000")] = true;
+    });
+  });
+
   function spanElement(d, cp, annotator, index, span, extra) {
     var f = span[0], start = f[0][0], end = f[f.length - 1][1];
+    var touched = annotator !== null && AFFECTED[[d.id, NAMES[annotator], fragmentsText(f), span[1]].join("\u0000")];
+    if (touched) extra = Object.assign({}, extra || {}, { "data-text-changed": "true",
+      title: ((extra && extra.title) ? extra.title + "\n" : "") + "touches characters changed between the copies' texts (--align-text)" });
     var attrs = Object.assign({ "class": "sa-span", "data-doc": d.id, "data-annotator": annotator === null ? null : NAMES[annotator],
       "data-start": start, "data-end": end, "data-fragments": fragmentsText(f), "data-label": span[1],
       "data-index": index, style: labelStyle(span[1]) }, extra || {});
