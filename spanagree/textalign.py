@@ -3,9 +3,12 @@
 Re-annotation projects change the text they annotate and tools normalise it: a sentence merged, a
 token split, a quote straightened, CRLF line ends. With ``--align-text`` each copy's text is
 aligned to the first copy's at the character level — the longest common subsequence of their
-characters, by rapidfuzz's ``Indel.opcodes`` (C++, bit-parallel: a 50,000-character document in
-milliseconds, where Python's ``difflib`` takes seconds and gives no optimal alignment) — and every
-span's offsets are mapped through it:
+characters, by rapidfuzz's ``Indel.opcodes`` (C++, bit-parallel) — and every span's offsets are
+mapped through it. Measured on a 40,598-character text with 200 one-character edits: rapidfuzz
+0.22 s for the optimal alignment (382 characters inserted or deleted); Python's ``difflib``
+93.7 s without its junk heuristic, and with it (its default) 18 ms for a useless alignment
+(40,449 characters "differing"). spacy-alignments aligns tokens, not characters, so it would need
+a tokenisation first. The mapping:
 
 - a span boundary inside an unchanged stretch moves with it;
 - a boundary inside a changed stretch goes to that stretch's start (a span's start) or end (its
