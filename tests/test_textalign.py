@@ -213,7 +213,8 @@ def test_a_conll_prediction_scored_against_the_brat_gold_of_the_same_text(demo, 
     assert main(["score", str(demo / "brat" / "ann1"), str(prediction), "--align-text", "--output", "json"]) == 0
     captured = capsys.readouterr()
     scored = json.loads(captured.out)
-    assert "CoNLL names no documents; its 10 document(s) are paired with the gold's 10 in order" in captured.err
+    assert ("its -DOCSTART- lines name none of the gold's documents; its 10 document(s) are paired with the gold's "
+            "10 in order") in captured.err
     assert main(["score", str(demo / "brat" / "ann1"), str(demo / "brat" / "ann2"), "--output", "json"]) == 0
     direct = json.loads(capsys.readouterr().out)
     assert [scored[k] for k in ("a", "b", "c")] == [direct[k] for k in ("a", "b", "c")] == [61, 12, 16]
@@ -266,3 +267,21 @@ def test_chance_under_align_text_uses_the_first_copys_tokens(demo):
     assert chance["tokenizer"] == "conll"                       # the CoNLL copy's tokens, not spaCy's
     assert chance["tokens"] == plain.extras["chance"]["tokens"]  # the same tokens as two CoNLL copies
     assert result.extras["aligned_texts"]["documents"] > 0
+
+
+def test_a_conll_prediction_whose_docstart_lines_name_the_documents_pairs_by_id(demo, tmp_path, capsys):
+    """The same prediction with its documents in reverse order and their ids on the -DOCSTART-
+    lines: paired by id (no warning), the same figures; paired in order they would be wrong."""
+    prediction = tmp_path / "ann2.conll"
+    assert main(["convert", str(demo / "brat" / "ann2"), "--to", "conll", "--tokenize", "--out", str(prediction)]) == 0
+    blocks = prediction.read_text(encoding="utf-8").split("-DOCSTART-")[1:]
+    ids = sorted(p.stem for p in (demo / "brat" / "ann1").glob("*.ann"))
+    named = "".join(f"-DOCSTART- {doc_id}\n" + block.split("\n", 1)[1] for doc_id, block in reversed(list(zip(ids, blocks))))
+    shuffled = tmp_path / "named.conll"
+    shuffled.write_text(named, encoding="utf-8")
+    capsys.readouterr()
+    assert main(["score", str(demo / "brat" / "ann1"), str(shuffled), "--align-text", "--output", "json"]) == 0
+    captured = capsys.readouterr()
+    assert "paired with the gold's" not in captured.err
+    scored = json.loads(captured.out)
+    assert [scored[k] for k in ("a", "b", "c")] == [61, 12, 16]

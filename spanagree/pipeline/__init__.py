@@ -136,10 +136,10 @@ def _described(item) -> str:
 
 def paired_in_order(gold, prediction, format: str | None = None, format_options: dict | None = None):
     """A CoNLL prediction scored against a gold that is not CoNLL (``score --align-text``): CoNLL
-    numbers its documents ``"1"``, ``"2"``, ... and names none, so its documents take the gold's
-    ids in order, with a warning saying so (and what is left over on either side). Any other
-    prediction is returned as it is."""
-    import os
+    numbers its documents ``"1"``, ``"2"``, ...; where its ``-DOCSTART-`` lines name them (a
+    field of the line that is one of the gold's ids: ``-DOCSTART- clinic-01``), its documents
+    take those ids; otherwise they take the gold's ids in order, with a warning saying so (and
+    what is left over on either side). Any other prediction is returned as it is."""
     import warnings
 
     from ..errors import SpanagreeWarning
@@ -165,17 +165,39 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
             stream = DocumentStream(prediction.name, prediction.format or "conll",
                                     iter(list(prediction.documents.values())), list(prediction.notes))
     documents = list(stream.documents)
-    paired = min(len(ids), len(documents))
-    message = (f"{stream.name}: CoNLL names no documents; its {len(documents)} document(s) are paired with the "
-               f"gold's {len(ids)} in order ({documents[0].id if documents else '-'} → {ids[0] if ids else '-'}, ...)")
-    if len(documents) != len(ids):
-        message += f"; {abs(len(documents) - len(ids))} left unpaired"
-    warnings.warn(message, SpanagreeWarning, stacklevel=3)
+    named = docstart_ids(prediction, set(ids)) if isinstance(prediction, (str, os.PathLike)) else None
+    if named is not None and len(named) == len(documents):
+        pairs = list(zip(documents, named))
+    else:
+        paired = min(len(ids), len(documents))
+        message = (f"{stream.name}: its -DOCSTART- lines name none of the gold's documents; its {len(documents)} "
+                   f"document(s) are paired with the gold's {len(ids)} in order "
+                   f"({documents[0].id if documents else '-'} → {ids[0] if ids else '-'}, ...)")
+        if len(documents) != len(ids):
+            message += f"; {abs(len(documents) - len(ids))} left unpaired"
+        warnings.warn(message, SpanagreeWarning, stacklevel=3)
+        pairs = list(zip(documents[:paired], ids))
     renamed = []
-    for document, doc_id in zip(documents[:paired], ids):
+    for document, doc_id in pairs:
         spans = [Span.trusted(doc_id, span.fragments, span.label, span.source, span.attributes) for span in document.spans]
         renamed.append(Document(doc_id, document.text, spans, document.source, document.tokens_from_text))
     return DocumentStream(stream.name, stream.format, iter(renamed), list(stream.notes))
+
+
+def docstart_ids(path, known: set[str]) -> list[str] | None:
+    """The gold ids a CoNLL file's ``-DOCSTART-`` lines carry, one per line in order (the first of
+    a line's other fields that is a known id), or ``None`` when some line names none."""
+    found = []
+    with open(path, "rb") as handle:
+        for raw in handle:
+            if not raw.startswith(b"-DOCSTART-"):
+                continue
+            fields = raw.decode("utf-8", "replace").split()[1:]
+            named = next((field for field in fields if field in known), None)
+            if named is None:
+                return None
+            found.append(named)
+    return found or None
 
 
 def read_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None
