@@ -336,7 +336,13 @@ def command_agree(args) -> str:
     result = agree(args.paths, errors=bool(args.errors), context=args.context, report=args.report is not None,
                    documents=args.documents, unitizing=args.unitizing, **run_options(args))
     if args.errors:
-        write_listing(args.errors, iter_disagreement_rows(result), DISAGREEMENT_COLUMNS, force=args.force)
+        rows, columns = iter_disagreement_rows(result), DISAGREEMENT_COLUMNS
+        if args.align_text:  # which rows' spans touch changed characters
+            from .report.tabular import with_text_changed
+
+            rows = with_text_changed(rows, [result.extras.get("aligned_texts")], (("first", "first"), ("second", "second")))
+            columns = [*columns, "text_changed"]
+        write_listing(args.errors, rows, columns, force=args.force)
     if args.plots:
         from .report.plots import agreement_plots
 
@@ -363,7 +369,15 @@ def command_score(args) -> str:
     if not isinstance(results, list):
         results = [results]
     if args.errors:
-        write_listing(args.errors, iter_error_rows(results), ERROR_COLUMNS, force=args.force)
+        rows, columns = iter_error_rows(results), ERROR_COLUMNS
+        if args.align_text:  # which rows' spans touch changed characters
+            from .report.tabular import with_text_changed
+
+            gold_name = results[0].gold
+            rows = with_text_changed(rows, [r.extras.get("aligned_texts") for r in results],
+                                     (("gold", gold_name), ("pred", "prediction")))
+            columns = [*columns, "text_changed"]
+        write_listing(args.errors, rows, columns, force=args.force)
     if args.plots:
         from .report.plots import score_plots
 

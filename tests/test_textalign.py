@@ -285,3 +285,24 @@ def test_a_conll_prediction_whose_docstart_lines_name_the_documents_pairs_by_id(
     assert "paired with the gold's" not in captured.err
     scored = json.loads(captured.out)
     assert [scored[k] for k in ("a", "b", "c")] == [61, 12, 16]
+
+
+def test_the_listings_flag_the_spans_that_touch_changed_characters(tmp_path, capsys):
+    write_brat(tmp_path / "a", REFERENCE, [(0, 8, "PER"), (13, 18, "PER"), (22, 27, "ORG")])
+    write_brat(tmp_path / "b", COPY, [(0, 9, "PER"), (14, 19, "PER"), (23, 29, "LOC")])
+    listing = tmp_path / "errors.json"
+    assert main(["score", str(tmp_path / "a"), str(tmp_path / "b"), "--align-text", "--errors", str(listing),
+                 "--output", "json"]) == 0
+    capsys.readouterr()
+    rows = json.loads(listing.read_text(encoding="utf-8"))["errors"]
+    # Porto (ORG) against Oporto (LOC, changed characters): a wrong label, flagged
+    assert [(r["kind"], r["gold_fragments"], r["pred_fragments"], r["text_changed"]) for r in rows] == \
+        [("wrong_label", "22-27", "22-27", True)]
+    pair_listing = tmp_path / "pairs.csv"
+    assert main(["agree", str(tmp_path / "a"), str(tmp_path / "b"), "--align-text", "--errors", str(pair_listing)]) == 0
+    capsys.readouterr()
+    import csv
+
+    table = list(csv.reader(pair_listing.open(encoding="utf-8", newline="")))
+    assert table[0][-3:] == ["context_before", "context_after", "text_changed"]
+    assert [row[-1] for row in table[1:]] == ["True"]

@@ -168,6 +168,26 @@ def iter_error_rows(results: list):
             if item.kind != "correct")
 
 
+def with_text_changed(rows, aligned: list[dict | None], sides: tuple[tuple[str, str], ...]):
+    """``--align-text``: each listing row with ``text_changed`` last — whether one of its spans
+    touches characters changed between the copies' texts (``aligned_texts.affected``).
+
+    ``aligned`` gives each row's source's ``aligned_texts`` by the row's first field value
+    (``rows`` are matched by ``document``, each side's annotator name, fragments and label);
+    ``sides`` names each side's prefix and the row field holding its annotator's name."""
+    touched = set()
+    for found in aligned:
+        for entry in (found or {}).get("affected", ()):
+            if entry["mapped"] is not None:
+                touched.add((entry["document"], entry["annotator"],
+                             ";".join(f"{s}-{e}" for s, e in entry["mapped"]), entry["label"]))
+    for row in rows:
+        row["text_changed"] = any((row["document"], row[name] if name in row else name, row[f"{side}_fragments"],
+                                   row[f"{side}_label"]) in touched for side, name in sides
+                                  if row.get(f"{side}_fragments") is not None)
+        yield row
+
+
 #: What the listings give of each span (``<side>_<field>``).
 SPAN_FIELDS = ("start", "end", "fragments", "label", "text", "source")
 #: The text around an item or cluster (``--context N`` characters each side), after every other column.
