@@ -418,9 +418,11 @@ def test_no_heavy_import_for_help():
     import subprocess
     import sys
 
-    code = ("import sys, spanagree.cli, spanagree.measures.tokens, spanagree.measures.tables, spanagree.measures.bootstrap; "
-            "print(sorted(m for m in ('spacy', 'pandas', 'scipy', 'numpy', 'sklearn', 'statsmodels', 'krippendorff') "
-            "if m in sys.modules))")
+    code = ("import sys, spanagree.cli, spanagree.measures.tokens, spanagree.measures.tables, spanagree.measures.bootstrap, "
+            "spanagree.measures.significance, spanagree.measures.unitizing, spanagree.textalign, spanagree.progress, "
+            "spanagree.pipeline.cluster; "
+            "print(sorted(m for m in ('spacy', 'pandas', 'scipy', 'numpy', 'sklearn', 'statsmodels', 'krippendorff', "
+            "'rapidfuzz', 'tqdm', 'dask', 'distributed') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
