@@ -252,8 +252,9 @@ def write_text(dest: str | os.PathLike, text: str, *, force: bool = False, what:
     write_atomically(dest, produce, force=force, what=what)
 
 
-def write_stdout(text: str) -> None:
-    """Write the report to standard output; a refusal (``> /dev/full``) is one line naming it.
+def write_stdout(text) -> None:
+    """Write the report (a text, or its pieces one after the other) to standard output; a
+    refusal (``> /dev/full``) is one line naming it.
 
     Raises
     ------
@@ -263,7 +264,8 @@ def write_stdout(text: str) -> None:
         Any other refusal, naming standard output.
     """
     try:
-        sys.stdout.write(text)
+        for piece in ([text] if isinstance(text, str) else text):
+            sys.stdout.write(piece)
         sys.stdout.flush()
     except BrokenPipeError:
         raise

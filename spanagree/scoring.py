@@ -33,7 +33,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable
+from typing import Callable, Iterable
 
 from .errors import SpanagreeWarning, UsageError
 from .formats import DocumentStream
@@ -124,7 +124,7 @@ class Score:
     missing_predictions: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
     #: Builds :attr:`items` when first asked for (``score()`` aligns the documents again).
-    listing: Callable[[], list[ErrorItem]] | None = field(default=None, repr=False, compare=False)
+    listing: Callable[[], Iterable[ErrorItem]] | None = field(default=None, repr=False, compare=False)
     _items: list | None = field(default=None, repr=False, compare=False)
     #: The documents' records for the HTML report (``score(..., report=True)``): a
     #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
@@ -150,8 +150,15 @@ class Score:
     def items(self) -> list[ErrorItem]:
         """Every classified span or pair, document by document (see :func:`score`'s ``errors``)."""
         if self._items is None:
-            self._items = self.listing() if self.listing is not None else []
+            self._items = list(self.listing()) if self.listing is not None else []
         return self._items
+
+    def iter_items(self):
+        """:attr:`items` one at a time, without keeping them when they were spooled while comparing
+        (``score(..., errors=True)``: what ``--errors`` writes from)."""
+        if self._items is not None or self.listing is None:
+            return iter(self.items)
+        return iter(self.listing())
 
     @property
     def counts(self) -> Counts:
@@ -330,9 +337,10 @@ class ScoreComparison:
     ``listing``, its items kept: :attr:`Score.items`)."""
 
     def __init__(self, rule: MatchRule, listing: bool = False, context: int = CONTEXT, report: str | None = None,
-                 units: str = "document", lang: str | None = None):
+                 units: str = "document", lang: str | None = None, items: str | None = None):
         self.rule = rule
         self.listing = listing
+        self.items = items    # where the listing's items are spooled per document (None: kept in memory)
         self.context = context
         self.report = report  # the spool folder of the report's document records, when asked for
         self.units = units    # "sentence": also each document's counts per sentence (tally.units)
@@ -341,7 +349,12 @@ class ScoreComparison:
     def tally(self) -> PairTally:
         from .pipeline.spool import DocumentSpool
 
-        return PairTally(DocumentSpool(self.report) if self.report is not None else None)
+        tally = PairTally(DocumentSpool(self.report) if self.report is not None else None)
+        if self.listing and self.items is not None:
+            from .pipeline.spool import ObjectSpool
+
+            tally.items = ObjectSpool(self.items)
+        return tally
 
     def compare(self, tally: PairTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         gold, pred = spansets
@@ -499,13 +512,20 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
     if align_text:
         common["align_text"] = True
-    folder = None
+    folder = items_folder = None
     if report:
         from .pipeline.spool import SpoolFolder
 
         folder = SpoolFolder()
+    if errors and scheduler is None and not any(isinstance(item, SpanSet) for item in inputs):
+        # read from files: the listing's items go to disk as documents are scored (span sets in
+        # memory keep theirs, whose spans are the caller's own objects)
+        from .pipeline.spool import SpoolFolder
+
+        items_folder = SpoolFolder()
     accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context, folder.path if folder else None,
-                                                             units=unit, lang=lang),
+                                                             units=unit, lang=lang,
+                                                             items=items_folder.path if items_folder else None),
                       format=format,
                       format_options=format_options, jobs=jobs, progress=progress, scheduler=scheduler,
                       **common)
@@ -524,8 +544,9 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         tally = group.compared
         tally.errors.update(correct_pairs(tally.labels, rule))
         if errors:
-            items = [item for d in scored for item in tally.items.get(d, ())]
-            listing = lambda items=items: items  # noqa: E731
+            if items_folder is not None:
+                tally.items.folder_owner = items_folder  # the spool lives as long as the result
+            listing = partial(_spooled_items, tally.items, scored)
         elif all(not isinstance(item, DocumentStream) for item in (inputs[0], inputs[p])):
             listing = partial(_listing, inputs[0], inputs[p], format=format, format_options=format_options,
                               match=match, labels=labels, partial_credit=partial_credit, only=only,
@@ -601,6 +622,12 @@ def check_context(context) -> None:
     if isinstance(context, bool) or not isinstance(context, int) or context < 0:
         raise UsageError(f"{{option}} must be a whole number of characters, 0 or more, got {context!r}",
                          option="context", flag="--context")
+
+
+def _spooled_items(items, documents: list[str]):
+    """The items kept while comparing (:attr:`Score.items`), document by document."""
+    for doc_id in documents:
+        yield from items.get(doc_id, ())
 
 
 def _listing(gold, pred, **options) -> list[ErrorItem]:

@@ -83,6 +83,7 @@ from __future__ import annotations
 import itertools
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -164,16 +165,128 @@ class Cluster:
                 and len(self.members) == annotators)
 
 
+#: The counts of one document's clusters (:func:`tally`), in this order.
+COUNT_KEYS = ("clusters", "kept", *KINDS, "to_adjudicate", "not_unanimous")
+
+
+class VoteClusters:
+    """Every merged document's clusters, in document order, read from where the vote spooled them
+    (:class:`~spanagree.pipeline.spool.ObjectSpool`): a run over 50,000 documents holds one
+    document's clusters at a time, however it is used — iterated, :meth:`of` a document, counted.
+
+    Each document's counts (:func:`tally`) and votes (clusters per number of votes) were taken
+    when it was voted on and are kept in memory (:attr:`counts`, :attr:`votes`), so the summary
+    never reads the spool.
+    """
+
+    def __init__(self, store, documents: list[str], counts: dict[str, tuple], votes: dict[str, tuple]):
+        self.store = store          # document -> (text, clusters)
+        self.documents = documents
+        self.counts = counts        # document -> the values of COUNT_KEYS
+        self.votes = votes          # document -> ((votes, clusters), ...)
+
+    @classmethod
+    def from_list(cls, clusters: list[Cluster], documents: list[str], texts: dict, annotators_on) -> "VoteClusters":
+        """Clusters given as a list (in document order), kept in memory."""
+        from .pipeline.spool import ObjectSpool
+
+        store = ObjectSpool(None)
+        counts, votes = {}, {}
+        by_document: dict[str, list[Cluster]] = {d: [] for d in documents}
+        for cluster in clusters:
+            by_document.setdefault(cluster.doc, []).append(cluster)
+        for doc_id, own in by_document.items():
+            store.add(doc_id, (texts.get(doc_id), own))
+            counts[doc_id], votes[doc_id] = summary_of(own, annotators_on(doc_id))
+        return cls(store, documents, counts, votes)
+
+    def of(self, doc_id: str) -> list[Cluster]:
+        """The clusters of ``doc_id``, in the canonical order of their proposed spans."""
+        return self.store.load(doc_id)[1]
+
+    def text(self, doc_id: str) -> str | None:
+        return self.store.load(doc_id)[0]
+
+    def counted(self, doc_id: str, key: str) -> int:
+        """One of ``doc_id``'s counts (a key of :data:`COUNT_KEYS`), without reading its clusters."""
+        return self.counts[doc_id][COUNT_KEYS.index(key)]
+
+    def __iter__(self):
+        for doc_id in self.documents:
+            yield from self.of(doc_id)
+
+    def __len__(self) -> int:
+        return sum(self.counts[d][0] for d in self.documents)
+
+    def __getitem__(self, index):
+        return list(self)[index]
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __eq__(self, other) -> bool:
+        return list(self) == list(other)
+
+
+class VoteTexts(Mapping):
+    """The merged documents' texts (the first annotator's copy), read with their clusters."""
+
+    def __init__(self, clusters: VoteClusters):
+        self.clusters = clusters
+
+    def __getitem__(self, doc_id: str) -> str | None:
+        return self.clusters.text(doc_id)
+
+    def __iter__(self):
+        return iter(self.clusters.documents)
+
+    def __len__(self) -> int:
+        return len(self.clusters.documents)
+
+
+class GoldDocuments(Mapping):
+    """The gold's documents, each made from its kept clusters when it is looked at (writing the
+    gold reads one document at a time)."""
+
+    def __init__(self, clusters: VoteClusters):
+        self.clusters = clusters
+
+    def __getitem__(self, doc_id: str) -> Document:
+        if doc_id not in self.clusters.counts:
+            raise KeyError(doc_id)
+        text, clusters = self.clusters.store.load(doc_id)
+        return Document(doc_id, text, [c.span for c in clusters if c.kept])
+
+    def __iter__(self):
+        return iter(self.clusters.documents)
+
+    def __len__(self) -> int:
+        return len(self.clusters.documents)
+
+
+def summary_of(clusters: list[Cluster], annotators: int) -> tuple[tuple, tuple]:
+    """One document's counts (:data:`COUNT_KEYS`) and votes histogram, for :class:`VoteClusters`."""
+    counts = tally(clusters, lambda _: annotators)
+    histogram: dict[int, int] = {}
+    for cluster in clusters:
+        histogram[cluster.votes] = histogram.get(cluster.votes, 0) + 1
+    return tuple(counts[k] for k in COUNT_KEYS), tuple(sorted(histogram.items()))
+
+
 @dataclass
 class Vote:
-    """The result of :func:`vote`: the clusters of every document, the gold and the adjudication list."""
+    """The result of :func:`vote`: the clusters of every document, the gold and the adjudication list.
+
+    ``clusters`` (:class:`VoteClusters`) and ``texts`` read each document from where the vote
+    spooled it; a list of clusters and a dict of texts may be given instead.
+    """
 
     annotators: list[str]
     documents: list[str]
-    texts: dict[str, str | None]
+    texts: Mapping
     rule: MatchRule
     min_votes: int
-    clusters: list[Cluster]
+    clusters: VoteClusters
     options: dict = field(default_factory=dict)
     left_out: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -191,10 +304,16 @@ class Vote:
     #: Why a cluster that needs no decision is not unanimous (:data:`SETTLED_KINDS`).
     settled_kinds = tuple(SETTLED_KINDS)
 
+    def __post_init__(self):
+        if not isinstance(self.clusters, VoteClusters):
+            self.clusters = VoteClusters.from_list(list(self.clusters), self.documents, dict(self.texts),
+                                                   self.annotators_on)
+            self.texts = VoteTexts(self.clusters)
+
     def __repr__(self) -> str:
+        counts = self.counts()
         return (f"<Vote: {len(self.annotators)} annotators, {len(self.documents)} documents, "
-                f"{len(self.clusters)} clusters, {sum(c.kept for c in self.clusters)} kept, "
-                f"{sum(bool(c.kinds) for c in self.clusters)} to adjudicate>")
+                f"{counts['clusters']} clusters, {counts['kept']} kept, {counts['to_adjudicate']} to adjudicate>")
 
     def _repr_html_(self) -> str:
         from .report.notebook import vote_html
@@ -204,11 +323,13 @@ class Vote:
     @property
     def gold(self) -> SpanSet:
         """The merged span set: one span per kept cluster, every merged document (with its text)."""
-        gold = SpanSet("merged", {d: Document(d, self.texts[d]) for d in self.documents})
-        for cluster in self.clusters:
-            if cluster.kept:
-                gold.documents[cluster.doc].spans.append(cluster.span)
-        return gold
+        return SpanSet("merged", {d: self.gold_documents[d] for d in self.documents})
+
+    @property
+    def gold_documents(self) -> GoldDocuments:
+        """The gold's documents as a mapping that makes each one when it is looked at (what
+        :meth:`write` writes from, one document at a time)."""
+        return GoldDocuments(self.clusters)
 
     def annotators_on(self, doc_id: str) -> int:
         """How many annotators have ``doc_id`` (every annotator, unless ``--documents present``)."""
@@ -224,19 +345,32 @@ class Vote:
 
     def adjudication(self) -> list[Cluster]:
         """The clusters a person should settle (every cluster with a kind), in document order."""
-        return [c for c in self.clusters if c.kinds]
+        return list(self.listed())
 
     def disagreements(self) -> list[Cluster]:
         """Every cluster that is not unanimous (:meth:`Cluster.unanimous`), in document order:
         those to adjudicate and those the vote settled (``--adjudicate-all``)."""
-        return [c for c in self.clusters if not c.unanimous(self.annotators_on(c.doc))]
+        return list(self.listed(every=True))
+
+    def listed(self, *, every: bool = False):
+        """:meth:`adjudication` (``every``: :meth:`disagreements`) one cluster at a time."""
+        for doc_id in self.documents:
+            if every:
+                annotators = self.annotators_on(doc_id)
+                yield from (c for c in self.clusters.of(doc_id) if not c.unanimous(annotators))
+            else:
+                yield from (c for c in self.clusters.of(doc_id) if c.kinds)
 
     def adjudication_rows(self, *, every: bool = False) -> list[dict]:
         """One entry per listed cluster: document, proposed span, kinds, votes, K, every version,
         the context; ``every``: every cluster that is not unanimous (:meth:`disagreements`)."""
+        return list(self.adjudication_entries(every=every))
+
+    def adjudication_entries(self, *, every: bool = False):
+        """:meth:`adjudication_rows` one at a time (what the listings are written from)."""
         from .report.document import cluster_entry
 
-        return [cluster_entry(self, c) for c in (self.disagreements() if every else self.adjudication())]
+        return (cluster_entry(self, c) for c in self.listed(every=every))
 
     def adjudication_frame(self, *, every: bool = False):
         """:meth:`adjudication_rows` as a DataFrame (the ``--adjudicate`` CSV's columns)."""
@@ -266,14 +400,26 @@ class Vote:
     def counts(self) -> dict:
         """Clusters, kept clusters (= gold spans), clusters of each kind, clusters listed
         (``to_adjudicate``) and clusters that are not unanimous (``not_unanimous``)."""
-        return tally(self.clusters, self.annotators_on)
+        totals = [0] * len(COUNT_KEYS)
+        for doc_id in self.documents:
+            totals = [a + b for a, b in zip(totals, self.clusters.counts[doc_id])]
+        return dict(zip(COUNT_KEYS, totals))
 
     def counts_by_document(self) -> dict[str, dict]:
         """:meth:`counts` for every merged document, in order."""
-        by_document: dict[str, list[Cluster]] = {d: [] for d in self.documents}
-        for cluster in self.clusters:
-            by_document[cluster.doc].append(cluster)
-        return {d: tally(clusters, self.annotators_on) for d, clusters in by_document.items()}
+        return {d: self.counts_of(d) for d in self.documents}
+
+    def counts_of(self, doc_id: str) -> dict:
+        """:meth:`counts` of one merged document."""
+        return dict(zip(COUNT_KEYS, self.clusters.counts[doc_id]))
+
+    def votes_histogram(self) -> dict[int, int]:
+        """Clusters per number of votes, over every merged document (by number of votes)."""
+        histogram: dict[int, int] = {}
+        for doc_id in self.documents:
+            for votes, number in self.clusters.votes[doc_id]:
+                histogram[votes] = histogram.get(votes, 0) + number
+        return dict(sorted(histogram.items()))
 
     def to_dict(self) -> dict:
         """The ``--output json`` summary (the ``merge`` schema)."""
@@ -303,19 +449,18 @@ class Vote:
         the gold is moved last, so a run that fails leaves no half-written gold behind.
         """
         from .formats import write
-        from .outputs import write_atomically, write_text
+        from .outputs import write_atomically
+        from .report import write_adjudication
 
         check_outputs(dest, adjudicate, force=force, adjudicate_all=adjudicate_all)
-        gold = self.gold
-        listing = self.adjudication_text(adjudicate) if adjudicate is not None else None
-        every = self.adjudication_text(adjudicate_all, every=True) if adjudicate_all is not None else None
+        gold = SpanSet("merged", self.gold_documents)  # each document made as the writer gets to it
 
         def produce(temporary: Path) -> None:
             write(gold, temporary, format, **format_options)
-            if listing is not None:
-                write_text(adjudicate, listing, force=force, what="adjudication file")
-            if every is not None:
-                write_text(adjudicate_all, every, force=force, what="adjudication file")
+            if adjudicate is not None:
+                write_adjudication(self, adjudicate, force=force)
+            if adjudicate_all is not None:
+                write_adjudication(self, adjudicate_all, every=True, force=force)
 
         write_atomically(dest, produce, force=force, what="gold output")
 
@@ -464,8 +609,14 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     rule = MatchRule(match, labels)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     names = unique_names(inputs)
+    from .pipeline.spool import SpoolFolder
+
+    # each document's clusters go to disk as it is voted on (not on a cluster: the client cannot
+    # read its workers' disks)
+    folder = SpoolFolder() if scheduler is None else None
     accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
-                      VoteComparison(rule, k, names, present=present, majority=majority),
+                      VoteComparison(rule, k, names, present=present, majority=majority,
+                                     folder=folder.path if folder is not None else None),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
                       count_labels=rule.strict_labels,
@@ -488,7 +639,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         if count:
             warnings.warn(f"{name}: {count} span(s) marked twice (same fragments and label) count as one vote",
                           SpanagreeWarning, stacklevel=2)
-    clusters = [c for d in documents for c in tally.clusters[d]]
+    tally.store.folder_owner = folder  # the spool lives as long as the result
+    clusters = VoteClusters(tally.store, documents, tally.counts, tally.votes)
     notes = [f"{name}: {note}" for name, own in zip(names, accumulator.notes) for note in own]
     if group.texts.whitespace_aligned:
         notes.append(f"{group.texts.whitespace_aligned} document(s) merged through their non-whitespace "
@@ -512,47 +664,54 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         if short:
             warnings.warn(f"{len(short)} document(s) have fewer annotators than --min-votes {k}: nothing can be "
                           "kept there: " + ", ".join(short), SpanagreeWarning, stacklevel=2)
-        return Vote(names, documents, {d: tally.texts[d] for d in documents}, rule, None if majority else k,
+        return Vote(names, documents, VoteTexts(clusters), rule, None if majority else k,
                     clusters, opts, left_out, notes, context, present=held, majority_present=majority)
-    return Vote(names, documents, {d: tally.texts[d] for d in documents}, rule, k, clusters, opts, left_out, notes,
-                context)
+    return Vote(names, documents, VoteTexts(clusters), rule, k, clusters, opts, left_out, notes, context)
 
 
 class VoteTally:
-    """What the vote found, document by document: the clusters, each document's text (the first
-    annotator's copy) and the spans each annotator marked twice."""
+    """What the vote found, document by document: each document's text (the first annotator's
+    copy) and clusters, spooled (:class:`~spanagree.pipeline.spool.ObjectSpool`); each document's
+    counts and votes histogram (:func:`summary_of`); the spans each annotator marked twice."""
 
-    def __init__(self, annotators: int):
-        self.clusters: dict[str, list[Cluster]] = {}
-        self.texts: dict[str, str | None] = {}
+    def __init__(self, annotators: int, folder: str | None = None):
+        from .pipeline.spool import ObjectSpool
+
+        self.store = ObjectSpool(folder)
+        self.counts: dict[str, tuple] = {}
+        self.votes: dict[str, tuple] = {}
         self.duplicates = [0] * annotators
         self.present: dict[str, tuple[int, ...]] = {}  # --documents present: who has each document
 
     def __iadd__(self, other: "VoteTally") -> "VoteTally":
-        self.clusters.update(other.clusters)
-        self.texts.update(other.texts)
+        self.store += other.store
+        self.counts.update(other.counts)
+        self.votes.update(other.votes)
         self.present.update(other.present)
         self.duplicates = [a + b for a, b in zip(self.duplicates, other.duplicates)]
         return self
 
 
 class VoteComparison:
-    """``merge``'s comparison: every document's copies clustered and voted on."""
+    """``merge``'s comparison: every document's copies clustered and voted on.
+
+    ``folder``: where each document's clusters are spooled as they are voted on (``None``: kept
+    in memory, as on a Dask cluster)."""
 
     def __init__(self, rule: MatchRule, min_votes: int, names: list[str], *, present: bool = False,
-                 majority: bool = False):
+                 majority: bool = False, folder: str | None = None):
         self.rule = rule
         self.min_votes = min_votes
         self.names = names
         self.present = present    # --documents present: vote among the annotators who have the document
         self.majority = majority  # ... each document's K a strict majority of them
+        self.folder = folder
 
     def tally(self) -> VoteTally:
-        return VoteTally(len(self.names))
+        return VoteTally(len(self.names), self.folder)
 
     def compare(self, tally: VoteTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         ballots, texts, duplicates = ballots_of(spansets, documents)
-        tally.texts.update(texts)
         tally.duplicates = [a + b for a, b in zip(tally.duplicates, duplicates)]
         for ballot in ballots:
             doc_id, k = ballot[0], self.min_votes
@@ -563,7 +722,9 @@ class VoteComparison:
                 voters = len(holders)
                 if self.majority:
                     k = voters // 2 + 1
-            tally.clusters[doc_id] = vote_document(ballot, self.rule, k, self.names, voters)
+            clusters = vote_document(ballot, self.rule, k, self.names, voters)
+            tally.counts[doc_id], tally.votes[doc_id] = summary_of(clusters, voters)
+            tally.store.add(doc_id, (texts[doc_id], clusters))
 
 
 def merge(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
@@ -743,6 +904,16 @@ def verdicts_of(versions: list[list[Span]], rule: MatchRule, min_votes: int) -> 
         for span in spans:
             labels_of.setdefault(span.fragments, set()).add(span.label)
     split_fragments = {f for f, labels in labels_of.items() if len(labels) > 1}
+    if rule.boundary == "exact" and rule.strict_labels:
+        # Every cluster is the spans equal on (fragments, label), at most one per annotator (its
+        # spans are distinct): what the general path below finds, without its links and choices.
+        nodes = [(k, span) for k, spans in enumerate(versions) for span in spans]
+        groups: dict = {}
+        for n, (_, span) in enumerate(nodes):
+            groups.setdefault((span.fragments, span.label), []).append(n)
+        return [verdict(group, members, (members[0][1].fragments, len(members), False), rule, min_votes,
+                        split_fragments, False)
+                for group in groups.values() for members in ([nodes[n] for n in group],)]
     nodes, links = links_of(versions, rule)
     verdicts = []
     pending = [(group, False) for group in components(range(len(nodes)), links)]

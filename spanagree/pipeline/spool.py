@@ -1,4 +1,5 @@
-"""Per-document records kept for the HTML report (``--report``), spooled to disk as a run streams.
+"""Per-document records spooled to disk as a run streams: the HTML report's (``--report``,
+:class:`DocumentSpool`) and ``merge``'s clusters (:class:`ObjectSpool`).
 
 A comparison that reports writes one JSON line per document it compares (its text, every
 copy's spans, how they were paired and classified: see docs/report.md) to a temporary file and
@@ -7,6 +8,10 @@ part of the comparison's tally, so it adds up with ``+=`` like the counts: batch
 shard by shard under ``--jobs`` (each forked process writes its own file in the spool's folder;
 the index entries travel back with the tally). Memory holds a few numbers per document; the
 report is assembled from the files at the end (:mod:`spanagree.report.html`).
+
+``merge`` spools each document's clusters and text the same way (pickled: they are read back by
+this process only), so that writing its gold, its adjudication listings and its report reads one
+document at a time (:class:`~spanagree.voting.VoteClusters`).
 """
 
 from __future__ import annotations
@@ -162,3 +167,103 @@ def items_entry(records, first_index: dict[int, int], second_index: dict[int, in
                       second_index.get(id(second)) if second is not None else None, credit])
         disagreements += kind != "correct"
     return items, disagreements
+
+
+class ObjectSpool:
+    """One picklable object per document, spooled to disk as a run streams: ``merge``'s clusters
+    and texts (:class:`~spanagree.voting.VoteTally`), so that what memory holds per document is
+    where its record lies, not the record.
+
+    Each process appends to a file of its own in ``folder`` (``<pid>-<n>.pickle``); the index
+    (document → file, offset, length) travels with the tally and adds up with ``+=`` in
+    document order, shard by shard under ``--jobs``. Without a folder (``folder=None``: a Dask
+    cluster, whose workers' disks the client cannot read) the objects are kept in memory and
+    travel with the index instead.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> spool = ObjectSpool(tempfile.mkdtemp())
+    >>> spool.add("d1", ("text", [1, 2]))
+    >>> spool.add("d2", ("more", []))
+    >>> spool.load("d1"), list(spool.entries)
+    (('text', [1, 2]), ['d1', 'd2'])
+    """
+
+    def __init__(self, folder: str | None):
+        self.folder = folder
+        self.entries: dict[str, tuple | object] = {}
+        self.folder_owner: SpoolFolder | None = None  # keeps the temporary folder alive (the result's)
+        self._file = None
+        self._pid = None
+        self._last: tuple[str, object] | None = None  # the record read last (a document is read in turn)
+
+    def add(self, doc_id: str, record) -> None:
+        """Spool ``record`` for ``doc_id`` (a document given twice keeps its last record)."""
+        if self.folder is None:
+            self.entries[doc_id] = (record,)
+            return
+        import pickle
+
+        if self._file is None or self._pid != os.getpid():
+            self._pid = os.getpid()
+            self._file = open(os.path.join(self.folder, f"{self._pid}-{next(_FILES)}.pickle"), "ab")
+        data = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
+        offset = self._file.tell()
+        self._file.write(data)
+        self.entries[doc_id] = (self._file.name, offset, len(data))
+
+    def load(self, doc_id: str):
+        """The record spooled for ``doc_id`` (``KeyError`` if none was)."""
+        if self._last is not None and self._last[0] == doc_id:
+            return self._last[1]
+        entry = self.entries[doc_id]
+        if len(entry) == 1:
+            return entry[0]
+        import pickle
+
+        self.flush()
+        path, offset, length = entry
+        with open(path, "rb") as handle:
+            handle.seek(offset)
+            record = pickle.loads(handle.read(length))
+        self._last = (doc_id, record)
+        return record
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    # the mapping operations a tally uses on a dict of per-document lists (``score``'s items)
+    __setitem__ = add
+
+    def get(self, doc_id: str, default=None):
+        return self.load(doc_id) if doc_id in self.entries else default
+
+    def update(self, other: "ObjectSpool") -> None:
+        self += other
+
+    def __iadd__(self, other: "ObjectSpool") -> "ObjectSpool":
+        other.flush()
+        self.entries.update(other.entries)
+        self._last = None
+        return self
+
+    def __getstate__(self):
+        self.flush()
+        return {"folder": self.folder, "entries": self.entries}
+
+    def __setstate__(self, state):
+        self.__init__(state["folder"])
+        self.entries = state["entries"]
+
+    def __deepcopy__(self, memo):
+        copy = ObjectSpool(self.folder)
+        copy.entries = dict(self.entries)
+        copy.folder_owner = self.folder_owner
+        return copy

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from .._version import __version__
 from .document import json_safe, to_json
 from .tabular import agreement_csv, errors_csv, score_csv, vote_csv
 from .terminal import agreement_table, score_table, vote_table
@@ -45,12 +46,13 @@ def render_scores(results: list, output: str, *, by=None) -> str:
     return score_table(results, by=by)
 
 
-def render_vote(result, output: str, *, out, to: str, adjudicate=None, adjudicate_all=None) -> str:
-    """``merge``'s summary; the table ends with what was written where."""
-    from .document import vote_document
+def render_vote(result, output: str, *, out, to: str, adjudicate=None, adjudicate_all=None):
+    """``merge``'s summary (a text; JSON: its pieces, :func:`~spanagree.report.document.json_pieces`);
+    the table ends with what was written where."""
+    from .document import json_pieces, vote_document
 
-    if output == "json":
-        return to_json(vote_document(result))
+    if output == "json":  # written piece by piece: the per-document counts are never held whole
+        return json_pieces(vote_document(result, lazy=True))
     if output == "csv":
         return vote_csv(result)
     counts = result.counts()
@@ -71,21 +73,39 @@ def errors_listing(results: list, path: str) -> str:
     return errors_csv(results)
 
 
-def write_listing(path, rows, columns: list[str], *, force: bool = False, what: str = "errors file") -> None:
+def write_adjudication(result, path, *, every: bool = False, force: bool = False) -> None:
+    """Write ``merge``'s ``--adjudicate`` file (``every``: ``--adjudicate-all``) one cluster at a
+    time, as :func:`write_listing` writes: byte for byte :meth:`~spanagree.voting.Vote.adjudication_text`."""
+    from .tabular import adjudication_cells, adjudication_columns
+
+    if str(path).lower().endswith(".json"):
+        head = {"spanagree": __version__, "options": result.options, "annotators": result.annotators,
+                "min_votes": result.min_votes}
+        write_listing(path, result.adjudication_entries(every=every), [], force=force, what="adjudication file",
+                      key="clusters", head=head)
+    else:
+        write_listing(path, adjudication_cells(result, every=every), adjudication_columns(result), force=force,
+                      what="adjudication file")
+
+
+def write_listing(path, rows, columns: list[str], *, force: bool = False, what: str = "errors file",
+                  key: str = "errors", head: dict | None = None) -> None:
     """Write a listing's ``rows`` (an iterable of dicts) to ``path`` one row at a time, atomically:
-    JSON ``{"errors": [...]}`` when ``path`` ends in ``.json`` (byte for byte what :func:`to_json`
-    writes of the whole document), CSV with ``columns`` otherwise. The text of the whole listing
-    is never held in memory (on the 10,000-document benchmark corpus, ``agree --errors`` writes
-    87,531 rows, 23 MB)."""
+    JSON ``{**head, key: [...]}`` when ``path`` ends in ``.json`` (byte for byte what
+    :func:`to_json` writes of the whole document), CSV with ``columns`` otherwise. The text of the
+    whole listing is never held in memory (on the 10,000-document benchmark corpus, ``agree
+    --errors`` writes 87,531 rows, 23 MB)."""
     import csv
     import json
 
     from ..outputs import write_atomically
 
+    opening = to_json({**(head or {}), key: []})[:-len("[]\n}\n")]  # ... '"errors": '
+
     def produce(temporary) -> None:
         with open(temporary, "w", encoding="utf-8", newline="") as handle:
             if str(path).lower().endswith(".json"):
-                handle.write('{\n  "errors": [')
+                handle.write(opening + "[")
                 first = True
                 for row in rows:
                     text = json.dumps(json_safe(row), indent=2, ensure_ascii=False, allow_nan=False)

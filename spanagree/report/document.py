@@ -68,6 +68,28 @@ def to_json(document: dict) -> str:
     return json.dumps(json_safe(document), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def json_pieces(document: dict, size: int = 1 << 16):
+    """:func:`to_json` in pieces of about ``size`` characters, made as they are written: a
+    document holding a :class:`LazyMap` is never held whole, as a text or as its entries.
+
+    Examples
+    --------
+    >>> document = {"n": 1, "by_document": LazyMap(["a", "b"], lambda d: {"x": d})}
+    >>> "".join(json_pieces(document)) == to_json({"n": 1, "by_document": {"a": {"x": "a"}, "b": {"x": "b"}}})
+    True
+    """
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+    pending, length = [], 0
+    for chunk in encoder.iterencode(json_safe(document)):
+        pending.append(chunk)
+        length += len(chunk)
+        if length >= size:
+            yield "".join(pending)
+            pending, length = [], 0
+    pending.append("\n")
+    yield "".join(pending)
+
+
 def pair_entry(first: str, second: str, counts: Counts) -> dict:
     return {"annotators": [first, second], **counts_dict(counts)}
 
@@ -228,18 +250,17 @@ def disagreement_records(result):
     return ({"first": first, "second": second, **item.as_pair_dict()} for first, second, item in result.errors())
 
 
-def vote_document(result) -> dict:
-    """``merge --output json``: counts of clusters kept, dropped, tied, split, per document too."""
-    histogram: dict[int, int] = {}
-    for cluster in result.clusters:
-        histogram[cluster.votes] = histogram.get(cluster.votes, 0) + 1
+def vote_document(result, *, lazy: bool = False) -> dict:
+    """``merge --output json``: counts of clusters kept, dropped, tied, split, per document too
+    (``lazy``: ``by_document`` a :class:`LazyMap`, its entries made as :func:`json_pieces` writes them)."""
+    counts = result.counts()
     return {
         **header(result),
         "min_votes": result.min_votes,
-        **result.counts(),
-        "spans": sum(c.kept for c in result.clusters),
-        "votes": {str(v): histogram[v] for v in sorted(histogram)},
-        "by_document": result.counts_by_document(),
+        **counts,
+        "spans": counts["kept"],
+        "votes": {str(v): number for v, number in result.votes_histogram().items()},
+        "by_document": (LazyMap(result.documents, result.counts_of) if lazy else result.counts_by_document()),
         "left_out": result.left_out,
         "notes": result.notes,
     }

@@ -12,8 +12,9 @@ The page embeds two JSON blocks, a contract for scripts and tests:
 
 ``agree`` and ``score`` spool each document's record while the run streams
 (:class:`~spanagree.pipeline.spool.DocumentSpool`); the page is written from the spool document by
-document, so neither the run nor the writing holds the corpus. ``merge`` holds its clusters
-anyway (:class:`~spanagree.voting.Vote`); its records are made from them as they are written.
+document, so neither the run nor the writing holds the corpus. ``merge`` spools each document's
+clusters as it votes (:class:`~spanagree.voting.VoteClusters`); its records are made from them,
+one document at a time, as they are written.
 The JavaScript (``assets/report.js``) draws the summary's charts as inline SVG and each document
 when it is shown.
 """
@@ -137,7 +138,7 @@ class Page:
             self.pair_counts = [r.counts for r in self.results]
         elif hasattr(result, "clusters"):
             self.command, self.results = "merge", [result]
-            self.summary = vote_document(result)
+            self.summary = vote_document(result, lazy=True)
             self.annotators = list(result.annotators)
             self.comparisons = []
             self.order = list(result.documents)
@@ -163,16 +164,12 @@ class Page:
         if any(spool is None for spool in self.spools):
             raise UsageError(f"the {self.command} result keeps no documents for a report: "
                              f"call {'agree' if self.command == 'agree' else 'score'}(..., report=True)")
-        if self.command == "merge":
-            self.clusters: dict[str, list] = {d: [] for d in self.order}
-            for cluster in result.clusters:
-                self.clusters[cluster.doc].append(cluster)
         self.weights = {d: self.disagreements(d) for d in self.order}
         self.shown = self.select(limit)
 
     def disagreements(self, doc_id: str) -> int:
         if self.command == "merge":
-            return sum(bool(c.kinds) for c in self.clusters[doc_id])
+            return self.results[0].clusters.counted(doc_id, "to_adjudicate")
         return sum(spool.disagreements(doc_id) for spool in self.spools)
 
     def select(self, limit: int | None) -> list[str]:
@@ -274,7 +271,7 @@ class Page:
         spans = [[] if vote.has(k, doc_id) else None for k in range(len(self.annotators))]  # None: absent
         index: dict[tuple[int, int], int] = {}
         clusters = []
-        for cluster in self.clusters[doc_id]:
+        for cluster in vote.clusters.of(doc_id):
             members = []
             for k, span in cluster.members:
                 key = (k, id(span))

@@ -164,7 +164,7 @@ def error_rows(results: list) -> list[dict]:
 
 def iter_error_rows(results: list):
     """:func:`error_rows` one at a time (``--errors`` writes them so)."""
-    return ({"prediction": r.prediction, **item.as_dict()} for r in results for item in r.items
+    return ({"prediction": r.prediction, **item.as_dict()} for r in results for item in r.iter_items()
             if item.kind != "correct")
 
 
@@ -256,17 +256,33 @@ ADJUDICATION_COLUMNS = ["document", "start", "end", "fragments", "text", "label"
 
 def adjudication_rows(result, *, every: bool = False) -> list[dict]:
     """The listing's rows (:func:`adjudication_csv`'s cells), one per cluster listed."""
-    rows = []
-    for row in result.adjudication_rows(every=every):
+    return list(adjudication_row_stream(result, every=every))
+
+
+def adjudication_columns(result) -> list[str]:
+    """The listing's columns: :data:`ADJUDICATION_COLUMNS`, one per annotator, the context."""
+    names = [name if name not in ADJUDICATION_COLUMNS else f"annotator {name}" for name in result.annotators]
+    return [*ADJUDICATION_COLUMNS, *names, *CONTEXT_COLUMNS]
+
+
+def adjudication_cells(result, *, every: bool = False):
+    """The CSV listing's rows as ``column -> cell text``, one cluster at a time."""
+    columns = adjudication_columns(result)
+    for row in adjudication_row_stream(result, every=every):
+        yield {c: _cell(row[c]) for c in columns}
+
+
+def adjudication_row_stream(result, *, every: bool = False):
+    """:func:`adjudication_rows` one row at a time."""
+    for row in result.adjudication_entries(every=every):
         versions = {(name if name not in ADJUDICATION_COLUMNS else f"annotator {name}"):
                     " | ".join(f'{v["label"]} {fragments_text(v["fragments"])} "{v["text"]}"'
                                for v in row["versions"][name]) if name in row["versions"]
                     else "(does not have the document)"  # merge --documents present
                     for name in result.annotators}
-        rows.append({**{c: row[c] for c in ADJUDICATION_COLUMNS}, "fragments": fragments_text(row["fragments"]),
-                     "kind": "; ".join(row["kind"]), **versions,
-                     "context_before": row["context_before"], "context_after": row["context_after"]})
-    return rows
+        yield {**{c: row[c] for c in ADJUDICATION_COLUMNS}, "fragments": fragments_text(row["fragments"]),
+               "kind": "; ".join(row["kind"]), **versions,
+               "context_before": row["context_before"], "context_after": row["context_after"]}
 
 
 def adjudication_csv(result, *, every: bool = False) -> str:
@@ -274,13 +290,10 @@ def adjudication_csv(result, *, every: bool = False) -> str:
     (``s-e;s-e``), text, label, kind (``; `` between kinds), kept, votes, boundary_votes,
     label_votes, min_votes, then one column per annotator with its version(s): ``LABEL s-e
     "text"``, several joined by `` | ``, then context_before and context_after."""
-    columns = [name if name not in ADJUDICATION_COLUMNS else f"annotator {name}" for name in result.annotators]
-    columns = [*ADJUDICATION_COLUMNS, *columns, *CONTEXT_COLUMNS]
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
-    for row in adjudication_rows(result, every=every):
-        writer.writerow([_cell(row[c]) for c in columns])
+    writer = csv.DictWriter(buffer, fieldnames=adjudication_columns(result), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(adjudication_cells(result, every=every))
     return buffer.getvalue()
 
 
