@@ -14,6 +14,7 @@ only when used.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
@@ -626,6 +627,22 @@ def too_large(path: str, what: str, limit: int, line: int | None = None) -> Form
     """The error for a record beyond ``max_record_bytes``, naming the option that raises the limit."""
     return FormatError(path, f"{what} is longer than {limit:,} bytes, the largest record read "
                        "(raise it with --max-record-bytes)", line)
+
+
+@contextlib.contextmanager
+def written_or_removed(dest: str | os.PathLike):
+    """A text file (UTF-8, ``\\n`` line ends) that a writer fills one document at a time, removed
+    again if writing fails (a document refused half-way), so that nothing is written then and no
+    writer holds the whole output in memory."""
+    path = os.fspath(dest)
+    file = open(path, "w", encoding="utf-8", newline="\n")
+    try:
+        with file:
+            yield file
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        raise
 
 
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dict[str, int] | None = None,

@@ -53,7 +53,7 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
-from . import MAX_RECORD_BYTES, DocumentStream, collect, open_file, too_large
+from . import MAX_RECORD_BYTES, DocumentStream, collect, open_file, too_large, written_or_removed
 
 DOCSTART = "-DOCSTART-"
 
@@ -526,11 +526,11 @@ def write_conll(spanset: SpanSet, dest, *, scheme: str = "iob2") -> None:
     scheme_ = get_scheme(scheme)
     if not scheme_.strict:
         raise UsageError("the CoNLL writer needs a tag scheme (iob2, bioes, ...)")
-    out = []
-    for doc_id, document in spanset.documents.items():
-        out.append(f"{DOCSTART}\tO\n\n")
-        out.extend(_document_lines(doc_id, document, scheme_))
-    Path(dest).write_text("".join(out), encoding="utf-8", newline="\n")
+    with written_or_removed(dest) as file:
+        for doc_id, document in spanset.documents.items():
+            lines = _document_lines(doc_id, document, scheme_)
+            file.write(f"{DOCSTART}\tO\n\n")
+            file.write("".join(lines))
 
 
 def _document_lines(doc_id: str, document: Document, scheme) -> list[str]:

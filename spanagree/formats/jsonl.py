@@ -51,7 +51,7 @@ from typing import Iterator
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from . import MAX_RECORD_BYTES, DocumentStream, collect, default_name, open_file, too_large
+from . import MAX_RECORD_BYTES, DocumentStream, collect, default_name, open_file, too_large, written_or_removed
 
 __all__ = ["annotators_jsonl", "read_jsonl", "stream_jsonl", "write_jsonl"]
 
@@ -563,27 +563,30 @@ def write_jsonl(spanset: SpanSet, dest) -> None:
     >>> print(f.read_text(encoding="utf-8"), end="")
     {"id": "d1", "text": "Ana met Bo in Porto.", "spans": [{"start": 0, "end": 3, "label": "PER"}, {"start": 8, "end": 19, "label": "PER", "fragments": [[8, 10], [14, 19]]}]}
     """
-    lines = []
-    for doc_id, document in spanset.documents.items():
-        spans = []
-        n = None if document.text is None else len(document.text)
-        for span in sorted(document.spans, key=Span.sort_key):
-            if n is not None and span.end > n:
-                raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
-                                 f"({n} characters)")
-            entry = {"start": span.fragments[0][0], "end": span.fragments[-1][1], "label": span.label}
-            if len(span.fragments) > 1:
-                entry["fragments"] = [[s, e] for s, e in span.fragments]
-            spans.append(entry)
-        line = json.dumps({"id": doc_id, "text": document.text, "spans": spans}, ensure_ascii=False)
-        try:
-            line.encode("utf-8")
-        except UnicodeEncodeError:
-            raise UsageError(f"document {doc_id!r}: {_unwritable(doc_id, document)} cannot be written as UTF-8 "
-                             "(it holds a lone surrogate)") from None
-        lines.append(line + "\n")
-    with open(os.fspath(dest), "w", encoding="utf-8", newline="\n") as file:
-        file.write("".join(lines))
+    with written_or_removed(dest) as file:
+        for doc_id, document in spanset.documents.items():
+            file.write(_jsonl_line(doc_id, document))
+
+
+def _jsonl_line(doc_id: str, document: Document) -> str:
+    """One document's line of :func:`write_jsonl` (a UsageError naming it if it cannot be written)."""
+    spans = []
+    n = None if document.text is None else len(document.text)
+    for span in sorted(document.spans, key=Span.sort_key):
+        if n is not None and span.end > n:
+            raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
+                             f"({n} characters)")
+        entry = {"start": span.fragments[0][0], "end": span.fragments[-1][1], "label": span.label}
+        if len(span.fragments) > 1:
+            entry["fragments"] = [[s, e] for s, e in span.fragments]
+        spans.append(entry)
+    line = json.dumps({"id": doc_id, "text": document.text, "spans": spans}, ensure_ascii=False)
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"document {doc_id!r}: {_unwritable(doc_id, document)} cannot be written as UTF-8 "
+                         "(it holds a lone surrogate)") from None
+    return line + "\n"
 
 
 def _unwritable(doc_id: str, document: Document) -> str:

@@ -116,7 +116,8 @@ from lxml import etree
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, natural_key, read_regular
+from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, natural_key, read_regular,
+               written_or_removed)
 
 __all__ = ["read_xml", "stream_xml", "write_xml"]
 
@@ -618,17 +619,17 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
         writer = _DocumentWriter(doc_tag, element, attr, None)
     else:
         writer = _DocumentWriter(doc_tag, None, None, None if tags is None else frozenset(tags))
-    corpus = etree.Element("corpus")
-    corpus.text = "\n"
-    for doc_id, document in spanset.documents.items():
-        corpus.append(writer.document_element(doc_id, document))
-    # lxml's own declaration quotes with ' : this one is written as before, with ".
-    with open(os.fspath(dest), "w", encoding="utf-8", newline="") as file:
+    # One document element at a time, each serialised as it is made (what serialising one
+    # <corpus> holding them all writes). lxml's own declaration quotes with ' : this one is
+    # written as before, with ".
+    with written_or_removed(dest) as file:
         file.write('<?xml version="1.0" encoding="UTF-8"?>\n')
         file.write(_marker(doc_tag, xml_label_attr and xml_label_attr.strip(),
                            ([writer.element] if writer.element else tags)) + "\n")
-        file.write(etree.tostring(corpus, encoding="unicode"))
-        file.write("\n")
+        file.write("<corpus>\n")
+        for doc_id, document in spanset.documents.items():
+            file.write(etree.tostring(writer.document_element(doc_id, document), encoding="unicode"))
+        file.write("</corpus>\n")
 
 
 def _marker(doc_tag: str, label_attr: str | None, span_tags: list[str] | None) -> str:
