@@ -413,11 +413,12 @@ def main(argv=None):
     p.add_argument("--results", type=Path, help="markdown output (default benchmarks/RESULTS.md; "
                                                   "--quick: OUT/RESULTS.md)")
     p.add_argument("--skip", default="", help="comma-separated sections to skip: "
-                                              "main,phases,long,docs,jobs,report,help,index")
+                                              "main,phases,long,docs,jobs,scale,report,help,index")
     args = p.parse_args(argv)
     quick = args.quick
     docs = args.docs or (400 if quick else 10000)
     jobs_docs = args.jobs_docs or (1600 if quick else 40000)
+    merge_docs = 2000 if quick else 50000  # merge's peak memory (issue 17: <= 100 MiB on 50,000 documents)
     if args.long:
         long_sizes = [int(x) for x in args.long.split(",")]
     else:  # doublings up to 100k, and the 10k-span point of the nervaluate target
@@ -601,6 +602,52 @@ def main(argv=None):
     if not {"docs", "jobs"} <= skip:
         section(R, "docs/jobs", log, docs_series)
     R["docs_series"] = doc_rows
+
+    # -- 4a. --jobs for every command and format, and merge's memory ------------------------------
+    def scale_section():
+        sdir = out / f"docs-{jobs_docs}"
+        generate.generate(sdir, docs=jobs_docs, formats=("brat", "conll", "jsonl"))
+        work = out / "scale"
+        work.mkdir(parents=True, exist_ok=True)
+        inputs = {"brat": [sdir / "brat" / "ann1", sdir / "brat" / "ann2", "--format", "brat"],
+                  "conll": [sdir / "conll" / "ann1.conll", sdir / "conll" / "ann2.conll"],
+                  "jsonl": [sdir / "jsonl" / "ann1.jsonl", sdir / "jsonl" / "ann2.jsonl"]}
+        rows = []
+        for command in ("agree", "score", "merge"):
+            for fmt, paths in inputs.items():
+                runs = {}
+                for j in (1, 2):
+                    cmd = sa + [command, *paths, "--output", "json", "--jobs", str(j)]
+                    if command == "merge":
+                        cmd += ["--to", "jsonl", "--out", work / f"gold-{fmt}-{j}.jsonl",
+                                "--adjudicate", work / f"adjudicate-{fmt}-{j}.csv", "--force"]
+                    runs[j] = measure(f"spanagree_{command}_{fmt}_jobs{j}", cmd, repeat=1, budget=1,
+                                      available=sa_ok, log=log)
+                same = None
+                if runs[1].ok and runs[2].ok:
+                    a, b = runs[1].json(), runs[2].json()
+                    for x in (a, b):
+                        if isinstance(x, dict):
+                            x.get("options", {}).pop("jobs", None)
+                            for key in ("out", "adjudicate"):
+                                x.get("options", {}).pop(key, None)
+                    same = a == b
+                    if command == "merge":
+                        same = same and all((work / f"{what}-{fmt}-1.{ext}").read_bytes()
+                                            == (work / f"{what}-{fmt}-2.{ext}").read_bytes()
+                                            for what, ext in (("gold", "jsonl"), ("adjudicate", "csv")))
+                rows.append({"command": command, "format": fmt, "identical": same,
+                             "runs": {j: r.as_dict() for j, r in runs.items()}})
+        mdir = out / f"docs-{merge_docs}"
+        generate.generate(mdir, docs=merge_docs, formats=("brat",))
+        cmd = sa + ["merge", mdir / "brat" / "ann1", mdir / "brat" / "ann2", "--format", "brat", "--output", "json",
+                    "--to", "jsonl", "--out", work / "gold-memory.jsonl", "--adjudicate", work / "adjudicate-memory.csv",
+                    "--report", work / "merge-memory.html", "--force"]
+        memory = measure("spanagree_merge_brat_memory", cmd, repeat=1, budget=1, available=sa_ok, log=log)
+        return {"documents": jobs_docs, "rows": rows, "merge_memory": {"documents": merge_docs, **memory.as_dict()}}
+
+    if "scale" not in skip:
+        R["scale"] = section(R, "scale", log, scale_section)
 
     # -- 4b. the HTML report on the main corpus ----------------------------------------------------
     def report_section():
@@ -885,6 +932,23 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
             w(f"| {r['documents']:,} | {fmt_s(t) if t is not None else r['spanagree']['error']} | "
               f"{fmt_s(r['spanagree']['rss_mib'], 0)} | {fmt_s(x) + '×' if x else ''} |")
         w("")
+    if R.get("scale") and isinstance(R["scale"], dict) and "rows" in R["scale"]:
+        sc = R["scale"]
+        w(f"## --jobs 2 against --jobs 1 for every command and format ({sc['documents']:,} documents, one run each)\n")
+        w("Whole processes; RSS is the parent's (wait4), the workers' own memory is not in it. `merge` writes its "
+          "gold (JSONL) and `--adjudicate` CSV; identical = the JSON apart from the options echo and, for merge, "
+          "the gold and listing byte for byte. Target: ≥ 1.6×.\n")
+        w("| command | input | --jobs 1 (s) | --jobs 2 (s) | speed-up | RSS 1 / 2 (MiB) | identical |")
+        w("|---|---|---:|---:|---:|---:|---|")
+        for r in sc["rows"]:
+            one, two = r["runs"][1], r["runs"][2]
+            w(f"| {r['command']} | {r['format']} | {fmt_s(one['seconds'])} | {fmt_s(two['seconds'])} | "
+              f"{fmt_s(ratio(one['seconds'], two['seconds']))}× | {fmt_s(one['rss_mib'], 0)} / "
+              f"{fmt_s(two['rss_mib'], 0)} | {r['identical']} |")
+        mm = sc["merge_memory"]
+        w(f"\n`merge` of {mm['documents']:,} BRAT documents with `--adjudicate` and `--report` (one process): "
+          f"{fmt_s(mm['seconds'])} s, peak RSS {fmt_s(mm['rss_mib'], 0)} MiB (target ≤ 100 MiB)"
+          + (f"; error: {mm['error']}" if mm.get("error") else "") + ".\n")
     if jobs:
         j = R["jobs"]
         w(f"## --jobs on {j['documents']:,} documents (spanagree agree BRAT)\n")
