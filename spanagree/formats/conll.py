@@ -237,8 +237,9 @@ def part_notes_conll(path, counts: dict, *, scheme: str | None = None, **options
 
     Examples
     --------
-    >>> part_notes_conll("a.conll", {"invalid": 2}, scheme="bio")
-    (['a.conll: 2 invalid chunks dropped by strict IOB2 decoding'], ['a.conll: 2 invalid chunks dropped by strict IOB2 decoding'])
+    >>> notes, warned = part_notes_conll("a.conll", {"invalid": 2}, scheme="bio")
+    >>> notes == warned == ['a.conll: 2 invalid chunks dropped by strict iob2 decoding']
+    True
     >>> part_notes_conll("a.conll", {"invalid": 0})
     ([], [])
     """
