@@ -14,8 +14,10 @@ children touch them. Files that hold many documents one after the other (CoNLL, 
 :attr:`~spanagree.formats.Format.splits`) are cut into parts of whole documents by their bytes
 alone (:func:`file_parts`), at the same document indices in every file, and each process reads
 its own parts (:func:`_read_in_parts`); what the whole files give at their end is made once from
-the parts' counts. Other inputs (XML folders, the containers: Label Studio, INCEpTION, GATE, XMI,
-WebAnno, DocBin) are read here first and their documents shared with the children.
+the parts' counts. Other inputs are read here first and their documents shared with the
+children: XML and WebAnno folders (not yet shared out as BRAT's), XMI files, DocBin files, and the
+containers, which cannot be split (a Label Studio export is one JSON document, an INCEpTION export
+one zip, a GATE file one XML document).
 """
 
 from __future__ import annotations
