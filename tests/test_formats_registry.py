@@ -51,6 +51,10 @@ def test_declared_options_are_the_reader_and_writer_keywords(fmt):
     # and the record limit, which every reader takes (open_stream passes --max-record-bytes to all);
     # a container's reader also takes the annotator to read, and lists them with the same keywords
     chosen = {"annotator"} if fmt.container else set()
+    # a format read in parts (--jobs) also takes the part to read, and says where documents begin
+    if fmt.splits:
+        chosen.add("part")
+        assert callable(fmt.document_offsets()) and callable(fmt.part_notes())
     assert keyword_only(fmt.streamer()) == fmt.reader_keywords | {"max_record_bytes"} | chosen
     assert keyword_only(getattr(module, f"read_{fmt.name}")) - {"max_record_bytes", "annotator"} == fmt.reader_keywords
     if fmt.container:

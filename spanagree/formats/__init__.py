@@ -133,6 +133,13 @@ class Format:
         (:func:`dropped`): ``"attributes"``, the spans' attributes (BRAT's notes ``#``,
         attributes ``A`` and normalisations ``N``); ``"ids"``, the document ids (CoNLL numbers its
         documents). Default: the attributes.
+    splits : bool
+        A file can be read in parts, each a byte range of whole documents read on its own
+        (``--jobs`` workers: :mod:`spanagree.pipeline.parallel`): ``stream_<name>`` takes
+        ``part=`` (a :class:`FilePart`), and the module provides
+        ``document_offsets_<name>(path) -> list[int]`` (where documents begin, found in the bytes
+        alone) and ``part_notes_<name>(path, counts, **options) -> (notes, warnings)`` (what the
+        whole file gives at its end, made from its parts' :attr:`FilePart.counts` added up).
     """
 
     name: str
@@ -147,6 +154,7 @@ class Format:
     recognises: bool = False
     writable: bool = True
     drops: tuple[str, ...] = ("attributes",)
+    splits: bool = False
 
     @property
     def reader_keywords(self) -> frozenset[str]:
@@ -172,6 +180,33 @@ class Format:
 
     def recogniser(self):
         return getattr(self.module(), f"recognise_{self.name}")
+
+    def document_offsets(self):
+        return getattr(self.module(), f"document_offsets_{self.name}")
+
+    def part_notes(self):
+        return getattr(self.module(), f"part_notes_{self.name}")
+
+
+@dataclass
+class FilePart:
+    """A part of a file for a reader to read on its own: the bytes ``[start, stop)``, which begin
+    where a document begins (or at the file's start) and end where one begins (or at its end), so
+    they hold whole documents (:attr:`Format.splits`).
+
+    The reader reads them as it reads them in the whole file: lines (in errors and span
+    sources) counted on from ``lines_before``, and documents (where the format numbers them, as
+    CoNLL does) from ``documents_before``. What the whole file gives only at its end (the
+    empty-file error, a note or warning summing something over the file) is not given; the
+    reader adds what it is made of to ``counts`` instead, for the caller to add up over the
+    parts and give once (``part_notes_<name>``).
+    """
+
+    start: int
+    stop: int
+    lines_before: int = 0
+    documents_before: int = 0
+    counts: dict = field(default_factory=dict)
 
 
 #: How much of a file the content recognisers (:attr:`Format.recognises`) see.
@@ -237,9 +272,9 @@ FORMATS: dict[str, Format] = {
                   False, _XML_OPTIONS),
     "conll": Format("conll", "CoNLL", "CoNLL columns with IOB/BIOES tags",
                     (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""), (".conll",), 4,
-                    False, _CONLL_OPTIONS, drops=("attributes", "ids")),
+                    False, _CONLL_OPTIONS, drops=("attributes", "ids"), splits=True),
     "jsonl": Format("jsonl", "JSONL", "JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
-                    (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False, container=True),
+                    (".jsonl", ".json", ".ndjson"), (".jsonl",), 3, False, container=True, splits=True),
     "gate": Format("gate", "GATE", "GATE XML (a GateDocument file or a folder of them): each annotation set an annotator",
                    (), (), 9, False, (
                        FormatOption("gate_label_feature", "label from this feature of each annotation", metavar="F",

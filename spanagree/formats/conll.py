@@ -53,7 +53,7 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
-from . import MAX_RECORD_BYTES, DocumentStream, collect, open_file, too_large, written_or_removed
+from . import MAX_RECORD_BYTES, DocumentStream, FilePart, collect, open_file, too_large, written_or_removed
 
 DOCSTART = "-DOCSTART-"
 
@@ -136,7 +136,7 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
 
 def stream_conll(path, *, name: str | None = None, conll_column: int | None = None,
                  scheme: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
-                 _block_bytes: int = _BLOCK_BYTES) -> DocumentStream:
+                 _block_bytes: int = _BLOCK_BYTES, part: FilePart | None = None) -> DocumentStream:
     """A CoNLL file's documents, read a block of whole documents at a time as the stream gets to them.
 
     The reader proper (:func:`read_conll` collects it; parameters as there). The options are
@@ -152,6 +152,13 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     come first, then a line with too few columns, then a bad tag). The stream holds one block's
     documents at a time; strict decoding's dropped chunks are counted over the whole file and
     given in one warning and one note when the documents are exhausted.
+
+    With ``part`` (a :class:`~spanagree.formats.FilePart`: bytes from one document's
+    ``-DOCSTART-`` line to another's, see :func:`document_offsets_conll`), only those bytes are
+    read, as the whole file reads them (lines and documents numbered on from the part's
+    ``lines_before`` and ``documents_before``); the end's empty-file error, warning and note are
+    left to the caller, the dropped chunks added to ``part.counts["invalid"]``
+    (:func:`part_notes_conll`).
 
     Examples
     --------
@@ -171,21 +178,25 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     open_file(path_str, "CoNLL").close()
     stream = DocumentStream(name if name is not None else Path(path).stem, "conll", iter(()))
     stream.documents = _read_documents(path_str, conll_column, scheme_, stream.notes, _block_bytes,
-                                       max_record_bytes)
+                                       max_record_bytes, part)
     return stream
 
 
 def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: list[str],
-                    block_bytes: int, limit: int = MAX_RECORD_BYTES) -> Iterator[Document]:
+                    block_bytes: int, limit: int = MAX_RECORD_BYTES, part: FilePart | None = None
+                    ) -> Iterator[Document]:
     """The file's documents in order, one block read at a time: the reader's loop.
 
     Each block is read whole with the collector paused (:func:`_block_documents`), then its
     documents are handed out one by one. At the end: the empty-file error when no block held a
-    document, and strict decoding's count of dropped chunks over the file (one warning, one note).
+    document, and strict decoding's count of dropped chunks over the file (one warning, one note);
+    for a ``part`` of the file, its count of dropped chunks added to ``part.counts`` instead.
     """
     lines_before = documents_before = invalid = 0
+    if part is not None:
+        lines_before, documents_before = part.lines_before, part.documents_before
     with open_file(path, "CoNLL") as file:
-        blocks = _blocks(file, block_bytes, limit)
+        blocks = _blocks(file if part is None else _Window(file, part.start, part.stop), block_bytes, limit)
         while True:
             try:
                 block = next(blocks, None)
@@ -203,13 +214,120 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
             documents_before += len(documents)
             while documents:
                 yield documents.popleft()
+    if part is not None:
+        part.counts["invalid"] = part.counts.get("invalid", 0) + invalid
+        return
     if not documents_before:
         raise FormatError(path, "empty file: no token lines")
     if invalid:
-        message = (f"{path}: {invalid} invalid chunk{'s' if invalid != 1 else ''} "
-                   f"dropped by strict {scheme.name} decoding")
+        message = _dropped(path, invalid, scheme)
         notes.append(message)
         warnings.warn(message, SpanagreeWarning, stacklevel=2)
+
+
+def _dropped(path: str, invalid: int, scheme: Scheme) -> str:
+    """The warning and note of ``invalid`` chunks dropped by strict decoding in the file ``path``."""
+    return f"{path}: {invalid} invalid chunk{'s' if invalid != 1 else ''} dropped by strict {scheme.name} decoding"
+
+
+def part_notes_conll(path, counts: dict, *, scheme: str | None = None, **options) -> tuple[list[str], list[str]]:
+    """The notes and warnings reading the whole file gives at its end, from its parts' ``counts``
+    added up (:class:`~spanagree.formats.FilePart`): strict decoding's dropped chunks, one note and
+    one warning.
+
+    Examples
+    --------
+    >>> notes, warned = part_notes_conll("a.conll", {"invalid": 2}, scheme="bio")
+    >>> notes == warned == ['a.conll: 2 invalid chunks dropped by strict iob2 decoding']
+    True
+    >>> part_notes_conll("a.conll", {"invalid": 0})
+    ([], [])
+    """
+    invalid = counts.get("invalid", 0)
+    if not invalid:
+        return [], []
+    message = _dropped(str(path), invalid, get_scheme(scheme))
+    return [message], [message]
+
+
+#: The bytes read at a time by :func:`document_offsets_conll`.
+_SCAN_BYTES = 1 << 24
+_BLANK_BYTES = b" \t\r\n"
+
+
+def document_offsets_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[list[int], list[int]]:
+    """Where the documents of a CoNLL file begin, found in its bytes alone (nothing decoded or
+    parsed): their byte offsets in order, and the lines before each.
+
+    A document begins at every line that begins with ``-DOCSTART-`` followed by a space, tab,
+    ``\\r`` or ``\\n`` (where the reader cuts its blocks: :func:`_blocks`), and at byte 0 when
+    the file has something other than blank lines before the first such line. The bytes from one
+    offset to another (or to the file's end) are whole documents, a
+    :class:`~spanagree.formats.FilePart` that :func:`stream_conll` can read on its own. The reader
+    may count otherwise in odd files (a ``-DOCSTART-`` line indented, or last and without a line
+    end; tokens of other white space before the first): a caller that numbers the documents of a
+    part from these offsets checks what the reader read. The file is read ``chunk_bytes`` at a time.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "a.conll"
+    >>> _ = f.write_bytes(b"EU B-ORG\\n\\n-DOCSTART- O\\nPeter B-PER\\n-DOCSTART-x O\\n-DOCSTART-\\n")
+    >>> document_offsets_conll(f)
+    ([0, 10, 49], [0, 2, 5])
+    """
+    offsets: list[int] = []
+    lines: list[int] = []
+    marker = _DOCSTART_LINE
+    with open_file(str(path), "CoNLL") as file:
+        data, base = b"\n", -1  # the file read so far from offset ``base``, after a virtual "\n"
+        newlines, counted = -1, 0  # newlines in the file before data[counted] (the virtual one counts -1)
+        while True:
+            chunk = file.read(chunk_bytes)
+            data += chunk
+            end = len(data) - len(marker) if chunk else len(data)  # matches whose next byte is read
+            at = data.find(marker)
+            while 0 <= at < end:
+                follows = at + len(marker)
+                if follows < len(data) and data[follows] in _AFTER_DOCSTART:
+                    newlines += data.count(b"\n", counted, at + 1)
+                    counted = at + 1
+                    offsets.append(base + at + 1)
+                    lines.append(newlines)
+                at = data.find(marker, at + 1)
+            if not chunk:
+                break
+            keep = max(0, end)
+            if keep > counted:
+                newlines += data.count(b"\n", counted, keep)
+                counted = keep
+            data, base, counted = data[keep:], base + keep, counted - keep
+        if not offsets or offsets[0]:  # something before the first -DOCSTART- line?
+            file.seek(0)
+            left = offsets[0] if offsets else float("inf")
+            while left > 0:
+                chunk = file.read(int(min(left, chunk_bytes)))
+                if not chunk:
+                    break
+                if chunk.translate(None, _BLANK_BYTES):
+                    offsets.insert(0, 0)
+                    lines.insert(0, 0)
+                    break
+                left -= len(chunk)
+    return offsets, lines
+
+
+class _Window:
+    """The bytes ``[start, stop)`` of a file open for reading bytes, read as a file of their own."""
+
+    def __init__(self, file: BinaryIO, start: int, stop: int):
+        file.seek(start)
+        self.file, self.left = file, max(0, stop - start)
+
+    def read(self, size: int) -> bytes:
+        data = self.file.read(min(size, self.left))
+        self.left -= len(data)
+        return data
 
 
 class _TooLarge(Exception):

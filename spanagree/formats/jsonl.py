@@ -51,9 +51,11 @@ from typing import Iterator
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from . import MAX_RECORD_BYTES, DocumentStream, collect, default_name, open_file, too_large, written_or_removed
+from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, collect, default_name, open_file, too_large,
+               written_or_removed)
 
-__all__ = ["annotators_jsonl", "read_jsonl", "stream_jsonl", "write_jsonl"]
+__all__ = ["annotators_jsonl", "document_offsets_jsonl", "part_notes_jsonl", "read_jsonl", "stream_jsonl",
+           "write_jsonl"]
 
 _trusted = Span.trusted
 
@@ -105,7 +107,7 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
 
 
 def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
-                 annotator: str | None = None) -> DocumentStream:
+                 annotator: str | None = None, part: FilePart | None = None) -> DocumentStream:
     """A JSON-lines file's documents, each record read and checked when the stream gets to it.
 
     The reader proper (:func:`read_jsonl` collects it). The file is tried (opened and closed)
@@ -126,6 +128,12 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
     annotator : str, optional
         Read only this annotator's records (Prodigy's ``_annotator_id``, named as
         :func:`annotators_jsonl` names it); the file stem names the records without one.
+    part : FilePart, optional
+        Read only these bytes of the file (lines from one record's to another's, see
+        :func:`document_offsets_jsonl`), as the whole file reads them (lines numbered on from
+        ``part.lines_before``); the end's empty-file error and note are left to the caller, the
+        records left out added to ``part.counts["left_out"]`` (:func:`part_notes_jsonl`). An id
+        is checked against the part's ids only.
 
     Raises
     ------
@@ -162,7 +170,7 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
     if name is None:
         name = default_name(path_str)
     stream = DocumentStream(name, "jsonl", iter(()))
-    stream.documents = _documents(path_str, max_record_bytes, stream.notes, wanted)
+    stream.documents = _documents(path_str, max_record_bytes, stream.notes, wanted, part=part)
     return stream
 
 
@@ -284,7 +292,7 @@ def annotators_jsonl(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> list[
 
 
 def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = None, wanted: str | None = None,
-               split: bool = False) -> Iterator[Document]:
+               split: bool = False, part: FilePart | None = None) -> Iterator[Document]:
     """Each record's document in file order, read one line at a time: the reader's loop.
 
     Lines are split on ``\\n`` only and decoded one by one (a bad byte names its line); a line
@@ -294,7 +302,8 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
     A line is read at most ``limit`` bytes (and its ``\\n``) at a time, so memory stays bounded.
     With ``split`` (or a ``wanted`` annotator), only the records whose ``_annotator_id`` is
     ``wanted`` (``None``: those without one) are read. Records answered ``reject`` or ``ignore``
-    are left out and counted in ``notes`` at the end.
+    are left out and counted in ``notes`` at the end. Of a ``part``, only its lines are read, and
+    what is left out is added to ``part.counts`` instead.
     """
     if wanted is not None:
         split = True
@@ -303,7 +312,12 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
     first_line: dict[str, int] = {}  # every id read -> its line: an id seen twice is an error
     with open_file(path, "JSONL") as file:
         lineno = 0
-        for raw in iter(partial(file.readline, limit + 1), b""):
+        lines = iter(partial(file.readline, limit + 1), b"")
+        if part is not None:
+            file.seek(part.start)
+            lineno = part.lines_before
+            lines = _within(lines, part.stop - part.start)
+        for raw in lines:
             lineno += 1
             if len(raw) > limit and raw[-1] != 10:  # 10: b"\\n"
                 raise too_large(path, "the line", limit, lineno)
@@ -342,11 +356,85 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
                                   f"{first_line[doc_id]})", lineno)
             first_line[doc_id] = lineno
             yield document
+    if part is not None:
+        part.counts["left_out"] = part.counts.get("left_out", 0) + left_out
+        return
     if not first_line and not left_out and not split:
         raise FormatError(path, "empty file: no JSON record in it")
     if left_out and notes is not None:
-        notes.append(f"{left_out} record{'s' if left_out != 1 else ''} answered reject or ignore left out "
-                     "(Prodigy: not annotations)")
+        notes.append(_left_out(left_out))
+
+
+def _left_out(left_out: int) -> str:
+    return f"{left_out} record{'s' if left_out != 1 else ''} answered reject or ignore left out (Prodigy: not annotations)"
+
+
+def _within(lines: Iterator[bytes], size: int) -> Iterator[bytes]:
+    """The first of ``lines`` that make up ``size`` bytes."""
+    while size > 0:
+        raw = next(lines, b"")
+        if not raw:
+            return
+        size -= len(raw)
+        yield raw
+
+
+def part_notes_jsonl(path, counts: dict, **options) -> tuple[list[str], list[str]]:
+    """The notes and warnings reading the whole file gives at its end, from its parts' ``counts``
+    added up (:class:`~spanagree.formats.FilePart`): the records answered reject or ignore, one
+    note (no warning).
+
+    Examples
+    --------
+    >>> part_notes_jsonl("a.jsonl", {"left_out": 3})
+    (['3 records answered reject or ignore left out (Prodigy: not annotations)'], [])
+    """
+    left_out = counts.get("left_out", 0)
+    return ([_left_out(left_out)] if left_out else []), []
+
+
+#: White space that may begin a blank line, as bytes.
+_SPACE_BYTES = b" \t\r\n\x0b\x0c"
+
+
+def document_offsets_jsonl(path, *, chunk_bytes: int = 1 << 24) -> tuple[list[int], list[int]]:
+    """Where the records of a JSON-lines file begin, found in its bytes alone (nothing decoded or
+    parsed): the byte offset of every line that is not blank, in order, and the lines before each.
+
+    The bytes from one offset to another (or to the file's end) are whole lines, a
+    :class:`~spanagree.formats.FilePart` that :func:`stream_jsonl` can read on its own. Blank
+    means ASCII white space here (the reader also skips lines of other white space, and leaves
+    out records answered reject or ignore): the offsets are where documents may begin. The file
+    is read ``chunk_bytes`` at a time.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> _ = f.write_bytes(b'{"text": "a"}\\n\\n  \\n{"text": "b"}\\n')
+    >>> document_offsets_jsonl(f)
+    ([0, 18], [0, 3])
+    """
+    offsets: list[int] = []
+    lines: list[int] = []
+    with open_file(os.fspath(path), "JSONL") as file:
+        carry, base, number = b"", 0, 0  # the line begun before the chunk, its offset and number
+        while True:
+            chunk = file.read(chunk_bytes)
+            data = carry + chunk
+            cut = data.rfind(b"\n") + 1 if chunk else len(data)  # complete lines only (but at the end)
+            at = 0
+            while at < cut:
+                end = data.find(b"\n", at, cut)
+                end = cut if end < 0 else end
+                if data[at] not in _SPACE_BYTES or data[at:end].strip(_SPACE_BYTES):
+                    offsets.append(base + at)
+                    lines.append(number)
+                number += 1
+                at = end + 1
+            carry, base = data[cut:], base + cut
+            if not chunk:
+                return offsets, lines
 
 
 def _max_digits() -> int:

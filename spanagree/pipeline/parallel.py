@@ -10,8 +10,14 @@ is unavailable, or the corpus is too small to pay for processes, the caller work
 
 Where each document is a file of its own (BRAT folders), each process reads its own shard:
 reading is most of a run, and spans read before forking would be copied page by page as the
-children touch them. Other inputs are read here first and their documents shared with the
-children.
+children touch them. Files that hold many documents one after the other (CoNLL, JSON lines:
+:attr:`~spanagree.formats.Format.splits`) are cut into parts of whole documents by their bytes
+alone (:func:`file_parts`), at the same document indices in every file, and each process reads
+its own parts (:func:`_read_in_parts`); what the whole files give at their end is made once from
+the parts' counts. Other inputs are read here first and their documents shared with the
+children: XML and WebAnno folders (not yet shared out as BRAT's), XMI files, DocBin files, and the
+containers, which cannot be split (a Label Studio export is one JSON document, an INCEpTION export
+one zip, a GATE file one XML document).
 """
 
 from __future__ import annotations
@@ -131,6 +137,11 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
     folders = brat_folders(inputs, format, format_options)
     if folders is not None:
         return _read_in_shards(folders, names, groups, comparison, jobs, **common)
+    files = splittable_files(inputs, format, format_options)
+    if files is not None:
+        result = _read_in_parts(files, names, groups, comparison, jobs, **common)
+        if result is not None:
+            return result
     spansets = read_inputs(inputs, format, format_options)
     every = list(dict.fromkeys(d for spanset in spansets for d in spanset.documents))
     spans = sum(len(document.spans) for spanset in spansets for document in spanset.documents.values())
@@ -199,6 +210,120 @@ def _read_in_shards(folders, names, groups, comparison, jobs: int, **common) -> 
     result = _added(_forked(read_and_compare, list(enumerate(pieces)), jobs))
     result.notes = [folder.notes(counts) for folder, counts in zip(folders, result.note_counts)]
     return result
+
+
+def splittable_files(inputs, format, format_options=None) -> list | None:
+    """Every input as ``(path, Format, reader options)`` when each is a regular file of a format
+    read in parts (:attr:`~spanagree.formats.Format.splits`), its stream made without error;
+    else ``None`` (the caller then reads the inputs as usual, and reports what is wrong)."""
+    import stat
+
+    from ..formats import _reader_options, detect_format, get_format
+
+    files = []
+    try:
+        for item in inputs:
+            if not isinstance(item, (str, os.PathLike)):
+                return None
+            fmt = get_format(format or detect_format(item))
+            if not fmt.splits or not stat.S_ISREG(os.stat(item).st_mode):
+                return None
+            fmt, own = _reader_options(item, fmt.name, dict(format_options or {}))
+            fmt.streamer()(item, **own)  # the options checked and the file opened, nothing read
+            files.append((os.fspath(item), fmt, own))
+    except (OSError, SpanagreeError):
+        return None
+    return files
+
+
+def file_parts(files, pieces: int, offsets: list | None = None) -> list[list]:
+    """Each file of ``files`` (as :func:`splittable_files` gives them) cut into ``pieces``
+    :class:`~spanagree.formats.FilePart` of whole documents, at the same document indices in
+    every file (those of the first, cut into nearly equal pieces): part ``p`` of every file holds
+    the same documents when the files list the same documents in the same order. A file with
+    fewer documents has empty parts at its end; its last part runs to its end. ``offsets``: each
+    file's ``(document offsets, lines before each)``, found if not given.
+    """
+    from ..formats import FilePart
+
+    if offsets is None:
+        offsets = [fmt.document_offsets()(path) for path, fmt, _ in files]
+    counts = [len(piece) for piece in shards(range(len(offsets[0][0])), pieces)]
+    cuts = [sum(counts[:p]) for p in range(len(counts) + 1)]  # document index where each part begins
+    result = []
+    for (path, _, _), (starts, lines) in zip(files, offsets):
+        size = os.path.getsize(path)
+        bounds = [(starts[c], lines[c], c) if c < len(starts) else (size, None, len(starts)) for c in cuts]
+        bounds[0], bounds[-1] = (0, 0, 0), (size, None, len(starts))
+        result.append([FilePart(start, stop, before or 0, documents)
+                       for (start, before, documents), (stop, _, _) in zip(bounds, bounds[1:])])
+    return result
+
+
+def _read_in_parts(files, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
+    """Each process reads and compares the same part of every file (:func:`file_parts`), or
+    ``None`` when this does not pay (too few documents) or cannot be trusted to give what one
+    process gives (:func:`_parts_read_exactly`): the caller then reads the files here."""
+    from ..errors import SpanagreeWarning
+    from .accumulator import AFTER_ALL
+    from .sequential import accumulate
+
+    offsets = [fmt.document_offsets()(path) for path, fmt, _ in files]
+    jobs = min(jobs, len(offsets[0][0]) // MIN_DOCUMENTS_PER_JOB)
+    if jobs < 2:
+        return None
+    parts = file_parts(files, jobs * SHARDS_PER_JOB, offsets)
+    del offsets
+
+    def read_and_compare(number: int) -> Accumulator:
+        own_parts = [file[number] for file in parts]
+        streams = [fmt.streamer()(path, part=part, **own) for (path, fmt, own), part in zip(files, own_parts)]
+        for stream, (path, _, _) in zip(streams, files):
+            stream.path = path
+        result = accumulate(streams, names, groups, comparison, shard=number, **common)
+        result.note_counts = [part.counts for part in own_parts]
+        return result
+
+    results = _forked(read_and_compare, list(range(len(parts[0]))), jobs)
+    if not _parts_read_exactly(results, files, parts):
+        return None
+    result = _added(results)
+    result.notes = []
+    for k, ((path, fmt, own), counts) in enumerate(zip(files, result.note_counts)):
+        notes, warned = fmt.part_notes()(path, counts, **own)
+        result.notes.append(notes)
+        result.events += [((k, AFTER_ALL, 0), message, SpanagreeWarning) for message in warned]
+    return result
+
+
+def _parts_read_exactly(results: list[Accumulator], files, parts) -> bool:
+    """Whether the parts' accumulators add up to what reading the whole files in one process gives.
+
+    Not when: a part met a reading error (the run ends in it anyway, and is done again in one
+    process, which meets the error reading whole files meets first: CoNLL, for one, reports the
+    first error of a block by kind, and a part's blocks are not the whole file's); a file read
+    no document (the whole file's empty-file error); a part of a file whose reader numbers its
+    documents (CoNLL) read another number of them than the offsets promised (its successors' ids
+    would be wrong); or some document id is read in two parts (of one file: reading it whole
+    finds the id twice; of two files: they list their documents in different orders, so the
+    copies of a document would not be compared).
+    """
+    if any(result.error is not None for result in results):
+        return False
+    for k, (_, fmt, _) in enumerate(files):
+        if not any(result.orders[k] for result in results):
+            return False
+        if "ids" in fmt.drops:  # the reader numbers the documents: the ids come from the counts
+            promised = [b.documents_before - a.documents_before for a, b in zip(parts[k], parts[k][1:])]
+            if any(len(result.orders[k]) != number for result, number in zip(results, promised)):
+                return False
+    seen: dict[str, int] = {}
+    for number, result in enumerate(results):
+        for order in result.orders:
+            for doc_id in order:
+                if seen.setdefault(doc_id, number) != number:
+                    return False
+    return True
 
 
 def _forked(function, tasks: list, jobs: int) -> list:

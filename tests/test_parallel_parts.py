@@ -1,0 +1,205 @@
+"""--jobs on CoNLL and JSON-lines files: every process reads its own byte ranges, and the run is
+that of one process.
+
+The same stdout (JSON apart from ``options.jobs``), the same warnings and notes, the same error,
+whether the parts were trusted (``_parts_read_exactly`` said yes) or the run was done again the
+ordinary way (files in different orders, an id read twice).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from spanagree.cli import main
+from spanagree.formats import FilePart
+from spanagree.formats.conll import document_offsets_conll, stream_conll
+from spanagree.formats.jsonl import document_offsets_jsonl
+from spanagree.pipeline import parallel
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def verdicts(monkeypatch):
+    """Read even these small files in parts, and record whether each run's parts were trusted."""
+    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
+    found = []
+    judge = parallel._parts_read_exactly
+
+    def recorded(*args):
+        found.append(judge(*args))
+        return found[-1]
+
+    monkeypatch.setattr(parallel, "_parts_read_exactly", recorded)
+    return found
+
+
+def run(capsys, argv):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def same_runs(capsys, argv):
+    """``argv`` with --jobs 1 and --jobs 2: same exit code, stderr and stdout (JSON: but for options.jobs)."""
+    one = run(capsys, argv + ["--jobs", "1"])
+    two = run(capsys, argv + ["--jobs", "2"])
+    assert one[0] == two[0]
+    assert one[2] == two[2]
+    if one[0] == 0 and "json" in argv:
+        first, second = json.loads(one[1]), json.loads(two[1])
+        first["options"].pop("jobs"), second["options"].pop("jobs")
+        assert first == second
+    else:
+        assert one[1] == two[1]
+    return one
+
+
+def conll_document(number: int, tags=("B-PER", "I-PER", "O")) -> str:
+    """A document of two sentences: ``Ana Bo met .`` and ``Porto .``."""
+    first, second, third = tags
+    return (f"-DOCSTART-\tO\n\nAna\t{first}\nBo\t{second}\nmet\t{third}\n.\tO\n\n"
+            f"Porto\t{'B-LOC' if number % 2 else 'O'}\n.\tO\n\n")
+
+
+def conll_files(tmp_path: Path, documents: int = 12) -> list[Path]:
+    paths = [tmp_path / "ann1.conll", tmp_path / "ann2.conll"]
+    paths[0].write_text("".join(conll_document(d) for d in range(documents)))
+    paths[1].write_text("".join(conll_document(d, ("B-PER", "O", "O") if d % 3 else ("B-PER", "I-PER", "O"))
+                                for d in range(documents)))
+    return paths
+
+
+def jsonl_record(doc_id: str, number: int, **extra) -> str:
+    spans = [{"start": 0, "end": 3, "label": "PER"}]
+    if number % 2:
+        spans.append({"start": 8, "end": 10, "label": "PER"})
+    return json.dumps({"id": doc_id, "text": "Ana met Bo in Porto.", "spans": spans, **extra}) + "\n"
+
+
+def jsonl_files(tmp_path: Path, documents: int = 12, order=None) -> list[Path]:
+    paths = [tmp_path / "ann1.jsonl", tmp_path / "ann2.jsonl"]
+    paths[0].write_text("".join(jsonl_record(f"d{d:02d}", d) for d in range(documents)))
+    order = range(documents) if order is None else order
+    paths[1].write_text("".join(jsonl_record(f"d{d:02d}", d + (d % 3 == 0)) for d in order))
+    return paths
+
+
+def test_offsets_and_a_part_read_as_the_whole_file_reads_it(tmp_path):
+    path = conll_files(tmp_path, documents=3)[0]
+    # each document: 10 lines, 57 bytes (61 when "Porto" is tagged B-LOC); "-DOCSTART-\tO\n\n" begins each
+    assert document_offsets_conll(path) == ([0, 57, 118], [0, 10, 20])
+    whole = list(stream_conll(path).documents)
+    part = FilePart(57, 118, lines_before=10, documents_before=1)
+    (second,) = list(stream_conll(path, part=part).documents)
+    assert second.id == "2" and second.text == whole[1].text == "Ana Bo met .\nPorto ."
+    assert [(s.start, s.end, s.label, s.source.line) for s in second.spans] == [(0, 6, "PER", 13), (13, 18, "LOC", 18)]
+    assert [(s.start, s.end, s.label, s.source.line) for s in whole[1].spans] == [(0, 6, "PER", 13), (13, 18, "LOC", 18)]
+    jsonl = jsonl_files(tmp_path, documents=3)[0]
+    jsonl.write_text("\n" + jsonl.read_text().replace("\n", "\n  \n", 1))
+    assert document_offsets_jsonl(jsonl)[1] == [1, 3, 4]  # lines before each record: blank ones skipped
+
+
+@pytest.mark.parametrize("command", ["agree", "score"])
+@pytest.mark.parametrize("form", ["conll", "jsonl"])
+def test_generated_files(tmp_path, capsys, verdicts, command, form):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import generate
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    generate.generate(tmp_path, docs=40, annotators=2, formats=(form,), quiet=True)
+    argv = [command, *(str(tmp_path / form / f"ann{k}.{form}") for k in (1, 2)), "--output", "json",
+            "--by", "document"]
+    assert same_runs(capsys, argv)[0] == 0
+    assert verdicts == [True]
+
+
+@pytest.mark.parametrize("command", ["agree", "score"])
+def test_conll_parts_give_the_one_process_figures(tmp_path, capsys, verdicts, command):
+    paths = conll_files(tmp_path)
+    code, out, err = same_runs(capsys, [command, *map(str, paths), "--output", "json", "--by", "document"])
+    assert code == 0 and verdicts == [True]
+    data = json.loads(out)
+    by_document = data["by_document"]
+    assert list(by_document) == [str(d) for d in range(1, 13)]
+    # ann1: "Ana Bo" PER in each of 12 documents, "Porto" LOC in the 6 odd ones (18 spans); ann2 the
+    # same but "Ana" PER alone in the 8 documents d % 3 != 0: 4 + 6 spans in common, 8 on each side alone
+    pooled = data["pooled"] if command == "agree" else data
+    assert (pooled["a"], pooled["b"], pooled["c"]) == (10, 8, 8)
+
+
+def test_strict_decoding_drops_are_counted_once_over_the_file(tmp_path, capsys, verdicts):
+    paths = conll_files(tmp_path)
+    # ann2's documents 1, 4, 7, 10 open with I-PER: an invalid chunk each in strict IOB2
+    paths[1].write_text("".join(conll_document(d, ("I-PER", "O", "O") if d % 3 == 0 else ("B-PER", "O", "O"))
+                                for d in range(12)))
+    code, out, err = same_runs(capsys, ["agree", *map(str, paths), "--scheme", "iob2", "--output", "json"])
+    assert code == 0 and verdicts == [True]
+    assert err.count("invalid chunk") == 1 and f"{paths[1]}: 4 invalid chunks dropped by strict iob2 decoding" in err
+    assert json.loads(out)["notes"] == [f"ann2: {paths[1]}: 4 invalid chunks dropped by strict iob2 decoding"]
+
+
+def test_an_error_in_a_later_part_is_the_one_process_error(tmp_path, capsys, verdicts):
+    paths = conll_files(tmp_path)
+    lines = paths[1].read_text().split("\n")
+    lines[102] = "Bo"  # document 11's third line: one column
+    paths[1].write_text("\n".join(lines))
+    code, out, err = same_runs(capsys, ["agree", *map(str, paths)])
+    assert code == 1 and err.strip().splitlines()[-1] == (
+        f"spanagree: error: {paths[1]}:103: expected a token and a tag, got one column 'Bo'")
+    assert verdicts == [False]  # CoNLL: done again in one process
+    paths = jsonl_files(tmp_path)
+    lines = paths[0].read_text().split("\n")
+    lines[10] = lines[10][:-1]
+    paths[0].write_text("\n".join(lines))
+    code, out, err = same_runs(capsys, ["score", *map(str, paths)])
+    assert code == 1 and err.strip().splitlines()[-1].startswith(f"spanagree: error: {paths[0]}:11: invalid JSON")
+
+
+def test_jsonl_files_in_different_orders_are_read_the_ordinary_way(tmp_path, capsys, verdicts):
+    paths = jsonl_files(tmp_path, order=list(range(11, -1, -1)))
+    for command in ("agree", "score"):
+        code, out, err = same_runs(capsys, [command, *map(str, paths), "--output", "json", "--by", "document"])
+        assert code == 0
+    assert verdicts == [False, False]
+
+
+def test_an_id_twice_in_two_parts_is_the_one_process_error(tmp_path, capsys, verdicts):
+    paths = jsonl_files(tmp_path)
+    with paths[1].open("a") as file:
+        file.write(jsonl_record("d02", 2))
+    code, out, err = same_runs(capsys, ["agree", *map(str, paths)])
+    assert code == 1 and "document id 'd02' appears twice (first at line 3)" in err and verdicts == [False]
+
+
+@pytest.mark.parametrize("form", ["conll", "jsonl"])
+def test_a_document_in_one_file_only(tmp_path, capsys, verdicts, form):
+    paths = conll_files(tmp_path) if form == "conll" else jsonl_files(tmp_path)
+    with paths[1].open("a") as file:  # a 13th document, at the end of the second file only
+        file.write(conll_document(12) if form == "conll" else jsonl_record("d12", 12))
+    code, out, err = same_runs(capsys, ["agree", *map(str, paths), "--output", "json"])
+    assert code == 0 and json.loads(out)["left_out"] == {"not_annotated_by_everyone": ["13" if form == "conll" else "d12"]}
+    code, out, err = same_runs(capsys, ["score", *map(str, paths[::-1]), "--output", "json"])
+    assert code == 0 and "1 gold document(s) have no prediction" in err
+    assert verdicts == [True, True]
+
+
+def test_jsonl_left_out_records_are_one_note(tmp_path, capsys, verdicts):
+    paths = jsonl_files(tmp_path)
+    with paths[0].open("a") as file:
+        for d in (12, 13):
+            file.write(jsonl_record(f"r{d}", d, answer="reject"))
+    code, out, err = same_runs(capsys, ["agree", *map(str, paths), "--output", "json"])
+    assert code == 0 and verdicts == [True]
+    assert json.loads(out)["notes"] == ["ann1: 2 records answered reject or ignore left out (Prodigy: not annotations)"]
+
+
+def test_too_few_documents_stay_in_one_process(tmp_path, capsys, verdicts, monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
+    assert same_runs(capsys, ["agree", *map(str, conll_files(tmp_path)), "--output", "json"])[0] == 0
+    assert verdicts == []
