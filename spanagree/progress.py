@@ -63,6 +63,15 @@ class Progress:
         elif self.bar is not None:
             self.bar.update(documents)
 
+    def restart(self) -> None:
+        """Count from 0 again (a strategy gave up and the documents are compared again)."""
+        if self.counter is not None:
+            with self.counter.get_lock():
+                self.counter.value = 0
+            self._seen = 0
+        if self.bar is not None:
+            self.bar.reset(total=self.total)
+
     def shared(self):
         """Count in shared memory from now on (before forking: the workers inherit it), the
         parent's thread drawing what they add; returns a context manager that stops the thread."""

@@ -117,3 +117,18 @@ def test_jobs_are_capped_at_the_usable_cores():
     with pytest.warns(SpanagreeWarning, match="this machine lets spanagree use"):
         result = agree(BRAT[:2], jobs=usable + 1)
     assert result.pooled.a > 0
+
+
+def test_the_bar_counts_each_document_once_when_parts_are_read_again(tmp_path):
+    """JSON-lines files in different orders: the workers' byte ranges do not pair, the run is done
+    again the ordinary way, and the bar starts again from 0 rather than counting past the total."""
+    lines = (DEMO / "jsonl" / "ann2.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    reversed_copy = tmp_path / "ann2.jsonl"
+    reversed_copy.write_text("".join(reversed(lines)), encoding="utf-8")
+    code, out, screen = run(["agree", DEMO / "jsonl" / "ann1.jsonl", reversed_copy, "--jobs", "2", "--output",
+                             "json"], terminal=True)
+    assert code == 0 and "10/10" in screen
+    import re
+
+    assert max(int(n) for n in re.findall(r"(\d+)/10\b", screen)) == 10
+    assert json.loads(out)["pairs"][0] == agree([DEMO / "jsonl" / "ann1.jsonl", reversed_copy]).to_dict()["pairs"][0]

@@ -286,6 +286,9 @@ def _read_in_parts(files, names, groups, comparison, jobs: int, **common) -> Acc
 
     results = _forked(read_and_compare, list(range(len(parts[0]))), jobs)
     if not _parts_read_exactly(results, files, parts):
+        progress = common.get("progress")
+        if progress is not None:
+            progress.restart()  # the documents are compared again
         return None
     result = _added(results)
     result.notes = []
