@@ -545,6 +545,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         tally.errors.update(correct_pairs(tally.labels, rule))
         if errors:
             if items_folder is not None:
+                tally.items.close()
                 tally.items.folder_owner = items_folder  # the spool lives as long as the result
             listing = partial(_spooled_items, tally.items, scored)
         elif all(not isinstance(item, DocumentStream) for item in (inputs[0], inputs[p])):

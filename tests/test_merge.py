@@ -645,7 +645,7 @@ def test_bratiaa_merge_then_score_each_annotator(shared_corpora, tmp_path, capsy
     assert (summary["clusters"], summary["kept"], summary["dropped"], summary["label_split"]) == (466, 399, 67, 22)
     assert summary["votes"] == {"1": 62, "2": 5, "3": 101, "4": 298}
     assert summary["to_adjudicate"] == 77
-    assert len(list(csv.DictReader(listing.open(encoding="utf-8")))) == 77
+    assert len(list(csv.DictReader(listing.read_text(encoding="utf-8").splitlines()))) == 77
     assert sorted(p.name for p in gold.iterdir()) == sorted(
         f"esp.train-doc-{n}.{ext}" for n in (100, 1400, 29, 423, 46, 503, 896) for ext in ("ann", "txt"))
     code, out, err = run(capsys, "score", gold, *paths, "--output", "json")

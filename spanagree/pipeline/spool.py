@@ -171,14 +171,14 @@ def items_entry(records, first_index: dict[int, int], second_index: dict[int, in
 
 class ObjectSpool:
     """One picklable object per document, spooled to disk as a run streams: ``merge``'s clusters
-    and texts (:class:`~spanagree.voting.VoteTally`), so that what memory holds per document is
-    where its record lies, not the record.
+    and texts (:class:`~spanagree.voting.VoteTally`), ``score --errors``' items, so that what
+    memory holds per document is where its record lies (one integer), not the record.
 
     Each process appends to a file of its own in ``folder`` (``<pid>-<n>.pickle``); the index
-    (document → file, offset, length) travels with the tally and adds up with ``+=`` in
-    document order, shard by shard under ``--jobs``. Without a folder (``folder=None``: a Dask
-    cluster, whose workers' disks the client cannot read) the objects are kept in memory and
-    travel with the index instead.
+    (document → file, offset, length, packed in one integer) travels with the tally and adds up
+    with ``+=`` in document order, shard by shard under ``--jobs``. Without a folder
+    (``folder=None``: a Dask cluster, whose workers' disks the client cannot read) the objects
+    are kept in memory and travel with the index instead.
 
     Examples
     --------
@@ -190,11 +190,16 @@ class ObjectSpool:
     (('text', [1, 2]), ['d1', 'd2'])
     """
 
+    #: Bits of a packed entry for the file's number and for the record's length (the offset above).
+    FILE_BITS, LENGTH_BITS = 16, 40
+
     def __init__(self, folder: str | None):
         self.folder = folder
-        self.entries: dict[str, tuple | object] = {}
+        self.entries: dict[str, int | tuple] = {}
+        self.files: list[str] = []   # the files entries point into, by number
         self.folder_owner: SpoolFolder | None = None  # keeps the temporary folder alive (the result's)
         self._file = None
+        self._file_number = None
         self._pid = None
         self._last: tuple[str, object] | None = None  # the record read last (a document is read in turn)
 
@@ -208,23 +213,36 @@ class ObjectSpool:
         if self._file is None or self._pid != os.getpid():
             self._pid = os.getpid()
             self._file = open(os.path.join(self.folder, f"{self._pid}-{next(_FILES)}.pickle"), "ab")
+            weakref.finalize(self, self._file.close)  # closed with the spool, if not before
+            self._file_number = len(self.files)
+            self.files.append(self._file.name)
         data = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
         offset = self._file.tell()
         self._file.write(data)
-        self.entries[doc_id] = (self._file.name, offset, len(data))
+        self.entries[doc_id] = self._packed(self._file_number, offset, len(data))
+
+    @classmethod
+    def _packed(cls, file_number: int, offset: int, length: int) -> int:
+        return (((offset << cls.LENGTH_BITS) | length) << cls.FILE_BITS) | file_number
+
+    @classmethod
+    def _unpacked(cls, entry: int) -> tuple[int, int, int]:
+        file_number = entry & ((1 << cls.FILE_BITS) - 1)
+        entry >>= cls.FILE_BITS
+        return file_number, entry >> cls.LENGTH_BITS, entry & ((1 << cls.LENGTH_BITS) - 1)
 
     def load(self, doc_id: str):
         """The record spooled for ``doc_id`` (``KeyError`` if none was)."""
         if self._last is not None and self._last[0] == doc_id:
             return self._last[1]
         entry = self.entries[doc_id]
-        if len(entry) == 1:
+        if isinstance(entry, tuple):
             return entry[0]
         import pickle
 
-        self.flush()
-        path, offset, length = entry
-        with open(path, "rb") as handle:
+        self.close()  # reading: the writing is over
+        file_number, offset, length = self._unpacked(entry)
+        with open(self.files[file_number], "rb") as handle:
             handle.seek(offset)
             record = pickle.loads(handle.read(length))
         self._last = (doc_id, record)
@@ -249,21 +267,35 @@ class ObjectSpool:
         self += other
 
     def __iadd__(self, other: "ObjectSpool") -> "ObjectSpool":
-        other.flush()
-        self.entries.update(other.entries)
+        other.close()  # what is added is complete
+        if other.files == self.files or not other.files:
+            self.entries.update(other.entries)
+        else:  # other's files are numbered after this spool's
+            number = {}
+            for k, name in enumerate(other.files):
+                if name not in self.files:
+                    self.files.append(name)
+                number[k] = self.files.index(name)
+            for doc_id, entry in other.entries.items():
+                if not isinstance(entry, tuple):
+                    file_number, offset, length = self._unpacked(entry)
+                    entry = self._packed(number[file_number], offset, length)
+                self.entries[doc_id] = entry
         self._last = None
         return self
 
     def __getstate__(self):
         self.flush()
-        return {"folder": self.folder, "entries": self.entries}
+        return {"folder": self.folder, "entries": self.entries, "files": self.files}
 
     def __setstate__(self, state):
         self.__init__(state["folder"])
         self.entries = state["entries"]
+        self.files = state["files"]
 
     def __deepcopy__(self, memo):
         copy = ObjectSpool(self.folder)
         copy.entries = dict(self.entries)
+        copy.files = list(self.files)
         copy.folder_owner = self.folder_owner
         return copy
