@@ -289,14 +289,14 @@ def summary_of(clusters: list[Cluster], annotators: int) -> bytes:
     values = [counts[k] for k in COUNT_KEYS]
     for votes, number in sorted(histogram.items()):
         values += (votes, number)
-    return array("Q", values).tobytes()
+    return array("I", values).tobytes()
 
 
 def unpacked_summary(packed: bytes) -> tuple[tuple[int, ...], tuple[tuple[int, int], ...]]:
     """:func:`summary_of`'s counts and ``(votes, clusters)`` pairs."""
     from array import array
 
-    values = array("Q", packed).tolist()
+    values = array("I", packed).tolist()
     n = len(COUNT_KEYS)
     pairs = values[n:]
     return tuple(values[:n]), tuple(zip(pairs[::2], pairs[1::2]))
