@@ -41,6 +41,9 @@ class Source:
         source.__class__ = cls
         return source
 
+    def __reduce__(self):
+        return Source.at, (self.path, self.line)  # pickled as its values (see Span.__reduce__)
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -140,9 +143,20 @@ class Span:
         """The same span with another label."""
         return Span.trusted(self.doc, self.fragments, label, self.source, self.attributes)
 
+    def __reduce__(self):
+        # Pickled as its five values, rebuilt by the fast constructor: a frozen dataclass's own
+        # state functions set each slot through object.__setattr__ (merge spools its clusters:
+        # that took half of its run).
+        return _trusted_span, (self.doc, self.fragments, self.label, self.source, self.attributes)
+
     def sort_key(self) -> tuple:
         """Canonical order: start, end, fragments, label."""
         return (self.fragments[0][0], self.fragments[-1][1], self.fragments, self.label)
+
+
+def _trusted_span(doc, fragments, label, source, attributes) -> Span:
+    """:meth:`Span.trusted`, for unpickling."""
+    return Span.trusted(doc, fragments, label, source, attributes)
 
 
 class _UnsealedSpan:

@@ -485,7 +485,8 @@ class Vote:
         gold = SpanSet("merged", self.gold_documents)  # each document made as the writer gets to it
 
         def produce(temporary: Path) -> None:
-            write(gold, temporary, format, **format_options)
+            kept = self.counts()["kept"]
+            write(gold, temporary, format, attribute_keys={NOTE: kept} if kept else {}, **format_options)
             if adjudicate is not None:
                 write_adjudication(self, adjudicate, force=force)
             if adjudicate_all is not None:

@@ -681,7 +681,7 @@ def written_or_removed(dest: str | os.PathLike):
 
 
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dict[str, int] | None = None,
-          **options) -> None:
+          attribute_keys: dict[str, int] | None = None, **options) -> None:
     """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``.
 
     Only the options the chosen format's writer takes (:attr:`Format.writer_keywords`) are passed
@@ -689,7 +689,9 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
     means something to the CoNLL reader only). The caller decides about overwriting. What the
     format cannot hold (:func:`dropped`, and ``unkept``: what the reader read and no span set
     holds, such as BRAT's relations) is announced in one
-    :class:`~spanagree.errors.SpanagreeWarning` once written.
+    :class:`~spanagree.errors.SpanagreeWarning` once written. ``attribute_keys``: the spans'
+    attribute keys counted, when the caller knows them (``merge``'s gold: one note per span), so
+    that the spans are not read once more to count them.
     """
     fmt = get_format(format)
     if not fmt.writable:
@@ -697,7 +699,7 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
                          + ", ".join(writable_formats()))
     own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
     fmt.writer()(spanset, dest, **own)
-    lost = dropped(spanset, fmt.name) + [_counted(number, kind) for kind, number in (unkept or {}).items() if number]
+    lost = dropped(spanset, fmt.name, attribute_keys) + [_counted(number, kind) for kind, number in (unkept or {}).items() if number]
     if lost:
         import warnings
 
@@ -711,7 +713,7 @@ _ATTRIBUTE_KINDS = {"#": ("note", "notes", "BRAT #, e.g. AnnotatorNotes"), "A": 
                     "N": ("normalization", "normalizations", "BRAT N")}
 
 
-def dropped(spanset: SpanSet, format: str) -> list[str]:
+def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None = None) -> list[str]:
     """What writing ``spanset`` in ``format`` leaves out, counted (:attr:`Format.drops`): the
     spans' attributes by kind, and the document ids where the format numbers its documents.
 
@@ -728,11 +730,15 @@ def dropped(spanset: SpanSet, format: str) -> list[str]:
     fmt = get_format(format)
     lost = []
     if "attributes" in fmt.drops:
+        if attribute_keys is None:
+            attribute_keys = {}
+            for span in spanset:
+                for key, _ in span.attributes:
+                    attribute_keys[key] = attribute_keys.get(key, 0) + 1
         kinds: dict[str, int] = {}
-        for span in spanset:
-            for key, _ in span.attributes:
-                kind = key[:1] if key[:1] in _ATTRIBUTE_KINDS else "other"
-                kinds[kind] = kinds.get(kind, 0) + 1
+        for key, number in attribute_keys.items():
+            kind = key[:1] if key[:1] in _ATTRIBUTE_KINDS else "other"
+            kinds[kind] = kinds.get(kind, 0) + number
         parts = [f"{kinds[k]} {_ATTRIBUTE_KINDS[k][0] if kinds[k] == 1 else _ATTRIBUTE_KINDS[k][1]} "
                  f"({_ATTRIBUTE_KINDS[k][2]}) on spans" for k in _ATTRIBUTE_KINDS if kinds.get(k)]
         if kinds.get("other"):
