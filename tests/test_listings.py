@@ -164,6 +164,24 @@ def test_cli_listings_are_the_same_under_jobs_on_brat(demo, tmp_path, capsys, mo
     assert (tmp_path / "score1.json").read_bytes() == (tmp_path / "score2.json").read_bytes()
 
 
+@pytest.mark.parametrize("fmt", ["conll", "jsonl"])
+def test_score_errors_are_the_same_under_jobs_on_files_read_in_parts(fmt, demo, tmp_path, capsys, monkeypatch):
+    """The workers read their byte ranges of the files and spool their error items; the listing
+    is the one process's, byte for byte, and as long as the error counts say."""
+    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
+    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+    paths = [demo / fmt / f"{name}.{fmt}" for name in ("ann1", "ann2", "ann3")]
+    for jobs in ("1", "2"):
+        code, out, _ = run(capsys, "score", *paths, "--errors", tmp_path / f"score{jobs}.csv", "--jobs", jobs,
+                           "--output", "json")
+        assert code == 0
+    listing = (tmp_path / "score1.csv").read_bytes()
+    assert listing == (tmp_path / "score2.csv").read_bytes()
+    summary = json.loads(out)
+    wrong = sum(n for p in summary["predictions"] for kind, n in p["errors"].items() if kind != "correct")
+    assert len(list(csv.DictReader(io.StringIO(listing.decode("utf-8"))))) == wrong > 0
+
+
 # -- context in score --errors -----------------------------------------------------------------------
 
 def test_score_errors_context_columns_round_trip(demo, tmp_path, capsys):
