@@ -97,3 +97,29 @@ def test_an_unreachable_scheduler_fails_without_hanging(capsys, monkeypatch):
     assert code == 1
     assert err.startswith("spanagree: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9 (within 2 s)")
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("fmt", ["conll", "jsonl"])
+def test_the_workers_read_their_byte_ranges_of_conll_and_jsonl_files(scheduler, capsys, monkeypatch, fmt):
+    """CoNLL and JSON-lines files are read on the workers, by path, in byte ranges: the client
+    never reads them (its reader is made to fail) and the result is a local run's."""
+    import spanagree.pipeline as pipeline
+
+    local = run(capsys, "agree", *INPUTS[fmt], "--by", "document", "--output", "json")
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the client read the inputs")
+
+    monkeypatch.setattr(pipeline, "read_inputs", refused)
+    remote = run(capsys, "agree", *INPUTS[fmt], "--by", "document", "--scheduler", scheduler, "--output", "json")
+    assert without_options(remote) == without_options(local)
+
+
+def test_jsonl_files_in_different_orders_are_read_by_the_client(scheduler, capsys, tmp_path):
+    lines = INPUTS["jsonl"][1].read_text(encoding="utf-8").splitlines(keepends=True)
+    reversed_copy = tmp_path / "ann2.jsonl"
+    reversed_copy.write_text("".join(reversed(lines)), encoding="utf-8")
+    local = run(capsys, "score", INPUTS["jsonl"][0], reversed_copy, "--by", "document", "--output", "json")
+    remote = run(capsys, "score", INPUTS["jsonl"][0], reversed_copy, "--by", "document", "--scheduler", scheduler,
+                 "--output", "json")
+    assert without_options(remote) == without_options(local)

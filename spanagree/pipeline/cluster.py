@@ -10,8 +10,11 @@ process, apart from the options' echo.
 **Reading.** Where every input is a BRAT folder, each task reads its own shard's files *by path*:
 the workers need a filesystem they share with the client, as on an HPC cluster (paths are made
 absolute first; before anything is submitted, every worker is asked whether it sees every input,
-and a worker that does not ends the run with one line naming it and the path). Other inputs are
-read by the client, as ``--jobs`` reads them, and each task is sent its shard's documents.
+and a worker that does not ends the run with one line naming it and the path). CoNLL and
+JSON-lines files are read the same way, each task reading its byte ranges of every file
+(:func:`~spanagree.pipeline.parallel.file_parts`, as ``--jobs`` reads them; files whose ranges do
+not pair are then read by the client). Other inputs are read by the client, and each task is sent
+its shard's documents.
 
 The client needs ``dask[distributed]`` (``pip install 'spanagree[dask]'``); the workers need
 spanagree installed, in the same version.
@@ -76,7 +79,7 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
     """The accumulator of ``inputs`` compared on a Dask cluster. Parameters as
     :func:`spanagree.pipeline.run` (``scheduler``: an address or a ``distributed.Client``)."""
     from . import read_inputs
-    from .parallel import brat_folders, shards
+    from .parallel import brat_folders, file_parts, parts_added, shards, splittable_files
 
     common.pop("progress", None)  # the client draws no bar for the workers
     client = connect(scheduler)
@@ -85,6 +88,17 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
         absolute = [os.path.abspath(item) if isinstance(item, (str, os.PathLike)) else item for item in inputs]
         folders = brat_folders(absolute, format, format_options)
         workers = max(1, len(client.scheduler_info().get("workers", {})))
+        files = splittable_files(absolute, format, format_options) if folders is None else None
+        if files is not None:
+            # CoNLL and JSON-lines files: each task reads its byte ranges of every file by path
+            check_paths(client, [path for path, _, _ in files])
+            parts = file_parts(files, workers * SHARDS_PER_WORKER)
+            futures = client.map(part_task, list(range(len(parts[0]))), files=files, parts=parts, names=names,
+                                 groups=groups, comparison=comparison, common=common, pure=False)
+            result = parts_added(client.gather(futures), files, parts)
+            if result is not None:
+                return result
+            # the files' ranges do not pair (documents in different orders): read here, as below
         if folders is not None:
             check_paths(client, [os.fspath(item) for item in absolute])
             every = sorted(set().union(*(folder.entries for folder in folders)), key=natural_key)
@@ -119,6 +133,14 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
         result.orders = [list(s.documents) for s in spansets]
         result.notes = [list(s.notes) for s in spansets]
     return result
+
+
+def part_task(number: int, **arguments) -> Accumulator:
+    """Part ``number`` of every file read by path and compared on a worker
+    (:func:`spanagree.pipeline.parallel.read_part`)."""
+    from .parallel import read_part
+
+    return read_part(number, **arguments)
 
 
 def accumulate_task(task, *, names, groups, comparison, common: dict) -> Accumulator:

@@ -264,9 +264,7 @@ def _read_in_parts(files, names, groups, comparison, jobs: int, **common) -> Acc
     """Each process reads and compares the same part of every file (:func:`file_parts`), or
     ``None`` when this does not pay (too few documents) or cannot be trusted to give what one
     process gives (:func:`_parts_read_exactly`): the caller then reads the files here."""
-    from ..errors import SpanagreeWarning
-    from .accumulator import AFTER_ALL
-    from .sequential import accumulate
+    from functools import partial
 
     offsets = [fmt.document_offsets()(path) for path, fmt, _ in files]
     jobs = min(jobs, len(offsets[0][0]) // MIN_DOCUMENTS_PER_JOB)
@@ -274,21 +272,38 @@ def _read_in_parts(files, names, groups, comparison, jobs: int, **common) -> Acc
         return None
     parts = file_parts(files, jobs * SHARDS_PER_JOB, offsets)
     del offsets
-
-    def read_and_compare(number: int) -> Accumulator:
-        own_parts = [file[number] for file in parts]
-        streams = [fmt.streamer()(path, part=part, **own) for (path, fmt, own), part in zip(files, own_parts)]
-        for stream, (path, _, _) in zip(streams, files):
-            stream.path = path
-        result = accumulate(streams, names, groups, comparison, shard=number, **common)
-        result.note_counts = [part.counts for part in own_parts]
-        return result
-
-    results = _forked(read_and_compare, list(range(len(parts[0]))), jobs)
-    if not _parts_read_exactly(results, files, parts):
+    results = _forked(partial(read_part, files=files, parts=parts, names=names, groups=groups,
+                              comparison=comparison, common=common), list(range(len(parts[0]))), jobs)
+    result = parts_added(results, files, parts)
+    if result is None:
         progress = common.get("progress")
         if progress is not None:
             progress.restart()  # the documents are compared again
+    return result
+
+
+def read_part(number: int, *, files, parts, names, groups, comparison, common: dict) -> Accumulator:
+    """Part ``number`` of every file (:func:`file_parts`) read and compared: one worker's share
+    (a forked process's, or a Dask task's)."""
+    from .sequential import accumulate
+
+    own_parts = [file[number] for file in parts]
+    streams = [fmt.streamer()(path, part=part, **own) for (path, fmt, own), part in zip(files, own_parts)]
+    for stream, (path, _, _) in zip(streams, files):
+        stream.path = path
+    result = accumulate(streams, names, groups, comparison, shard=number, **common)
+    result.note_counts = [part.counts for part in own_parts]
+    return result
+
+
+def parts_added(results: list[Accumulator], files, parts) -> Accumulator | None:
+    """The parts' accumulators (:func:`read_part`, in part order) added, with what each file gives
+    at its end made once from the summed counts; ``None`` when they cannot be trusted to give what
+    one process gives (:func:`_parts_read_exactly`)."""
+    from ..errors import SpanagreeWarning
+    from .accumulator import AFTER_ALL
+
+    if not _parts_read_exactly(results, files, parts):
         return None
     result = _added(results)
     result.notes = []
