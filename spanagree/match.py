@@ -316,17 +316,13 @@ def sweep_candidates(first: Sequence[Span], second: Sequence[Span], few: int = F
     if not n1 or not n2:
         return []
     if n1 * n2 <= few:
-        hulls = [(s.fragments[0][0], s.fragments[-1][1]) for s in second]
+        hulls = list(enumerate([(s.fragments[0][0], s.fragments[-1][1]) for s in second]))
         pairs: list[tuple[int, int]] = []
         i = 0
         for span in first:
             fragments = span.fragments
             start, end = fragments[0][0], fragments[-1][1]
-            j = 0
-            for other_start, other_end in hulls:
-                if other_start < end and start < other_end:
-                    pairs.append((i, j))
-                j += 1
+            pairs += [(i, j) for j, (other_start, other_end) in hulls if other_start < end and start < other_end]
             i += 1
         return pairs
     # Positions 0 .. n1-1 are the first side's spans, n1 .. n1+n2-1 the second side's.
@@ -410,6 +406,21 @@ def candidate_edges(first: list[Span], second: list[Span], rule: MatchRule, *,
     finder = index if callable(index) else candidate_index(index)
     credit = rule.credit
     edges = []
+    if rule.boundary == "overlap":
+        # Two one-fragment spans whose hulls intersect share characters: under overlap they earn
+        # 1 when their labels may pair, without working out the credit.
+        strict = rule.labels == "strict"
+        for i, j in finder(first, second):
+            x, y = first[i], second[j]
+            if strict and x.label != y.label:
+                continue
+            if len(x.fragments) == 1 == len(y.fragments):
+                edges.append((i, j, 1.0))
+            else:
+                value = credit(x, y)
+                if value > 0:
+                    edges.append((i, j, value))
+        return edges
     for i, j in finder(first, second):
         value = credit(first[i], second[j])
         if value > 0:
