@@ -316,13 +316,17 @@ def sweep_candidates(first: Sequence[Span], second: Sequence[Span], few: int = F
     if not n1 or not n2:
         return []
     if n1 * n2 <= few:
-        hulls = list(enumerate([(s.fragments[0][0], s.fragments[-1][1]) for s in second]))
+        hulls = [(s.fragments[0][0], s.fragments[-1][1]) for s in second]
         pairs: list[tuple[int, int]] = []
         i = 0
         for span in first:
             fragments = span.fragments
             start, end = fragments[0][0], fragments[-1][1]
-            pairs += [(i, j) for j, (other_start, other_end) in hulls if other_start < end and start < other_end]
+            j = 0
+            for other_start, other_end in hulls:
+                if other_start < end and start < other_end:
+                    pairs.append((i, j))
+                j += 1
             i += 1
         return pairs
     # Positions 0 .. n1-1 are the first side's spans, n1 .. n1+n2-1 the second side's.
