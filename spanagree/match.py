@@ -410,6 +410,21 @@ def candidate_edges(first: list[Span], second: list[Span], rule: MatchRule, *,
     finder = index if callable(index) else candidate_index(index)
     credit = rule.credit
     edges = []
+    if rule.boundary == "overlap":
+        # Two one-fragment spans whose hulls intersect share characters: under overlap they earn
+        # 1 when their labels may pair, without working out the credit.
+        strict = rule.labels == "strict"
+        for i, j in finder(first, second):
+            x, y = first[i], second[j]
+            if strict and x.label != y.label:
+                continue
+            if len(x.fragments) == 1 == len(y.fragments):
+                edges.append((i, j, 1.0))
+            else:
+                value = credit(x, y)
+                if value > 0:
+                    edges.append((i, j, value))
+        return edges
     for i, j in finder(first, second):
         value = credit(first[i], second[j])
         if value > 0:

@@ -105,6 +105,45 @@ def test_lenient_decoding_is_conlleval_on_iob_and_ioe_tags(tags):
     assert decode(tags) == (conlleval_chunks(tags), 0)
 
 
+# Every spelling the decoder reads: bare prefixes (type "_", the same as "B-_"), BILOU's L and U,
+# a type holding a dash, and the O that ends chunks.
+EVERY_TAG = st.sampled_from(["O", "B-X", "I-X", "E-X", "S-X", "L-X", "U-X", "B-Y", "I-Y", "E-Y", "S-Y",
+                             "B", "I", "E", "S", "B-_", "I-_", "B-a-b", "I-a-b"])
+
+
+def _general_loop(scheme):
+    """The scheme with the run decoding switched off: :func:`tags_to_spans`'s general loop."""
+    general = get_scheme(scheme)
+    general = type(general)(**{f: getattr(general, f) for f in general.__dataclass_fields__})
+    object.__setattr__(general, "_runs", False)
+    return general
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(EVERY_TAG, max_size=16), st.sampled_from([None, *sorted({"iob1", "iob2", "ioe1", "ioe2", "bioes",
+                                                                           "bilou", "io"})]))
+def test_run_decoding_is_the_general_loop(tags, scheme):
+    # conlleval's decoding takes the run decoding (one test per tagged token); the strict schemes
+    # do not qualify (they drop tokens and chunks). Both give what the general loop gives.
+    assert get_scheme(scheme)._runs == (scheme is None)
+    try:
+        expected = tags_to_spans(tags, _general_loop(scheme))
+    except TagError as error:
+        with pytest.raises(TagError) as raised:
+            tags_to_spans(tags, scheme)
+        assert (raised.value.message, raised.value.index) == (error.message, error.index)
+    else:
+        assert tags_to_spans(tags, scheme) == expected
+
+
+def test_run_decoding_examples():
+    #   tags   B-X I-X I-Y E-Y S-Y I   I-_ O   E-X
+    #   chunks [X=====][Y=====][Y][_=====]     [X]
+    tags = "B-X I-X I-Y E-Y S-Y I I-_ O E-X".split()
+    assert tags_to_spans(tags) == ([(0, 2, "X"), (2, 4, "Y"), (4, 5, "Y"), (5, 7, "_"), (8, 9, "X")], 0)
+    assert tags_to_spans(tags, _general_loop(None)) == tags_to_spans(tags)
+
+
 def test_where_lenient_decoding_parts_from_conlleval_pl():
     assert conlleval_chunks(["B-X", "E-X", "B-X", "E-X"]) == [(0, 4, "X")]
     assert decode("B-X E-X B-X E-X")[0] == [(0, 2, "X"), (2, 4, "X")]

@@ -329,7 +329,6 @@ def natural_key(name: str) -> tuple:
     >>> sorted(["doc10", "doc2", "doc1", "a/doc02", "a/doc2", "b"], key=natural_key)
     ['a/doc02', 'a/doc2', 'b', 'doc1', 'doc2', 'doc10']
     """
-    parts = _DIGIT_RUNS.split(name)
     parts = _DIGIT_RUNS.split(name)  # text, digits, text, digits, ..., text
     return tuple((int(part), part) if index % 2 else part for index, part in enumerate(parts))
 

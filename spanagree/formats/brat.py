@@ -265,9 +265,9 @@ def _scan(top: str) -> tuple[list[tuple[str, str, str | None]], list[str]]:
             raise FormatError(os.path.join(dirpath, stem + ".ann"), f"no text: {stem}.txt is missing next to it")
         if anns:
             any_ann = True
-            for stem in txts:
-                ann = os.path.join(dirpath, stem + ".ann") if stem in anns else None
-                entries.append((prefix + stem, os.path.join(dirpath, stem + ".txt"), ann))
+            base = os.path.join(dirpath, "")  # + a file's name: os.path.join(dirpath, name), without a call per file
+            entries += [(prefix + stem, f"{base}{stem}.txt", f"{base}{stem}.ann" if stem in anns else None)
+                        for stem in txts]
         else:
             skipped.extend(sorted(prefix + stem + ".txt" for stem in txts))
     if not any_ann:

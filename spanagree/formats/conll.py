@@ -62,6 +62,8 @@ DOCSTART = "-DOCSTART-"
 # every character whose str.isspace() is true but " ", "\t", "\r" and "\n".
 _OTHER_WHITESPACE = ("\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
                      "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+# Those of them an ASCII text can hold: the only ones to look for when ``str.isascii()`` says so.
+_OTHER_ASCII_WHITESPACE = "".join(c for c in _OTHER_WHITESPACE if c.isascii())
 _COLUMNS = re.compile(r"[ \t\r]+")
 
 # Bytes read at a time (a block is cut at the last -DOCSTART- line in them, see _blocks). Small
@@ -415,11 +417,12 @@ def _columns(text: str, raw: bytes, path: str, conll_column: int | None,
     runs of lines (no per-line regex or branch, bounded memory for the split columns), which also
     report the errors.
     """
-    other_space = any(character in text for character in _OTHER_WHITESPACE)
+    other_space = any(character in text
+                      for character in (_OTHER_ASCII_WHITESPACE if text.isascii() else _OTHER_WHITESPACE))
     fast = None if other_space else _columns_fast(text, raw, conll_column)
     if fast is not None:
         tokens, tags = fast
-        return tokens, tags, _docstarts(tokens, tags)
+        return tokens, tags, _docstart_lines(text, "\t" if "\t" in text else " ", tokens, tags)
     split = _split_columns if other_space else str.split
     lines = text.split("\n")
     if lines[-1] == "":
@@ -462,6 +465,28 @@ def _docstarts(tokens: list[str], tags: list[str]) -> list[int]:
                 index = tokens.index(DOCSTART, index + 1)
             except ValueError:
                 break
+    return docstarts
+
+
+def _docstart_lines(text: str, sep: str, tokens: list[str], tags: list[str]) -> list[int]:
+    """:func:`_docstarts` of a regular block (:func:`_columns_fast`'s, columns split by ``sep``),
+    found in its text: a line's first column is ``-DOCSTART-`` when the line begins with
+    ``-DOCSTART-`` and the separator (every column of such a block is non-empty and ends at a
+    separator or at the line's end, where a line of one column cannot be), and the line's index
+    is the number of newlines before it. A few searches over the text instead of a comparison
+    per token."""
+    head = DOCSTART + sep
+    marker = "\n" + head
+    docstarts = [0] if text.startswith(head) else []
+    line = searched = 0
+    at = text.find(marker)
+    while at >= 0:
+        line += text.count("\n", searched, at + 1)
+        searched = at + 1
+        docstarts.append(line)
+        at = text.find(marker, searched)
+    for index in docstarts:
+        tokens[index], tags[index] = "", "O"
     return docstarts
 
 

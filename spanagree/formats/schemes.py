@@ -121,6 +121,7 @@ class Scheme:
                         for same in ((False, True) if relation == "*" else (relation == "same",)):
                             table[(_CODE[p] * len(PREFIXES) + _CODE[c]) * 2 + same] |= flag
         object.__setattr__(self, "_table", tuple(table))
+        object.__setattr__(self, "_runs", _decodes_runs(table))
 
     def flags(self, previous: str, tag: str) -> tuple[bool, bool, bool]:
         """``(starts, inside, ends)`` for ``tag`` after ``previous``, e.g. ``("B-PER", "I-PER")``.
@@ -130,6 +131,28 @@ class Scheme:
         (p, pt), (c, ct) = _parse(previous, self), _parse(tag, self)
         f = self._table[(p * 5 + c) * 2 + (pt == ct)]
         return bool(f & _START), bool(f & _INSIDE), bool(f & _END)
+
+
+def _decodes_runs(table: list[int]) -> bool:
+    """Whether a scheme's decoding is the *run decoding*: every tagged token belongs to a chunk.
+
+    True when, whatever the previous token, a token that is not ``O`` either continues the
+    previous token's chunk (inside) or starts one, and a chunk always ends where the next token
+    does not continue it (that token is ``O``, or starts a chunk). Then nothing is ever dropped,
+    and the chunks are the runs of tagged tokens cut before each token that does not continue its
+    predecessor: :func:`tags_to_spans` decodes them with one test per tagged token
+    (:func:`_run_chunks`). conlleval's lenient decoding is such a scheme; the strict ones are not.
+    """
+    codes = range(len(PREFIXES))
+    for p in codes:
+        for c in codes:
+            for same in (False, True):
+                f = table[(p * len(PREFIXES) + c) * 2 + same]
+                if c and not f & (_START | _INSIDE):
+                    return False  # a tagged token that may be left out
+                if p and not f & _INSIDE and not f & _END:
+                    return False  # a chunk that may be dropped
+    return True
 
 
 def _t(*patterns: str) -> frozenset:
@@ -307,6 +330,8 @@ def tags_to_spans(tags: Sequence[str], scheme: str | Scheme | None = None) -> tu
     if not isinstance(tags, list):
         tags = list(tags)
     kinds = parse_tags(tags, scheme)
+    if scheme._runs:
+        return _run_chunks(tags, kinds, scheme._table), 0
     table = scheme._table
     n = len(tags)
     spans: list[tuple[int, int, str]] = []
@@ -336,6 +361,37 @@ def tags_to_spans(tags: Sequence[str], scheme: str | Scheme | None = None) -> tu
         else:
             dropped.append((i, i + 1))
     return spans, (_count_dropped(tags, kinds, dropped) if dropped else 0)
+
+
+def _run_chunks(tags: list[str], kinds: Mapping[str, tuple[int, str | None]],
+                table: Sequence[int]) -> list[tuple[int, int, str]]:
+    """The chunks of a scheme whose decoding is the run decoding (:func:`_decodes_runs`).
+
+    The same chunks as the general loop of :func:`tags_to_spans`, found with less work: which
+    tag continues which is worked out once per pair of distinct tags (``continues[tag]``: the
+    tags it continues), and then each tagged token costs one set membership test: it continues
+    the chunk of the token before it, or starts a chunk of its own. Tokens tagged ``O`` are
+    passed over by one list comprehension.
+    """
+    continues = {tag: frozenset(before for before, (p, previous_kind) in kinds.items()
+                                if table[(p * 5 + c) * 2 + (previous_kind == kind)] & _INSIDE)
+                 for tag, (c, kind) in kinds.items()}
+    spans: list[tuple[int, int, str]] = []
+    append = spans.append
+    first = kind = None
+    last = -2
+    for i in [i for i, t in enumerate(tags) if t != "O"]:
+        tag = tags[i]
+        if i - 1 == last and tags[last] in continues[tag]:
+            last = i
+            continue
+        if first is not None:
+            append((first, last + 1, kind))
+        first = last = i
+        kind = kinds[tag][1]
+    if first is not None:
+        append((first, last + 1, kind))
+    return spans
 
 
 def _count_dropped(tags: Sequence[str], kinds: Mapping, dropped: list[tuple[int, int]]) -> int:
