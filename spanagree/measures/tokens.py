@@ -198,6 +198,44 @@ def spacy_tokenizer(*, lang: str | None = "en", spacy_model: str | None = None):
     return tokenize
 
 
+@dataclass(frozen=True)
+class TokenLevel:
+    """How a run tallies tokens (``agree --chance``): the tokenizer (``tokens``, ``lang``,
+    ``spacy_model`` as in :func:`token_agreement`) and the ``labels`` rule. Plain values: it
+    travels to forked workers and a cluster's workers with the comparison, and each process makes
+    its own tokenizer (:func:`tokenizer_function`)."""
+
+    tokens: str
+    lang: str | None = None
+    spacy_model: str | None = None
+    labels: str = "strict"
+
+    @property
+    def name(self) -> str:
+        """The tokenizer as the JSON names it (:func:`tokenizer_name`)."""
+        return tokenizer_name(self.tokens, lang=self.lang, spacy_model=self.spacy_model)
+
+    def tokenize(self):
+        """``text → [(start, end), ...]``; raises :class:`~spanagree.errors.UsageError` when the
+        spaCy language or pipeline cannot be loaded."""
+        return tokenizer_function(self.tokens, lang=self.lang, spacy_model=self.spacy_model)
+
+    def add(self, tally: "TokenTally", spansets: list[SpanSet], documents: list[str], *,
+            present: bool = False) -> None:
+        """Tally ``documents`` of ``spansets`` (texts reconciled). ``present``: a span set that
+        lacks a document did not see it (its labels are missing), and a document only one span
+        set has is not tallied (``agree --documents pairwise`` leaves it out)."""
+        tokenize = self.tokenize()
+        for doc_id in documents:
+            copies = [s.documents.get(doc_id) for s in spansets]
+            absent = None
+            if present:
+                absent = [copy is None for copy in copies]
+                if len(copies) - sum(absent) < 2:
+                    continue
+            tally.add(doc_id, copies, tokenize, labels=self.labels, absent=absent)
+
+
 def first_line(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
