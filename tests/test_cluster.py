@@ -97,3 +97,18 @@ def test_an_unreachable_scheduler_fails_without_hanging(capsys, monkeypatch):
     assert code == 1
     assert err.startswith("spanagree: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9 (within 2 s)")
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("fmt", ["brat", "conll"])
+def test_agree_chance_on_the_cluster_equals_a_local_run(scheduler, capsys, fmt):
+    """--chance: the workers tokenise their shards' documents (each worker makes its own spaCy
+    tokenizer) and the token tallies come back with the counts; the block, and the warnings, are a
+    local run's."""
+    paths = INPUTS[fmt]
+    outputs = []
+    for extra in ([], ["--scheduler", scheduler]):
+        assert main(["agree", *map(str, paths), "--chance", *extra, "--output", "json"]) == 0
+        out, err = capsys.readouterr()
+        outputs.append((without_options(json.loads(out)), err))
+    assert outputs[1] == outputs[0]
+    assert outputs[0][0]["chance"]["tokens"] == (581 if fmt == "brat" else 565)
