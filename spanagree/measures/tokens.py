@@ -53,6 +53,8 @@ import re
 import warnings
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from itertools import accumulate
+from operator import add, sub
 from dataclasses import dataclass, field
 
 from .counts import Counts
@@ -75,6 +77,11 @@ def conll_tokens(text: str) -> list[tuple[int, int]]:
     >>> conll_tokens("St. Anne 's\\nHospital")
     [(0, 3), (4, 8), (9, 11), (12, 20)]
     """
+    words = text.split()  # (str.split and the pattern's \s agree on every code point)
+    lengths = list(map(len, words))
+    if sum(lengths) + len(words) - 1 == len(text):  # one character between tokens (CoNLL's texts)
+        ends = list(map(add, accumulate(lengths), range(len(words))))
+        return list(zip(map(sub, ends, lengths), ends))
     return [m.span() for m in WHITESPACE_TOKEN.finditer(text)]
 
 
@@ -266,22 +273,29 @@ def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: st
     >>> token_labels([Span("d", ((0, 6), (19, 25)), "DISEASE")], tokens)
     (['DISEASE', None, None, 'DISEASE'], 0)
     """
-    starts = [s for s, _ in tokens]
-    ends = [e for _, e in tokens]
+    found: list[str | None] = [None] * len(tokens)
+    if not tokens or not spans:
+        return found, 0
+    starts, ends = zip(*tokens)
     best: list[tuple | None] = [None] * len(tokens)
     covering = [0] * len(tokens)
     for span in set(spans):  # identical spans (fragments and label) cover a token once
         label = span.label if labels == "strict" else MARKED
         key = (span.length, -span.start, label)
-        covered = set()
-        for start, end in span.fragments:
-            covered.update(range(bisect_right(ends, start), bisect_left(starts, end)))
+        fragments = span.fragments
+        if len(fragments) == 1:
+            ((start, end),) = fragments
+            covered = range(bisect_right(ends, start), bisect_left(starts, end))
+        else:  # (two fragments may touch one token)
+            covered = set()
+            for start, end in fragments:
+                covered.update(range(bisect_right(ends, start), bisect_left(starts, end)))
         for k in covered:
             covering[k] += 1
             if best[k] is None or key < best[k]:
                 best[k] = key
-    multiply = sum(1 for n in covering if n > 1)
-    return [None if key is None else key[2] for key in best], multiply
+                found[k] = label
+    return found, len(covering) - covering.count(0) - covering.count(1)
 
 
 @dataclass
