@@ -281,12 +281,13 @@ def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: st
     covering = [0] * len(tokens)
     for span in set(spans):  # identical spans (fragments and label) cover a token once
         label = span.label if labels == "strict" else MARKED
-        key = (span.length, -span.start, label)
         fragments = span.fragments
         if len(fragments) == 1:
             ((start, end),) = fragments
+            key = (end - start, -start, label)  # (span.length, -span.start, label)
             covered = range(bisect_right(ends, start), bisect_left(starts, end))
         else:  # (two fragments may touch one token)
+            key = (span.length, -span.start, label)
             covered = set()
             for start, end in fragments:
                 covered.update(range(bisect_right(ends, start), bisect_left(starts, end)))
