@@ -26,14 +26,13 @@ from typing import Callable
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .measures.counts import Counts
-from .pipeline import Group, expand_inputs, read_inputs, run
+from .pipeline import Group, expand_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
 from .pipeline.labels import label_warnings
 from .pipeline.finish import (announce_texts, check_jobs, common_documents, in_first_order, input_path,
-                              pairwise_documents, reconciled_present, reconciled_quietly,
-                              unique_names)
+                              pairwise_documents, unique_names)
 from .formats import DocumentStream
 from .scoring import ErrorItem, check_context, disagreements_of
 from .span import CONTEXT, SpanSet
@@ -168,9 +167,14 @@ class PairsComparison:
 
     def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
                  report: str | None = None, members: list[tuple[int, ...]] | None = None, units: str = "document",
-                 lang: str | None = None, unitizing: int | None = None):
+                 lang: str | None = None, unitizing: int | None = None, tokens=None, token_group: int | None = None):
         self.rule = rule
         self.pairs = pairs
+        # agree --chance: how tokens are tallied (a TokenLevel), and the group that tallies them
+        # (None: every group, the only one; --documents pairwise: a group of every annotator, with
+        # the documents each has, that compares no pair)
+        self.tokens = tokens
+        self.token_group = token_group
         self.unitizing = unitizing  # agree --unitizing: the number of annotators (α_U's R)
         self.units = units  # "sentence": also each document's counts per sentence (PairTally.units)
         self.lang = lang
@@ -186,13 +190,20 @@ class PairsComparison:
     def tally(self) -> PairTallies:
         from .pipeline.spool import DocumentSpool
 
+        from .measures.tokens import TokenTally
         from .measures.unitizing import UnitizingTally
 
         return PairTallies((PairTally() for _ in self.pairs),
                            DocumentSpool(self.report) if self.report is not None else None,
-                           UnitizingTally(self.unitizing) if self.unitizing else None)
+                           UnitizingTally(self.unitizing) if self.unitizing else None,
+                           TokenTally() if self.tokens is not None else None)
 
     def compare(self, tally: PairTallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        if tally.tokens is not None and self.token_group in (None, group):
+            # every document's tokens, labelled by each copy (reconciled, labels selected)
+            self.tokens.add(tally.tokens, spansets, documents, present=self.token_group is not None)
+        if group == self.token_group:
+            return
         if tally.unitizing is not None:  # every annotator's spans on the continuum of each document
             for doc_id in documents:
                 copies = [s.documents.get(doc_id) for s in spansets]
@@ -296,8 +307,11 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         gives the differing characters per document and the spans they touch.
     chance : bool
         Add token-level agreement with d known (Cohen's kappa, Scott's pi, Fleiss' kappa,
-        Krippendorff's alpha, ...: :mod:`spanagree.measures.tokens`) as ``extras["chance"]``;
-        the inputs are then read whole. ``lang`` or ``spacy_model`` choose spaCy's tokenizer.
+        Krippendorff's alpha, ...: :mod:`spanagree.measures.tokens`) as ``extras["chance"]``:
+        each document is tokenised where its copies are compared, and its tokens summed up
+        (:class:`~spanagree.measures.tokens.TokenTally`), so this streams, and runs under
+        ``jobs`` and on a cluster, like the rest. CoNLL inputs use their own tokens; otherwise
+        spaCy's tokenizer, ``lang`` or ``spacy_model`` choosing it.
     bootstrap : int, optional
         Add 95% percentile intervals from this many resamples of documents (or sentences:
         ``unit``) (:mod:`spanagree.measures.bootstrap`) as ``extras["bootstrap"]``; ``seed``
@@ -377,8 +391,12 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         raise UsageError("{option} compares pairs of annotators: give three annotators or more", option="compare")
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
-    if chance:
-        inputs = read_inputs(inputs, format, format_options)
+    level = None
+    if chance:  # the tokenizer chosen (and loaded: a language or pipeline that cannot be is bad usage) first
+        from .measures.tokens import TokenLevel, tokenizer_for
+
+        level = TokenLevel(tokenizer_for(inputs[:1] if align_text else inputs, format), lang, spacy_model, labels)
+        level.tokenize()
     names = unique_names(inputs)
     pairs = list(itertools.combinations(range(len(inputs)), 2))
     folder = None
@@ -387,21 +405,27 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
 
         folder = SpoolFolder()
     groups = [Group(pair) for pair in pairs] if pairwise else [Group(tuple(range(len(inputs))))]
+    token_group = None
+    if chance and pairwise:  # the tokens of each document among the annotators who have it
+        token_group = len(groups)
+        groups.append(Group(tuple(range(len(inputs))), present=True))
     accumulator = run(inputs, names, groups,
                       PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None,
                                       members=[g.members for g in groups] if pairwise else None, units=unit,
-                                      lang=lang, unitizing=len(inputs) if unitizing else None),
+                                      lang=lang, unitizing=len(inputs) if unitizing else None,
+                                      tokens=level, token_group=token_group),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
                       scheduler=scheduler)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     paths = [input_path(item) for item in inputs]
+    compared = accumulator.groups[:token_group]  # the groups that compare pairs
     if pairwise:
         shared, left_out = pairwise_documents(names, accumulator.orders, pairs, paths=paths)
         own = []  # each pair's documents, texts that differ left out
         texts_differ: list[str] = []
-        for (i, j), group, on in zip(pairs, accumulator.groups, shared):
+        for (i, j), group, on in zip(pairs, compared, shared):
             texts_differ += announce_texts(group.texts, on)
             own.append([d for d in on if d not in group.texts.left_out])
         if texts_differ:
@@ -412,12 +436,12 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                                  "beyond whitespace")
         documents = in_first_order(documents, accumulator.orders)
         counted = [group.compared[p].pair(names[i], names[j], on)
-                   for p, ((i, j), group, on) in enumerate(zip(pairs, accumulator.groups, own))]
+                   for p, ((i, j), group, on) in enumerate(zip(pairs, compared, own))]
         for pair in counted:
             if not pair.by_document:
                 warnings.warn(f"{pair.first} × {pair.second}: no document annotated by both; the pair's figures "
                               "are null", SpanagreeWarning, stacklevel=2)
-        whitespace_aligned = sum(group.texts.whitespace_aligned for group in accumulator.groups)
+        whitespace_aligned = sum(group.texts.whitespace_aligned for group in compared)
     else:
         common, left_out = common_documents(names, accumulator.orders, paths=paths)
         (group,) = accumulator.groups
@@ -440,11 +464,11 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         if aligned is not None:
             result.extras["aligned_texts"] = aligned
             result.notes += aligned_note(aligned)
-    tallies = ([group.compared[p] for p, group in enumerate(accumulator.groups)] if pairwise
+    tallies = ([group.compared[p] for p, group in enumerate(compared)] if pairwise
                else list(accumulator.groups[0].compared))
     if report:
         result.spool = accumulator.groups[0].compared.report
-        for group in accumulator.groups[1:]:
+        for group in compared[1:]:
             result.spool.join(group.compared.report)
         result.spool.folder_owner = folder  # the temporary files live as long as the result
     if errors:
@@ -459,19 +483,12 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     result.notes += label_warnings(accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
                                                         for p in counted] if rule.strict_labels else [],
                                    label_map=label_map, only=only)
-    if chance:
-        from .measures.tokens import token_agreement, tokenizer_for
-
-        if pairwise:  # an annotator who did not see a document is missing there, not "O"
-            spansets = reconciled_present(inputs, documents, label_map, only, align_whitespace)
-            present = [set(s.documents) for s in spansets]
-        else:
-            spansets = reconciled_quietly(inputs, documents, label_map, only, align_whitespace, align_text).spansets
-            present = None
-        result.extras["chance"] = token_agreement(
-            spansets, documents, tokens=tokenizer_for(inputs[:1] if align_text else inputs), lang=lang,
-            spacy_model=spacy_model, labels=labels,
-            names=names, present=present).to_dict()
+    if chance:  # the tokens tallied as the documents were compared
+        tokens_group = accumulator.groups[-1 if pairwise else 0]
+        if tokens_group.texts.error is not None:  # (a pair has met it first: kept for safety)
+            raise tokens_group.texts.error[1]
+        result.extras["chance"] = tokens_group.compared.tokens.agreement(
+            names, documents, tokenizer=level.name, labels=labels).to_dict()
     if bootstrap:
         from .measures.bootstrap import bootstrap_intervals
         from .pipeline.units import unit_rows

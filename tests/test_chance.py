@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanagree import Span, SpanagreeWarning, SpanSet, read
+from spanagree import Span, SpanagreeWarning, SpanSet, agree, read
 from spanagree.measures.tokens import MARKED, conll_tokens, token_agreement, token_labels
 from spanagree.cli import main
 
@@ -480,3 +480,122 @@ def test_k_by_k_kappa_limit_counts_a_wrong_label_half(demo):
     limit = (2 * same + wrong) / (2 * same + 2 * wrong + one_side)
     assert stats.cohen_kappa(table) == pytest.approx(limit, abs=1e-6)
     assert pair.counts.psa == pytest.approx(2 * same / (2 * same + 2 * wrong + one_side))
+
+
+# -- --chance through the pipeline: streamed, under --jobs (issue 17) --------------------------------
+
+
+def round_robin(spansets):
+    """Document n of the demo kept by every annotator but annotator n % 3: each by two of them."""
+    ids = list(spansets[0].documents)
+    return [SpanSet(s.name, {d: s.documents[d] for n, d in enumerate(ids) if n % 3 != k}, [], s.format)
+            for k, s in enumerate(spansets)]
+
+
+def write_brat(spanset, folder):
+    folder.mkdir()
+    for doc_id, document in spanset.documents.items():
+        (folder / f"{doc_id}.txt").write_text(document.text, encoding="utf-8")
+        lines = [f"T{n}\t{s.label} {';'.join(f'{a} {b}' for a, b in s.fragments)}\t"
+                 f"{' '.join(document.text[a:b] for a, b in s.fragments)}" for n, s in enumerate(document.spans, 1)]
+        (folder / f"{doc_id}.ann").write_text("".join(line.replace("\n", " ") + "\n" for line in lines),
+                                              encoding="utf-8")
+
+
+def chance_json(capsys, *argv):
+    code, out, err = run(capsys, "agree", *argv, "--chance", "--output", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    data["options"].pop("jobs", None)
+    return data, err
+
+
+@pytest.fixture
+def small_shards(monkeypatch):
+    """Fork even for the demo's ten documents (below the sizes where processes pay off)."""
+    from spanagree.pipeline import parallel
+
+    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
+
+
+@pytest.mark.parametrize("fmt", ["brat", "conll"])
+@pytest.mark.parametrize("design", ["common", "pairwise"])
+def test_cli_chance_is_the_same_under_jobs(demo, tmp_path, capsys, small_shards, fmt, design):
+    """The --chance block, the rest of the JSON and the warnings are those of one process, to the
+    last bit, whether the documents are compared in one process or in shards (BRAT folders read
+    in the workers; CoNLL files read first)."""
+    paths = [demo / p for p in (BRAT if fmt == "brat" else CONLL)]
+    if design == "pairwise":  # the annotators keep some documents each (BRAT: written back to folders)
+        kept = round_robin([read(p, fmt) for p in paths])
+        if fmt == "brat":
+            for spanset in kept:
+                write_brat(spanset, tmp_path / spanset.name)
+            paths = [tmp_path / s.name for s in kept]
+    if design == "pairwise" and fmt == "conll":  # (CoNLL numbers its documents: kept in memory)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpanagreeWarning)
+            one, two = (agree(kept, documents="pairwise", chance=True, jobs=jobs).to_dict() for jobs in (1, 2))
+        one["options"].pop("jobs", None), two["options"].pop("jobs", None)
+        assert one == two and one["chance"]["fleiss_kappa"] is None
+        return
+    extra = ["--documents", design]
+    one, err_one = chance_json(capsys, *paths, *extra, "--jobs", "1")
+    two, err_two = chance_json(capsys, *paths, *extra, "--jobs", "2")
+    assert two == one and err_two == err_one
+    chance = one["chance"]
+    if fmt == "brat":  # nested Lisbon and the shared "cancer": warned once, in annotator order
+        assert chance["tokenizer"] == "spacy blank en"
+        assert [line.split(":")[2].strip() for line in err_one.splitlines() if "token(s) covered" in line] == \
+            (["ann1", "ann3"] if design == "common" else [s.name for s in kept if chance["multiply_covered_tokens"].get(s.name)])
+    else:
+        assert chance["tokenizer"] == "conll" and chance["tokens"] == 565 and err_one == ""
+    if design == "common":
+        assert chance["tokens"] == (581 if fmt == "brat" else 565)
+    else:
+        assert chance["fleiss_kappa"] is None and chance["documents"] == 10
+
+
+def test_streamed_chance_equals_token_agreement_on_the_corpus_read_whole(demo, small_shards):
+    """agree(..., chance=True) on paths (streamed, or in shards) gives token_agreement's block on
+    the span sets read whole."""
+    spansets = [read(demo / p, "brat") for p in BRAT]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        whole = token_agreement(spansets, tokens="spacy", labels="ignore").to_dict()
+        for jobs in (1, 2):
+            streamed = agree([demo / p for p in BRAT], chance=True, labels="ignore", jobs=jobs).extras["chance"]
+            assert streamed == whole
+
+
+def test_a_document_without_text_is_refused_whatever_the_jobs(small_shards):
+    from spanagree import UsageError
+
+    texts = {"d1": "Ana met Bo .", "d4": "Bo met Ana ."}
+    sets = []
+    for name in ("ann1", "ann2"):
+        spans = [Span(d, (0, 3), "PER") for d in ("d1", "d2", "d3", "d4")]
+        sets.append(SpanSet.from_spans(name, spans, texts))
+    for jobs in (1, 2):
+        with pytest.raises(UsageError, match="document 'd2' has no text"):
+            agree(sets, chance=True, jobs=jobs)
+
+
+def test_the_token_tally_pickles_and_adds_up(demo):
+    import pickle
+
+    from spanagree.measures.tokens import TokenLevel, TokenTally
+
+    spansets = [read(demo / p, "conll") for p in CONLL]
+    ids = list(spansets[0].documents)
+    level = TokenLevel("conll")
+    whole, first, second = TokenTally(), TokenTally(), TokenTally()
+    level.add(whole, spansets, ids)
+    level.add(first, spansets, ids[:4])
+    level.add(second, spansets, ids[4:])
+    first = pickle.loads(pickle.dumps(first))
+    first += pickle.loads(pickle.dumps(second))
+    assert first.rows == whole.rows and first.documents == ids and sum(whole.rows.values()) == 565
+    names = [s.name for s in spansets]
+    assert first.agreement(names, ids, tokenizer="conll").to_dict() == \
+        token_agreement(spansets, tokens="conll").to_dict()

@@ -123,3 +123,18 @@ def test_jsonl_files_in_different_orders_are_read_by_the_client(scheduler, capsy
     remote = run(capsys, "score", INPUTS["jsonl"][0], reversed_copy, "--by", "document", "--scheduler", scheduler,
                  "--output", "json")
     assert without_options(remote) == without_options(local)
+
+
+@pytest.mark.parametrize("fmt", ["brat", "conll"])
+def test_agree_chance_on_the_cluster_equals_a_local_run(scheduler, capsys, fmt):
+    """--chance: the workers tokenise their shards' documents (each worker makes its own spaCy
+    tokenizer) and the token tallies come back with the counts; the block, and the warnings, are a
+    local run's."""
+    paths = INPUTS[fmt]
+    outputs = []
+    for extra in ([], ["--scheduler", scheduler]):
+        assert main(["agree", *map(str, paths), "--chance", *extra, "--output", "json"]) == 0
+        out, err = capsys.readouterr()
+        outputs.append((without_options(json.loads(out)), err))
+    assert outputs[1] == outputs[0]
+    assert outputs[0][0]["chance"]["tokens"] == (581 if fmt == "brat" else 565)

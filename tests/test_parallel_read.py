@@ -183,8 +183,15 @@ def test_bad_listing_and_single_files_read_in_this_process(tmp_path, capsys, sma
     assert parallel.brat_folders([str(tmp_path / "one.ann"), str(folders[0])], None) is None
 
 
-def test_chance_reads_in_this_process(capsys, small_shards):
+def test_agree_chance_reads_its_shards_too(capsys, small_shards):
+    """agree --chance tokenises each document where it is compared: BRAT folders are read in shards
+    as without it (issue 17)."""
     argv = ["agree", str(DEMO / "ann1"), str(DEMO / "ann2"), "--chance", "--output", "json"]
+    assert assert_same_runs(capsys, small_shards, argv, sharded=True)[0] == 0
+
+
+def test_score_chance_reads_in_this_process(capsys, small_shards):
+    argv = ["score", str(DEMO / "ann1"), str(DEMO / "ann2"), "--chance", "--output", "json"]
     assert assert_same_runs(capsys, small_shards, argv, sharded=False)[0] == 0
 
 

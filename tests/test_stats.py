@@ -297,6 +297,34 @@ def test_krippendorff_equals_package(seed):
         krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"), abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_row_weights_equal_the_rows_repeated(seed):
+    """A table of distinct rows and how many items each stands for (``agree --chance`` sums its
+    tokens up so) gives the figures of the table with every row repeated; against the references."""
+    import krippendorff
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    rng = np.random.default_rng(200 + seed)
+    ratings = random_ratings(rng, int(rng.integers(2, 6)), int(rng.integers(50, 300)), 3,
+                             missing=0.2 if seed % 2 else 0.0)
+    rows = [[None if math.isnan(v) else int(v) for v in r] for r in ratings]
+    counts, _ = stats.category_counts(rows, categories=range(3))
+    distinct, weights = np.unique(counts, axis=0, return_counts=True)
+    assert len(distinct) < len(counts)  # some rows do repeat
+    alpha = krippendorff.alpha(value_counts=counts, level_of_measurement="nominal")
+    assert stats.krippendorff_alpha(distinct, weights=weights) == pytest.approx(alpha, abs=1e-12)
+    assert stats.krippendorff_alpha(distinct, weights=weights) == pytest.approx(stats.krippendorff_alpha(counts),
+                                                                                abs=1e-12)
+    if not seed % 2:
+        table, _ = aggregate_raters(ratings.T.astype(int))
+        assert stats.fleiss_kappa(distinct, weights=weights) == pytest.approx(fleiss_kappa(table, method="fleiss"),
+                                                                              abs=1e-12)
+        # integer counts: the same sums, to the last bit
+        assert stats.fleiss_kappa(distinct, weights=weights) == stats.fleiss_kappa(counts)
+    with pytest.raises(ValueError, match="one weight per row"):
+        stats.krippendorff_alpha(distinct, weights=weights[1:])
+
+
 def test_two_raters_fleiss_is_scott():
     first, second = random_labels(np.random.default_rng(3), 200, 4, 0.6)
     counts, _ = stats.category_counts([first.tolist(), second.tolist()], categories=range(4))

@@ -244,7 +244,7 @@ def category_counts(ratings, categories=None):
     return counts, categories
 
 
-def fleiss_kappa(counts) -> float:
+def fleiss_kappa(counts, *, weights=None) -> float:
     """Fleiss' kappa for m raters per item (Fleiss 1971).
 
     ``κ = (P̄ − P̄_e) / (1 − P̄_e)`` with ``P̄`` the mean over items of
@@ -256,10 +256,16 @@ def fleiss_kappa(counts) -> float:
     ----------
     counts : items × categories table
         ``counts[u][k]`` = raters who put item ``u`` in category ``k`` (see :func:`category_counts`).
+    weights : sequence of non-negative numbers, optional
+        How many items each row of ``counts`` stands for (default: one each): the figure is that
+        of the table with each row repeated ``weights[u]`` times, so a table of the distinct rows
+        and their counts gives the figure of all the items (``agree --chance`` sums tokens up so).
 
     Examples
     --------
     >>> round(fleiss_kappa([[2, 0], [1, 1], [0, 2], [2, 0]]), 4)
+    0.4667
+    >>> round(fleiss_kappa([[2, 0], [1, 1], [0, 2]], weights=[2, 1, 1]), 4)  # the same items
     0.4667
     """
     import numpy as np
@@ -274,17 +280,32 @@ def fleiss_kappa(counts) -> float:
                          "(use krippendorff_alpha for missing ratings)")
     if m < 2:
         raise ValueError(f"Fleiss' kappa needs at least two ratings per item, got {m:g}")
-    items = array.shape[0]
+    if weights is None:
+        items, squares, shares = array.shape[0], float((array * array).sum()), array.sum(axis=0)
+    else:
+        w = row_weights(weights, array)
+        items, squares, shares = float(w.sum()), float(((array * array).sum(axis=1) * w).sum()), w @ array
     total = items * m
-    shares = array.sum(axis=0)
     # P̄ − P̄_e and 1 − P̄_e, multiplied through by m(m−1)·items·total² to avoid cancellation.
-    observed = (float((array * array).sum()) - items * m) * total * total
+    observed = (squares - items * m) * total * total
     chance = float(shares @ shares) * items * m * (m - 1)
     scale = items * m * (m - 1) * total * total
     return ratio(observed - chance, scale - chance, "Fleiss' kappa")
 
 
-def krippendorff_alpha(counts) -> float:
+def row_weights(weights, array):
+    """``weights`` as a float array, one finite non-negative number per row of ``array``."""
+    import numpy as np
+
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (array.shape[0],):
+        raise ValueError(f"expected one weight per row ({array.shape[0]}), got shape {w.shape}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("weights must be finite, non-negative numbers of items")
+    return w
+
+
+def krippendorff_alpha(counts, *, weights=None) -> float:
     """Krippendorff's alpha, nominal, from an items × categories table (Krippendorff 2004, 2011).
 
     ``α = 1 − D_o / D_e``. Items with fewer than two ratings are not pairable and drop out; the
@@ -293,10 +314,13 @@ def krippendorff_alpha(counts) -> float:
     ``α = ((n − 1) Σ_c o_cc − Σ_c n_c (n_c − 1)) / (n(n − 1) − Σ_c n_c (n_c − 1))``.
     Missing ratings are allowed (items may have different numbers of ratings). Equals the
     ``krippendorff`` package's ``alpha(value_counts=counts, level_of_measurement="nominal")``.
+    ``weights``: as in :func:`fleiss_kappa`, how many items each row stands for.
 
     Examples
     --------
     >>> round(krippendorff_alpha([[2, 0], [1, 1], [0, 2], [2, 0]]), 4)
+    0.5333
+    >>> round(krippendorff_alpha([[2, 0], [1, 1], [0, 2]], weights=[2, 1, 1]), 4)  # the same items
     0.5333
     """
     array = as_table(counts, square=False)
@@ -305,10 +329,15 @@ def krippendorff_alpha(counts) -> float:
     m = per_item[per_item >= 2]
     if pairable.shape[0] == 0:
         return ratio(0, 0, "Krippendorff's alpha")
-    weights = 1.0 / (m - 1)
+    if weights is None:
+        weights = 1.0 / (m - 1)
+        totals = pairable.sum(axis=0)
+    else:
+        items = row_weights(weights, array)[per_item >= 2]
+        weights = items / (m - 1)
+        totals = items @ pairable
     # Diagonal of the coincidence matrix and the category totals n_c = Σ_u n_uc (pairable items).
     agreeing = float((weights[:, None] * pairable * (pairable - 1)).sum())
-    totals = pairable.sum(axis=0)
     n = float(totals.sum())
     expected = float((totals * (totals - 1)).sum())
     return ratio((n - 1) * agreeing - expected, n * (n - 1) - expected, "Krippendorff's alpha")

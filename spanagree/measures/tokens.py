@@ -52,6 +52,9 @@ import itertools
 import re
 import warnings
 from bisect import bisect_left, bisect_right
+from collections import Counter
+from itertools import accumulate
+from operator import add, sub
 from dataclasses import dataclass, field
 
 from .counts import Counts
@@ -74,6 +77,11 @@ def conll_tokens(text: str) -> list[tuple[int, int]]:
     >>> conll_tokens("St. Anne 's\\nHospital")
     [(0, 3), (4, 8), (9, 11), (12, 20)]
     """
+    words = text.split()  # (str.split and the pattern's \s agree on every code point)
+    lengths = list(map(len, words))
+    if sum(lengths) + len(words) - 1 == len(text):  # one character between tokens (CoNLL's texts)
+        ends = list(map(add, accumulate(lengths), range(len(words))))
+        return list(zip(map(sub, ends, lengths), ends))
     return [m.span() for m in WHITESPACE_TOKEN.finditer(text)]
 
 
@@ -95,10 +103,15 @@ def document_tokens(document: Document) -> list[tuple[int, int]] | None:
     return conll_tokens(document.text)
 
 
-def tokenizer_for(spansets: list[SpanSet]) -> str:
+def tokenizer_for(inputs, format: str | None = None) -> str:
     """The tokenizer of :func:`token_agreement` (``tokens=``) for these inputs: ``"conll"`` when
-    every document of every span set comes with its tokens (``Document.tokens_from_text``, as
+    every document of every input comes with its tokens (``Document.tokens_from_text``, as
     CoNLL's do), else ``"spacy"``.
+
+    Span sets in memory are looked at document by document; inputs not read yet (paths, a
+    :class:`~spanagree.formats.DocumentStream`) by their format (``format``, else the one
+    detected): CoNLL's documents, and only theirs, come with their tokens. So the choice is made
+    once, before a run reads anything (``agree --chance`` under ``--jobs`` and on a cluster).
 
     Examples
     --------
@@ -107,8 +120,59 @@ def tokenizer_for(spansets: list[SpanSet]) -> str:
     >>> tokenizer_for([conll, conll]), tokenizer_for([conll, jsonl])
     ('conll', 'spacy')
     """
-    documents = [d for s in spansets for d in s.documents.values()]
-    return "conll" if documents and all(d.tokens_from_text for d in documents) else "spacy"
+    documents = 0
+    for item in inputs:
+        if isinstance(item, SpanSet):
+            if not all(d.tokens_from_text for d in item.documents.values()):
+                return "spacy"
+            documents += len(item.documents)
+        elif _format_of(item, format) != "conll":
+            return "spacy"
+        else:
+            documents += 1  # a CoNLL file or stream: its documents all come with their tokens
+    return "conll" if documents else "spacy"
+
+
+def _format_of(item, format: str | None) -> str | None:
+    from ..errors import SpanagreeError
+    from ..formats import DocumentStream, detect_format
+
+    if isinstance(item, DocumentStream):
+        return item.format
+    try:
+        return format or detect_format(item)
+    except (SpanagreeError, TypeError):  # the run reports what is wrong with the input
+        return None
+
+
+def tokenizer_name(tokens: str, *, lang: str | None = "en", spacy_model: str | None = None) -> str:
+    """The tokenizer as the JSON's ``chance.tokenizer`` names it.
+
+    Examples
+    --------
+    >>> tokenizer_name("conll"), tokenizer_name("spacy", lang=None), tokenizer_name("spacy", spacy_model="m")
+    ('conll', 'spacy blank en', 'spacy model m')
+    """
+    if tokens == "conll":
+        return "conll"
+    return f"spacy model {spacy_model}" if spacy_model else f"spacy blank {lang or 'en'}"
+
+
+#: The spaCy tokenizers this process has made, by ``(lang, spacy_model)``: each is loaded once per
+#: process (forked workers inherit the parent's; a cluster's workers make their own), never pickled.
+_SPACY_TOKENIZERS: dict = {}
+
+
+def tokenizer_function(tokens: str, *, lang: str | None = "en", spacy_model: str | None = None):
+    """``text → [(start, end), ...]`` for ``tokens`` (``"conll"``: :func:`conll_tokens`; ``"spacy"``:
+    :func:`spacy_tokenizer`, made once per process and kept)."""
+    if tokens == "conll":
+        return conll_tokens
+    key = (None if spacy_model else lang or "en", spacy_model or None)
+    if key not in _SPACY_TOKENIZERS:
+        _SPACY_TOKENIZERS[key] = (spacy_tokenizer(spacy_model=spacy_model) if spacy_model
+                                  else spacy_tokenizer(lang=lang))
+    return _SPACY_TOKENIZERS[key]
 
 
 def spacy_tokenizer(*, lang: str | None = "en", spacy_model: str | None = None):
@@ -141,6 +205,44 @@ def spacy_tokenizer(*, lang: str | None = "en", spacy_model: str | None = None):
     return tokenize
 
 
+@dataclass(frozen=True)
+class TokenLevel:
+    """How a run tallies tokens (``agree --chance``): the tokenizer (``tokens``, ``lang``,
+    ``spacy_model`` as in :func:`token_agreement`) and the ``labels`` rule. Plain values: it
+    travels to forked workers and a cluster's workers with the comparison, and each process makes
+    its own tokenizer (:func:`tokenizer_function`)."""
+
+    tokens: str
+    lang: str | None = None
+    spacy_model: str | None = None
+    labels: str = "strict"
+
+    @property
+    def name(self) -> str:
+        """The tokenizer as the JSON names it (:func:`tokenizer_name`)."""
+        return tokenizer_name(self.tokens, lang=self.lang, spacy_model=self.spacy_model)
+
+    def tokenize(self):
+        """``text → [(start, end), ...]``; raises :class:`~spanagree.errors.UsageError` when the
+        spaCy language or pipeline cannot be loaded."""
+        return tokenizer_function(self.tokens, lang=self.lang, spacy_model=self.spacy_model)
+
+    def add(self, tally: "TokenTally", spansets: list[SpanSet], documents: list[str], *,
+            present: bool = False) -> None:
+        """Tally ``documents`` of ``spansets`` (texts reconciled). ``present``: a span set that
+        lacks a document did not see it (its labels are missing), and a document only one span
+        set has is not tallied (``agree --documents pairwise`` leaves it out)."""
+        tokenize = self.tokenize()
+        for doc_id in documents:
+            copies = [s.documents.get(doc_id) for s in spansets]
+            absent = None
+            if present:
+                absent = [copy is None for copy in copies]
+                if len(copies) - sum(absent) < 2:
+                    continue
+            tally.add(doc_id, copies, tokenize, labels=self.labels, absent=absent)
+
+
 def first_line(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
@@ -171,22 +273,30 @@ def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: st
     >>> token_labels([Span("d", ((0, 6), (19, 25)), "DISEASE")], tokens)
     (['DISEASE', None, None, 'DISEASE'], 0)
     """
-    starts = [s for s, _ in tokens]
-    ends = [e for _, e in tokens]
+    found: list[str | None] = [None] * len(tokens)
+    if not tokens or not spans:
+        return found, 0
+    starts, ends = zip(*tokens)
     best: list[tuple | None] = [None] * len(tokens)
     covering = [0] * len(tokens)
     for span in set(spans):  # identical spans (fragments and label) cover a token once
         label = span.label if labels == "strict" else MARKED
-        key = (span.length, -span.start, label)
-        covered = set()
-        for start, end in span.fragments:
-            covered.update(range(bisect_right(ends, start), bisect_left(starts, end)))
+        fragments = span.fragments
+        if len(fragments) == 1:
+            ((start, end),) = fragments
+            key = (end - start, -start, label)  # (span.length, -span.start, label)
+            covered = range(bisect_right(ends, start), bisect_left(starts, end))
+        else:  # (two fragments may touch one token)
+            key = (span.length, -span.start, label)
+            covered = set()
+            for start, end in fragments:
+                covered.update(range(bisect_right(ends, start), bisect_left(starts, end)))
         for k in covered:
             covering[k] += 1
             if best[k] is None or key < best[k]:
                 best[k] = key
-    multiply = sum(1 for n in covering if n > 1)
-    return [None if key is None else key[2] for key in best], multiply
+                found[k] = label
+    return found, len(covering) - covering.count(0) - covering.count(1)
 
 
 @dataclass
@@ -223,52 +333,244 @@ class TokenPair:
                 "a": c.a, "b": c.b, "c": c.c, "d": self.d, **self.figures(), "table": self.table}
 
 
+class TokenTally:
+    """Token level over the documents compared so far, as sums that add up exactly (``+=``).
+
+    Every token of a document is one **row**: the label each annotator gave it (``None`` for
+    ``O``; :data:`MISSING` where the annotator did not see the document). Every figure of
+    :class:`TokenAgreement` is a function of the multiset of rows: a pair's k×k table and its
+    ``a, b, c, d`` count the rows by the pair's two labels, and Fleiss' kappa and Krippendorff's
+    alpha take the tokens × categories counts (:func:`~spanagree.measures.tables.fleiss_kappa`),
+    whose rows are the rows' label counts. So the tally keeps a :class:`~collections.Counter` of
+    rows; the tallies of disjoint shards of documents add up to the tally of the whole, whatever
+    the shards (``--jobs``, a cluster), and the figures do not depend on them.
+
+    Attributes
+    ----------
+    rows : Counter
+        ``(label of annotator 1, label of annotator 2, ...) → tokens``.
+    multiply : list of int
+        Per annotator, the tokens several of its spans cover (:func:`token_labels`).
+    documents : list of str
+        The documents tallied, in order.
+    no_text : list of str
+        The documents that could not be tokenised: no copy has a text.
+    kept : tuple or None
+        With ``keep_tokens``: ``(token_index, labels)`` — each token's ``(document, start, end)``
+        and each annotator's labels, token by token (:meth:`TokenAgreement.token_frame`).
+    """
+
+    __slots__ = ("rows", "multiply", "documents", "no_text", "kept")
+
+    def __init__(self, *, keep_tokens: bool = False):
+        self.rows: Counter = Counter()
+        self.multiply: list[int] = []
+        self.documents: list[str] = []
+        self.no_text: list[str] = []
+        self.kept = ([], []) if keep_tokens else None
+
+    def add(self, doc_id: str, copies: list, tokenize, *, labels: str = "strict",
+            absent: list[bool] | None = None) -> None:
+        """Tally one document.
+
+        Parameters
+        ----------
+        doc_id : str
+        copies : list of Document or None
+            Each annotator's copy, texts reconciled (``None``: no spans there).
+        tokenize : callable
+            ``text → [(start, end), ...]`` (:func:`tokenizer_function`); the text is the first
+            copy's that has one.
+        labels : {"strict", "ignore"}
+        absent : list of bool, optional
+            The annotators who did not see the document: their labels are :data:`MISSING`.
+        """
+        text = next((c.text for c in copies if c is not None and c.text is not None), None)
+        if text is None:
+            self.no_text.append(doc_id)
+            return
+        if len(self.multiply) < len(copies):
+            self.multiply += [0] * (len(copies) - len(self.multiply))
+        offsets = tokenize(text)
+        columns = []
+        for k, copy in enumerate(copies):
+            if absent is not None and absent[k]:
+                columns.append([MISSING] * len(offsets))
+                continue
+            found, several = token_labels(copy.spans if copy is not None else [], offsets, labels=labels)
+            columns.append(found)
+            self.multiply[k] += several
+        self.rows.update(zip(*columns))
+        self.documents.append(doc_id)
+        if self.kept is not None:
+            token_index, kept = self.kept
+            token_index.extend((doc_id, s, e) for s, e in offsets)
+            kept += [[] for _ in range(len(columns) - len(kept))]
+            for own, found in zip(kept, columns):
+                own.extend(found)
+
+    def __iadd__(self, other: "TokenTally") -> "TokenTally":
+        self.rows.update(other.rows)
+        if len(self.multiply) < len(other.multiply):
+            self.multiply += [0] * (len(other.multiply) - len(self.multiply))
+        for k, count in enumerate(other.multiply):
+            self.multiply[k] += count
+        self.documents += other.documents
+        self.no_text += other.no_text
+        if self.kept is not None and other.kept is not None:
+            self.kept[0].extend(other.kept[0])
+            for own, theirs in itertools.zip_longest(self.kept[1], other.kept[1]):
+                if own is None:
+                    self.kept[1].append(list(theirs))
+                else:
+                    own.extend(theirs or ())
+        return self
+
+    def __getstate__(self):
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __setstate__(self, state):
+        for name, value in zip(self.__slots__, state):
+            setattr(self, name, value)
+
+    def agreement(self, names: list[str], documents: list[str], *, tokenizer: str, labels: str = "strict",
+                  stacklevel: int = 2) -> "TokenAgreement":
+        """The :class:`TokenAgreement` of ``documents`` (every one of them tallied, in any shards).
+
+        Raises :class:`~spanagree.errors.UsageError` for the first of ``documents`` that could
+        not be tokenised (no text), and warns, per annotator, about the tokens several of its
+        spans cover.
+        """
+        import numpy as np
+
+        tallied = set(self.documents)
+        unread = set(self.no_text)
+        for doc_id in documents:
+            if doc_id in unread or doc_id not in tallied:
+                raise no_text_error(doc_id)
+        multiply = self.multiply + [0] * (len(names) - len(self.multiply))
+        for name, count in zip(names, multiply):
+            if count:
+                warnings.warn(f"{name}: {count} token(s) covered by more than one span (nested or overlapping "
+                              "spans) get the innermost span's label at token level", SpanagreeWarning,
+                              stacklevel=stacklevel + 1)
+        # the rows in a canonical order: the figures do not depend on the order documents came in
+        patterns = sorted(self.rows.items(), key=lambda item: tuple(map(_label_key, item[0])))
+        used = sorted({label for row in self.rows for label in row if label is not None and label != MISSING})
+        outside = "O" if "O" not in used else "(unmarked)"
+        categories = used + [outside]
+        index = {label: k for k, label in enumerate(used)}
+        unmarked = len(used)
+
+        def code(label) -> int:
+            return unmarked if label is None else MISSING if label == MISSING else index[label]
+
+        k = len(names)
+        rows = np.array([[code(label) for label in row] for row, _ in patterns], dtype=np.int64).reshape(-1, k)
+        weights = np.array([count for _, count in patterns], dtype=np.int64)
+        codes = token_index = None
+        if self.kept is not None:
+            token_index, kept = self.kept
+            kept = kept + [[] for _ in range(k - len(kept))]
+            codes = np.array([[code(label) for label in own] for own in kept],
+                             dtype=np.int64).reshape(k, len(token_index))
+        return TokenAgreement(names, list(documents), categories, tokenizer, labels, rows, weights,
+                              token_pairs(names, rows, weights, len(categories), unmarked),
+                              {name: count for name, count in zip(names, multiply) if count}, codes, token_index)
+
+
+def _label_key(label) -> tuple:
+    return (0, "") if label == MISSING else (1, "") if label is None else (2, label)
+
+
+def no_text_error(doc_id: str) -> UsageError:
+    return UsageError(f"document {doc_id!r} has no text: token-level agreement ({{option}}) needs the texts",
+                      option="chance")
+
+
+def token_pairs(names: list[str], rows, weights, k: int, unmarked: int) -> list[TokenPair]:
+    """Every pair's k×k table and token counts from the rows (category codes, annotators as
+    columns) and how many tokens each row stands for; a pair counts the rows both its
+    annotators labelled."""
+    import numpy as np
+
+    pairs = []
+    for i, j in itertools.combinations(range(len(names)), 2):
+        both = (rows[:, i] != MISSING) & (rows[:, j] != MISSING)  # the tokens of documents both annotated
+        first, second, count = rows[both, i], rows[both, j], weights[both]
+        table = np.zeros(k * k, dtype=np.int64)
+        np.add.at(table, first * k + second, count)
+        marked_i, marked_j = first != unmarked, second != unmarked
+        a = int(count[marked_i & (first == second)].sum())
+        counts = Counts(a, int(count[marked_i].sum()) - a, int(count[marked_j].sum()) - a)
+        d = int(count[~marked_i & ~marked_j].sum())
+        pairs.append(TokenPair(names[i], names[j], table.reshape(k, k).tolist(), counts, d))
+    return pairs
+
+
 @dataclass
 class TokenAgreement:
-    """The result of :func:`token_agreement`. ``to_dict()`` is the ``"chance"`` part of the JSON."""
+    """The result of :func:`token_agreement` (and of ``agree --chance``: :meth:`TokenTally.agreement`).
+    ``to_dict()`` is the ``"chance"`` part of the JSON.
+
+    The tokens are summed up as distinct **rows** (``rows``: per distinct combination of the
+    annotators' labels, each annotator's category code — :data:`MISSING` where not annotated)
+    and the number of tokens each stands for (``weights``). ``codes`` and ``token_index``, every
+    token one by one, are kept by :func:`token_agreement` only (for :meth:`token_frame`).
+    """
 
     annotators: list[str]
     documents: list[str]
     categories: list[str]
     tokenizer: str
     labels: str
-    codes: object  # numpy array, annotators × tokens: index into categories (MISSING: not annotated)
-    token_index: list[tuple[str, int, int]]  # (document, start, end) of each token
+    rows: object  # numpy array, distinct rows × annotators: index into categories (MISSING: not annotated)
+    weights: object  # numpy array: the tokens each row stands for
     pairs: list[TokenPair]
     multiply_covered: dict[str, int] = field(default_factory=dict)
+    codes: object = None  # numpy array, annotators × tokens, when kept
+    token_index: list[tuple[str, int, int]] | None = None  # (document, start, end) of each token, when kept
 
     @property
     def tokens(self) -> int:
-        return len(self.token_index)
+        return int(self.weights.sum())
 
-    def category_counts(self):
-        """Tokens × categories: how many annotators gave each token each category."""
+    def row_counts(self):
+        """Distinct rows × categories: how many annotators gave the tokens of each row each
+        category (the rows of :meth:`category_counts`, each once; ``weights`` says how often)."""
         import numpy as np
 
-        counts = np.zeros((self.tokens, len(self.categories)))
-        rows = np.arange(self.tokens)
-        for codes in self.codes:
+        counts = np.zeros((len(self.rows), len(self.categories)))
+        items = np.arange(len(self.rows))
+        for codes in self.rows.T:
             seen = codes != MISSING
-            np.add.at(counts, (rows[seen], codes[seen]), 1)
+            np.add.at(counts, (items[seen], codes[seen]), 1)
         return counts
+
+    def category_counts(self):
+        """Tokens × categories: how many annotators gave each token each category (the rows of
+        :meth:`row_counts` repeated ``weights`` times, in a canonical order)."""
+        import numpy as np
+
+        return np.repeat(self.row_counts(), self.weights, axis=0)
 
     @property
     def complete(self) -> bool:
         """Whether every annotator labelled every token (not so when some annotator lacks a
         document: ``agree --documents pairwise``)."""
-        return not (self.codes == MISSING).any()
+        return not (self.rows == MISSING).any()
 
     def fleiss_kappa(self) -> float | None:
         """Fleiss' kappa; ``None`` when some annotator lacks some document (Fleiss' kappa needs
         every rater on every item; Krippendorff's alpha takes the missing ratings)."""
         from .tables import fleiss_kappa
 
-        return fleiss_kappa(self.category_counts()) if self.complete else None
+        return fleiss_kappa(self.row_counts(), weights=self.weights) if self.complete else None
 
     def krippendorff_alpha(self) -> float:
         from .tables import krippendorff_alpha
 
-        return krippendorff_alpha(self.category_counts())
+        return krippendorff_alpha(self.row_counts(), weights=self.weights)
 
     def to_dict(self) -> dict:
         return {
@@ -285,9 +587,13 @@ class TokenAgreement:
         }
 
     def token_frame(self):
-        """One row per token: document, start, end and each annotator's label (pandas)."""
+        """One row per token: document, start, end and each annotator's label (pandas); only
+        for a result of :func:`token_agreement`, which keeps the tokens."""
         import pandas as pd
 
+        if self.token_index is None:
+            raise ValueError("the tokens were not kept (agree --chance sums them up as it compares); "
+                             "token_agreement() keeps them")
         frame = pd.DataFrame(self.token_index, columns=["document", "start", "end"])
         for name, codes in zip(self.annotators, self.codes):
             frame[name] = [self.categories[k] if k != MISSING else None for k in codes]
@@ -327,6 +633,8 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
     Returns
     -------
     TokenAgreement
+        With every token kept (:meth:`TokenAgreement.token_frame`). The figures are those of
+        :class:`TokenTally`, which ``agree --chance`` fills document by document as it compares.
 
     Examples
     --------
@@ -345,8 +653,6 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
     >>> round(pair.figures()["cohen_kappa"], 4)
     0.6
     """
-    import numpy as np
-
     if len(spansets) < 2:
         raise UsageError("token-level agreement needs at least two annotators")
     if tokens not in TOKENIZERS:
@@ -356,59 +662,16 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
     names = list(names) if names is not None else [s.name for s in spansets]
     if documents is None:
         documents = list(spansets[0].documents)
-    if tokens == "conll":
-        tokenize, tokenizer = conll_tokens, "conll"
-    elif spacy_model:
-        tokenize, tokenizer = spacy_tokenizer(spacy_model=spacy_model), f"spacy model {spacy_model}"
-    else:
-        tokenize, tokenizer = spacy_tokenizer(lang=lang), f"spacy blank {lang or 'en'}"
-
-    token_index: list[tuple[str, int, int]] = []
-    per_annotator: list[list[str | None]] = [[] for _ in spansets]
-    multiply = [0] * len(spansets)
+    tokenize = tokenizer_function(tokens, lang=lang, spacy_model=spacy_model)
+    tally = TokenTally(keep_tokens=True)
     for doc_id in documents:
-        text = next((s.documents[doc_id].text for s in spansets
-                     if doc_id in s.documents and s.documents[doc_id].text is not None), None)
-        if text is None:
-            raise UsageError(f"document {doc_id!r} has no text: token-level agreement ({{option}}) needs the texts",
-                             option="chance")
-        offsets = tokenize(text)
-        token_index.extend((doc_id, s, e) for s, e in offsets)
-        for k, spanset in enumerate(spansets):
-            if present is not None and doc_id not in present[k]:
-                per_annotator[k].extend([MISSING] * len(offsets))
-                continue
-            document = spanset.documents.get(doc_id)
-            found, several = token_labels(document.spans if document else [], offsets, labels=labels)
-            per_annotator[k].extend(found)
-            multiply[k] += several
-    for name, count in zip(names, multiply):
-        if count:
-            warnings.warn(f"{name}: {count} token(s) covered by more than one span (nested or overlapping spans) "
-                          "get the innermost span's label at token level", SpanagreeWarning, stacklevel=2)
-
-    used = sorted({label for found in per_annotator for label in found if label is not None and label != MISSING})
-    outside = "O" if "O" not in used else "(unmarked)"
-    categories = used + [outside]
-    index = {label: k for k, label in enumerate(used)}
-    unmarked = len(used)
-    codes = np.array([[unmarked if label is None else MISSING if label == MISSING else index[label]
-                       for label in found] for found in per_annotator],
-                     dtype=np.int64).reshape(len(spansets), len(token_index))
-
-    k = len(categories)
-    pairs = []
-    for i, j in itertools.combinations(range(len(spansets)), 2):
-        both = (codes[i] != MISSING) & (codes[j] != MISSING)  # the tokens of documents both annotated
-        first, second = codes[i][both], codes[j][both]
-        table = np.bincount(first * k + second, minlength=k * k).reshape(k, k)
-        marked_i, marked_j = first != unmarked, second != unmarked
-        a = int(np.sum(marked_i & (first == second)))
-        counts = Counts(a, int(marked_i.sum()) - a, int(marked_j.sum()) - a)
-        d = int(np.sum(~marked_i & ~marked_j))
-        pairs.append(TokenPair(names[i], names[j], table.tolist(), counts, d))
-    return TokenAgreement(names, list(documents), categories, tokenizer, labels, codes, token_index, pairs,
-                          {name: count for name, count in zip(names, multiply) if count})
+        copies = [s.documents.get(doc_id) for s in spansets]
+        absent = None if present is None else [doc_id not in own for own in present]
+        tally.add(doc_id, copies, tokenize, labels=labels, absent=absent)
+        if tally.no_text:
+            raise no_text_error(doc_id)
+    return tally.agreement(names, documents, tokenizer=tokenizer_name(tokens, lang=lang, spacy_model=spacy_model),
+                           labels=labels)
 
 
 def pair_columns(chance: dict) -> list[dict]:

@@ -227,14 +227,18 @@ class PairTally:
 class PairTallies(list):
     """Several pairs' tallies (one per pair, in order) that add up pair by pair, and the
     documents' records for the HTML report (``report``, when asked for: a
-    :class:`~spanagree.pipeline.spool.DocumentSpool` holding every pair of a document)."""
+    :class:`~spanagree.pipeline.spool.DocumentSpool` holding every pair of a document), the
+    unitizing tally (``unitizing``) and the token tally (``tokens``), when asked for."""
 
-    def __init__(self, tallies=(), report=None, unitizing=None):
+    def __init__(self, tallies=(), report=None, unitizing=None, tokens=None):
         super().__init__(tallies)
         self.report = report
         #: ``agree --unitizing``: a :class:`~spanagree.measures.unitizing.UnitizingTally` of every
         #: annotator's spans over the documents compared.
         self.unitizing = unitizing
+        #: ``agree --chance``: a :class:`~spanagree.measures.tokens.TokenTally` of the documents'
+        #: tokens, tokenised where their copies are compared.
+        self.tokens = tokens
 
     def __iadd__(self, other: "PairTallies") -> "PairTallies":
         for mine, theirs in zip(self, other):
@@ -243,6 +247,8 @@ class PairTallies(list):
             self.report += other.report
         if self.unitizing is not None and other.unitizing is not None:
             self.unitizing += other.unitizing
+        if self.tokens is not None and other.tokens is not None:
+            self.tokens += other.tokens
         return self
 
 

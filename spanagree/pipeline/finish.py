@@ -157,8 +157,8 @@ def check_jobs(jobs) -> None:
 
 def reconciled_quietly(spansets, documents: list[str], label_map, only, align_whitespace: bool,
                        align_text: bool = False):
-    """The span sets (labels selected) reconciled again on ``documents``, for the token level; the
-    run has already warned about their texts."""
+    """The span sets (labels selected) reconciled again on ``documents``, for ``score --chance``;
+    the run has already warned about their texts."""
     from ..texts import reconcile
     from .compare import select_labels
 
@@ -166,27 +166,6 @@ def reconciled_quietly(spansets, documents: list[str], label_map, only, align_wh
         warnings.simplefilter("ignore", SpanagreeWarning)
         return reconcile([select_labels(s, label_map=label_map, only=only) for s in spansets], documents,
                          align_whitespace=align_whitespace, align_text=align_text)
-
-
-def reconciled_present(spansets, documents: list[str], label_map, only, align_whitespace: bool) -> list:
-    """As :func:`reconciled_quietly` where each document has some of the annotators (round-robin
-    designs): each document reconciled among the span sets that have it (the first of them is
-    the reference), the others lacking it."""
-    from ..span import SpanSet
-
-    result = [SpanSet(s.name, {}, list(s.notes), s.format) for s in spansets]
-    by_holders: dict[tuple[int, ...], list[str]] = {}
-    for doc_id in documents:
-        holders = tuple(k for k, s in enumerate(spansets) if doc_id in s.documents)
-        by_holders.setdefault(holders, []).append(doc_id)
-    for holders, ids in by_holders.items():
-        reconciled = reconciled_quietly([spansets[k] for k in holders], ids, label_map, only, align_whitespace)
-        for k, spanset in zip(holders, reconciled.spansets):
-            for doc_id in reconciled.documents:  # (texts that differ among some holders: left out)
-                result[k].documents[doc_id] = spanset.documents[doc_id]
-    for spanset in result:  # in the documents' order
-        spanset.documents = {d: spanset.documents[d] for d in documents if d in spanset.documents}
-    return result
 
 
 def aligned_texts(texts: TextsTally, documents: list[str]) -> dict | None:
