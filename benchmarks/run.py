@@ -557,7 +557,7 @@ def main(argv=None):
     jdir = out / f"docs-{jobs_docs}"
 
     def docs_series():
-        jmeta = generate.generate(jdir, docs=jobs_docs, formats=("brat", "jsonl"))
+        jmeta = generate.generate(jdir, docs=jobs_docs)  # every format: the scale section reads them all
         R["jobs_corpus"] = {"documents": jmeta["documents"], "spans_total": jmeta["spans_total"],
                             "f1": jmeta["exact_strict"][0]["f1"]}
         if "docs" not in skip:
@@ -606,7 +606,7 @@ def main(argv=None):
     # -- 4a. --jobs for every command and format, and merge's memory ------------------------------
     def scale_section():
         sdir = out / f"docs-{jobs_docs}"
-        generate.generate(sdir, docs=jobs_docs, formats=("brat", "conll", "jsonl"))
+        generate.generate(sdir, docs=jobs_docs)
         work = out / "scale"
         work.mkdir(parents=True, exist_ok=True)
         inputs = {"brat": [sdir / "brat" / "ann1", sdir / "brat" / "ann2", "--format", "brat"],
@@ -639,7 +639,7 @@ def main(argv=None):
                 rows.append({"command": command, "format": fmt, "identical": same,
                              "runs": {j: r.as_dict() for j, r in runs.items()}})
         mdir = out / f"docs-{merge_docs}"
-        generate.generate(mdir, docs=merge_docs, formats=("brat",))
+        generate.generate(mdir, docs=merge_docs)
         cmd = sa + ["merge", mdir / "brat" / "ann1", mdir / "brat" / "ann2", "--format", "brat", "--output", "json",
                     "--to", "jsonl", "--out", work / "gold-memory.jsonl", "--adjudicate", work / "adjudicate-memory.csv",
                     "--report", work / "merge-memory.html", "--force"]
@@ -813,7 +813,7 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
               f"{fmt_s(rel, 2) + '×' if rel else '—'} |")
         w("")
 
-    w("## Targets (issue 6)\n")
+    w("## Targets (issues 6 and 17)\n")
     w("| target | measured | verdict |")
     w("|---|---|---|")
 
@@ -852,6 +852,21 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
         same = R["jobs"]["identical"]
         w(f"| --jobs 2 results identical to --jobs 1 | {same} | "
           f"{'**met**' if same else ('n/a' if same is None else '**MISSED**')} |")
+    if main_runs:  # issue 17's one-process targets
+        row("issue 17: agree BRAT ≥ 6× faster than bratiaa", ratio(s.get("bratiaa"), s.get("spanagree_agree_brat")), 6)
+        row("issue 17: score CoNLL ≥ 3× faster than seqeval (default)",
+            ratio(s.get("seqeval_default"), s.get("spanagree_score_conll")), 3)
+        row("issue 17: score JSONL ≥ 6× faster than nervaluate",
+            ratio(s.get("nervaluate"), s.get("spanagree_score_jsonl")), 6)
+    scale = R.get("scale") if isinstance(R.get("scale"), dict) and "rows" in R["scale"] else None
+    if scale:
+        for r in scale["rows"]:
+            row(f"issue 17: {r['command']} {r['format']} --jobs 2 ≥ 1.6× faster than --jobs 1 "
+                f"({scale['documents']:,} documents; identical: {r['identical']})",
+                ratio(r["runs"][1]["seconds"], r["runs"][2]["seconds"]), 1.6)
+        mm = scale["merge_memory"]
+        row(f"issue 17: merge of {mm['documents']:,} documents ≤ 100 MiB peak (with --adjudicate, --report)",
+            mm["rss_mib"], 100, False, " MiB")
     if help_run is not None:
         row("`spanagree --help` < 0.5 s", help_run.seconds, 0.5, False, " s")
     report = R.get("report")
