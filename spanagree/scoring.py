@@ -68,6 +68,12 @@ class ErrorItem:
     context_before: str | None = None
     context_after: str | None = None
 
+    def __reduce__(self):
+        # pickled as its values, rebuilt by __init__ (score --errors spools its items: a slotted
+        # dataclass's own state functions set each slot one call at a time)
+        return ErrorItem, (self.document, self.kind, self.aligned, self.credit, self.gold, self.pred, self.gold_text,
+                           self.pred_text, self.context_before, self.context_after)
+
     def as_dict(self) -> dict:
         """The item as ``score --errors`` writes it (gold's span, then the prediction's, then the context)."""
         return {
