@@ -394,8 +394,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     level = None
     if chance:  # the tokenizer chosen (and loaded: a language or pipeline that cannot be is bad usage) first
         from .measures.tokens import TokenLevel, tokenizer_for
+        from .pipeline import input_format
 
-        level = TokenLevel(tokenizer_for(inputs[:1] if align_text else inputs, format), lang, spacy_model, labels)
+        level = TokenLevel(tokenizer_for(inputs[:1] if align_text else inputs, partial(input_format, format=format)), lang, spacy_model, labels)
         level.tokenize()
     names = unique_names(inputs)
     pairs = list(itertools.combinations(range(len(inputs)), 2))

@@ -103,15 +103,16 @@ def document_tokens(document: Document) -> list[tuple[int, int]] | None:
     return conll_tokens(document.text)
 
 
-def tokenizer_for(inputs, format: str | None = None) -> str:
+def tokenizer_for(inputs, format_of=None) -> str:
     """The tokenizer of :func:`token_agreement` (``tokens=``) for these inputs: ``"conll"`` when
     every document of every input comes with its tokens (``Document.tokens_from_text``, as
     CoNLL's do), else ``"spacy"``.
 
     Span sets in memory are looked at document by document; inputs not read yet (paths, a
-    :class:`~spanagree.formats.DocumentStream`) by their format (``format``, else the one
-    detected): CoNLL's documents, and only theirs, come with their tokens. So the choice is made
-    once, before a run reads anything (``agree --chance`` under ``--jobs`` and on a cluster).
+    :class:`~spanagree.formats.DocumentStream`) by their format, which ``format_of(input)`` gives
+    (:func:`spanagree.pipeline.input_format`; without it, such inputs count as not CoNLL): CoNLL's
+    documents, and only theirs, come with their tokens. So the choice is made once, before a run
+    reads anything (``agree --chance`` under ``--jobs`` and on a cluster).
 
     Examples
     --------
@@ -126,23 +127,11 @@ def tokenizer_for(inputs, format: str | None = None) -> str:
             if not all(d.tokens_from_text for d in item.documents.values()):
                 return "spacy"
             documents += len(item.documents)
-        elif _format_of(item, format) != "conll":
+        elif format_of is None or format_of(item) != "conll":
             return "spacy"
         else:
             documents += 1  # a CoNLL file or stream: its documents all come with their tokens
     return "conll" if documents else "spacy"
-
-
-def _format_of(item, format: str | None) -> str | None:
-    from ..errors import SpanagreeError
-    from ..formats import DocumentStream, detect_format
-
-    if isinstance(item, DocumentStream):
-        return item.format
-    try:
-        return format or detect_format(item)
-    except (SpanagreeError, TypeError):  # the run reports what is wrong with the input
-        return None
 
 
 def tokenizer_name(tokens: str, *, lang: str | None = "en", spacy_model: str | None = None) -> str:

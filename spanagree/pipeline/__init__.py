@@ -269,6 +269,21 @@ def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], 
         return accumulate(open_inputs(inputs, format, format_options), names, groups, comparison, **common)
 
 
+def input_format(item, format: str | None = None) -> str | None:
+    """The format an input will be read as (``format``, a stream's own, else the one detected),
+    or ``None`` when it cannot be told (the run reports what is wrong with the input)."""
+    from ..formats import detect_format
+
+    if isinstance(item, DocumentStream):
+        return item.format
+    if isinstance(item, SpanSet):
+        return item.format
+    try:
+        return format or detect_format(item)
+    except (SpanagreeError, TypeError):
+        return None
+
+
 def usable_jobs(jobs: int) -> int:
     """``jobs`` capped at the cores this process may use, with a warning when asked for more."""
     import warnings
