@@ -132,6 +132,17 @@ def run_once(cmd, *, timeout=None, cwd=None, env=None):
     return wall, ru.ru_maxrss, p.returncode, stdout, stderr, timed_out.is_set()
 
 
+def generated(out, **parameters):
+    """``generate.generate`` in a forked child: a corpus generated in this process would leave its
+    memory here, and every process this runner starts afterwards would report it in its peak RSS
+    (``wait4`` counts the pages a child shares before ``exec``)."""
+    import concurrent.futures
+    import multiprocessing
+
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        return pool.submit(generate.generate, out, **parameters).result()
+
+
 def measure(name, cmd, *, repeat=3, budget=120.0, timeout=1800, cwd=None, env=None,
             available=True, log=None):
     """Time ``cmd`` up to ``repeat`` times (at least twice unless one run takes over half the
@@ -452,7 +463,7 @@ def main(argv=None):
     # -- corpora --------------------------------------------------------------------------------
     _log(log, "generating corpora (cached in meta.json) ...")
     main_dir = out / f"docs-{docs}"
-    meta = generate.generate(main_dir, docs=docs)
+    meta = generated(main_dir, docs=docs)
     R["corpus"] = {k: meta[k] for k in ("documents", "tokens", "true_entities", "spans", "spans_total",
                                         "exact_strict")}
     R["corpus"]["path"] = str(main_dir)
@@ -519,7 +530,7 @@ def main(argv=None):
         prev_nerv = None
         for S in long_sizes:
             ldir = out / f"long-{S}"
-            lmeta = generate.generate(ldir, long=S, formats=("jsonl",))
+            lmeta = generated(ldir, long=S, formats=("jsonl",))
             l1, l2 = ldir / "jsonl" / "ann1.jsonl", ldir / "jsonl" / "ann2.jsonl"
             row = {"spans_per_annotator": S, "spans_total": lmeta["spans_total"],
                    "expected_f1": lmeta["exact_strict"][0]["f1"]}
@@ -557,7 +568,7 @@ def main(argv=None):
     jdir = out / f"docs-{jobs_docs}"
 
     def docs_series():
-        jmeta = generate.generate(jdir, docs=jobs_docs)  # every format: the scale section reads them all
+        jmeta = generated(jdir, docs=jobs_docs)  # every format: the scale section reads them all
         R["jobs_corpus"] = {"documents": jmeta["documents"], "spans_total": jmeta["spans_total"],
                             "f1": jmeta["exact_strict"][0]["f1"]}
         if "docs" not in skip:
@@ -606,7 +617,7 @@ def main(argv=None):
     # -- 4a. --jobs for every command and format, and merge's memory ------------------------------
     def scale_section():
         sdir = out / f"docs-{jobs_docs}"
-        generate.generate(sdir, docs=jobs_docs)
+        generated(sdir, docs=jobs_docs)
         work = out / "scale"
         work.mkdir(parents=True, exist_ok=True)
         inputs = {"brat": [sdir / "brat" / "ann1", sdir / "brat" / "ann2", "--format", "brat"],
@@ -639,7 +650,7 @@ def main(argv=None):
                 rows.append({"command": command, "format": fmt, "identical": same,
                              "runs": {j: r.as_dict() for j, r in runs.items()}})
         mdir = out / f"docs-{merge_docs}"
-        generate.generate(mdir, docs=merge_docs)
+        generated(mdir, docs=merge_docs)
         cmd = sa + ["merge", mdir / "brat" / "ann1", mdir / "brat" / "ann2", "--format", "brat", "--output", "json",
                     "--to", "jsonl", "--out", work / "gold-memory.jsonl", "--adjudicate", work / "adjudicate-memory.csv",
                     "--report", work / "merge-memory.html", "--force"]
