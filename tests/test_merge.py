@@ -424,7 +424,7 @@ def test_jobs_give_the_same_result():
         vote(spansets, jobs=0)
 
 
-def test_adjudication_rows_and_files():
+def test_adjudication_rows_and_files(tmp_path):
     # text   Dr. Ana Ruiz of the Mercy Hospital staff
     # A          [=PER==]        [====ORG=====]
     # B          [=PER==]
@@ -451,6 +451,12 @@ def test_adjudication_rows_and_files():
     data = json.loads(result.adjudication_text("adjudicate.json"))
     assert data["clusters"] == rows and data["min_votes"] == 2 and "spanagree" in data and "options" in data
     assert list(KINDS) == ["dropped", "boundary_tie", "label_tie", "label_split", "several_spans"]
+    # the listings written one cluster at a time (Vote.write) are the texts above, byte for byte
+    for name, every in (("adjudicate.csv", False), ("adjudicate.json", False), ("all.csv", True),
+                        ("all.json", True)):
+        result.write(tmp_path / f"gold-{name}", "jsonl", **{"adjudicate_all" if every else "adjudicate":
+                                                            tmp_path / name})
+        assert (tmp_path / name).read_text(encoding="utf-8") == result.adjudication_text(name, every=every)
 
 
 def test_public_api():
