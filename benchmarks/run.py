@@ -444,7 +444,7 @@ def main(argv=None):
     p.add_argument("--results", type=Path, help="markdown output (default benchmarks/RESULTS.md; "
                                                   "--quick: OUT/RESULTS.md)")
     p.add_argument("--skip", default="", help="comma-separated sections to skip: "
-                                              "main,phases,long,docs,jobs,scale,report,help,index")
+                                              "main,phases,long,docs,jobs,scale,cluster,report,help,index")
     args = p.parse_args(argv)
     quick = args.quick
     docs = args.docs or (400 if quick else 10000)
@@ -669,6 +669,8 @@ def main(argv=None):
                     files = [(work / f"{what}-{fmt}-1.{ext}", work / f"{what}-{fmt}-2.{ext}")
                              for what, ext in (("gold", "jsonl"), ("adjudicate", "csv"))] if command == "merge" else []
                     same = in_child(outputs_identical, runs[1].stdout, runs[2].stdout, files)
+                if runs[1].ok:  # the cluster section compares its runs with this one
+                    (work / f"stdout-{command}-{fmt}-1.json").write_text(runs[1].stdout)
                 for r in runs.values():
                     r.stdout = ""
                 rows.append({"command": command, "format": fmt, "identical": same,
@@ -678,7 +680,68 @@ def main(argv=None):
     if "scale" not in skip:
         R["scale"] = section(R, "scale", log, scale_section)
 
-    # -- 4b. the HTML report on the main corpus ----------------------------------------------------
+    # -- 4b. a Dask cluster: a scheduler and two one-thread worker processes on this machine -------
+    def cluster_section():
+        # started as a user starts a real cluster (the `dask scheduler` and `dask worker` commands);
+        # the one-process figures are the scale section's --jobs 1 runs, and each cluster run's
+        # outputs are compared with them (the options echo apart)
+        try:
+            import distributed  # noqa: F401  (the [cluster] extra)
+        except ImportError:
+            return {"error": "dask[distributed] is not installed (pip install 'spanagree[cluster]')"}
+        scale = R.get("scale") if isinstance(R.get("scale"), dict) else {}
+        work = out / "scale"
+        file = work / "scheduler.json"
+        file.unlink(missing_ok=True)
+        quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started = [subprocess.Popen([py, "-m", "distributed.cli.dask_scheduler", "--scheduler-file", file,
+                                     "--host", "127.0.0.1", "--port", "0", "--no-dashboard"], **quiet)]
+        try:
+            for _ in range(100):
+                if file.exists() and file.stat().st_size:
+                    break
+                time.sleep(0.2)
+            started.append(subprocess.Popen([py, "-m", "distributed.cli.dask_worker", "--scheduler-file", file,
+                                             "--nworkers", "2", "--nthreads", "1", "--no-dashboard",
+                                             "--memory-limit", "0"], **quiet))
+            address = json.loads(file.read_text())["address"]
+            subprocess.run([py, "-c", "import sys; from distributed import Client; "
+                                      "Client(sys.argv[1], timeout=60).wait_for_workers(2, timeout=60)", address],
+                           check=True, timeout=120)
+            rows = []
+            for row in scale.get("rows", []):
+                command, fmt = row["command"], row["format"]
+                one = row["runs"][1]
+                cmd = list(one["cmd"])
+                at = cmd.index("--jobs")
+                cmd = sa + cmd[len(sa):at] + cmd[at + 2:] + ["--scheduler", address]
+                if command == "merge":
+                    cmd = [str(c).replace(f"-{fmt}-1.", f"-{fmt}-cluster.") for c in cmd]
+                run = measure(f"spanagree_{command}_{fmt}_cluster", cmd, repeat=1, budget=1, available=sa_ok,
+                              log=log)
+                same = None
+                reference = work / f"stdout-{command}-{fmt}-1.json"
+                if run.ok and reference.exists():
+                    files = [(work / f"{what}-{fmt}-1.{ext}", work / f"{what}-{fmt}-cluster.{ext}")
+                             for what, ext in (("gold", "jsonl"), ("adjudicate", "csv"))] if command == "merge" else []
+                    same = in_child(outputs_identical, reference.read_text(), run.stdout, files)
+                run.stdout = ""
+                rows.append({"command": command, "format": fmt, "identical": same, "one_process": one,
+                             "cluster": run.as_dict()})
+            return {"documents": scale.get("documents"), "workers": 2, "rows": rows}
+        finally:
+            for process in reversed(started):
+                process.terminate()
+            for process in started:
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+
+    if "cluster" not in skip and "scale" not in skip:
+        R["cluster"] = section(R, "cluster", log, cluster_section)
+
+    # -- 4c. the HTML report on the main corpus ----------------------------------------------------
     def report_section():
         page = out / "report" / f"agree-{docs}.html"
         page.parent.mkdir(parents=True, exist_ok=True)
@@ -896,6 +959,11 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
         mm = scale["merge_memory"]
         row(f"issue 17: merge of {mm['documents']:,} documents ≤ 100 MiB peak (with --adjudicate, --report)",
             mm["rss_mib"], 100, False, " MiB")
+    cluster = R.get("cluster") if isinstance(R.get("cluster"), dict) and R["cluster"].get("rows") else None
+    if cluster:
+        same = all(r["identical"] for r in cluster["rows"])
+        w(f"| issue 17: a two-worker cluster gives the same JSON as a local run ({len(cluster['rows'])} runs) | "
+          f"{same} | {'**met**' if same else '**MISSED**'} |")
     if help_run is not None:
         row("`spanagree --help` < 0.5 s", help_run.seconds, 0.5, False, " s")
     report = R.get("report")
@@ -993,6 +1061,25 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
         w(f"\n`merge` of {mm['documents']:,} BRAT documents with `--adjudicate` and `--report` (one process): "
           f"{fmt_s(mm['seconds'])} s, peak RSS {fmt_s(mm['rss_mib'], 0)} MiB (target ≤ 100 MiB)"
           + (f"; error: {mm['error']}" if mm.get("error") else "") + ".\n")
+    cl = R.get("cluster")
+    if isinstance(cl, dict) and (cl.get("rows") or cl.get("error")):
+        w(f"## A Dask cluster against one process ({cl.get('documents') or 0:,} documents, one run each)\n")
+        if cl.get("error"):
+            w(f"Not measured: {cl['error']}.\n")
+        else:
+            w("A scheduler and two one-thread worker processes started with `dask scheduler` and `dask worker` "
+              "on this machine (they share its two cores with the client); one process = the `--jobs 1` run "
+              "above. Identical = the JSON apart from the options echo and, for merge, the gold and listing "
+              "byte for byte. This shows the strategy's overhead, not a real cluster's scale.\n")
+            w("| command | input | one process (s) | cluster, 2 workers (s) | speed-up | client RSS (MiB) | identical |")
+            w("|---|---|---:|---:|---:|---:|---|")
+            for r in cl["rows"]:
+                one, two = r["one_process"], r["cluster"]
+                w(f"| {r['command']} | {r['format']} | {fmt_s(one['seconds'])} | "
+                  f"{fmt_s(two['seconds']) if two['seconds'] else two['error']} | "
+                  f"{fmt_s(ratio(one['seconds'], two['seconds']))}× | {fmt_s(two['rss_mib'], 0)} | "
+                  f"{r['identical']} |")
+            w("")
     if jobs:
         j = R["jobs"]
         w(f"## --jobs on {j['documents']:,} documents (spanagree agree BRAT)\n")
