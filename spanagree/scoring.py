@@ -520,7 +520,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     inputs = [gold, *preds]
     levels = None
-    if chance:  # per prediction, the tokenizer chosen (and loaded: one that cannot be is bad usage) first
+    if chance:  # per prediction, the tokenizer chosen (and loaded: one that cannot be is bad usage) first;
+        # --align-text: the gold's (the prediction's spans are mapped onto its text)
         from .measures.tokens import TokenLevel, tokenizer_for
         from .pipeline import input_format
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanagree import Span, SpanagreeWarning, SpanSet, agree, read
+from spanagree import Span, SpanagreeWarning, SpanSet, agree, read, score
 from spanagree.measures.tokens import MARKED, conll_tokens, token_agreement, token_labels
 from spanagree.cli import main
 
@@ -656,6 +656,8 @@ def test_a_document_without_text_is_refused_whatever_the_jobs(small_shards):
     for jobs in (1, 2):
         with pytest.raises(UsageError, match="document 'd2' has no text"):
             agree(sets, chance=True, jobs=jobs)
+        with pytest.raises(UsageError, match="document 'd2' has no text"):
+            score(sets[0], sets[1], chance=True, jobs=jobs)
 
 
 def test_the_token_tally_pickles_and_adds_up(demo):
