@@ -39,12 +39,12 @@ from .errors import SpanagreeWarning, UsageError
 from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
-from .pipeline import Group, expand_inputs, read_inputs, run
+from .pipeline import Group, expand_inputs, run
 from .measures.registry import undefined_rates
 from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
                                sorted_labels, warn_duplicates)
 from .pipeline.labels import label_warnings
-from .pipeline.finish import announce_texts, check_jobs, input_name, reconciled_quietly
+from .pipeline.finish import announce_texts, check_jobs, input_name
 from .span import CONTEXT, Span, SpanSet, context_of
 
 KINDS = ("correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious")
@@ -340,10 +340,13 @@ def item(doc_id, kind, aligned, credit, gold, pred, text, context: int = CONTEXT
 class ScoreComparison:
     """``score``'s comparison: the prediction (first side) aligned with the gold (second side) on
     each document, and every span classified for the error analysis (its keys counted and, with
-    ``listing``, its items kept: :attr:`Score.items`)."""
+    ``listing``, its items kept: :attr:`Score.items`). With ``tokens`` (``--chance``: per
+    prediction, that is per group, a :class:`~spanagree.measures.tokens.TokenLevel`), each
+    document's tokens are also tallied, labelled by the prediction's copy and the gold's
+    (:attr:`PairTally.tokens`)."""
 
     def __init__(self, rule: MatchRule, listing: bool = False, context: int = CONTEXT, report: str | None = None,
-                 units: str = "document", lang: str | None = None, items: str | None = None):
+                 units: str = "document", lang: str | None = None, items: str | None = None, tokens=None):
         self.rule = rule
         self.listing = listing
         self.items = items    # where the listing's items are spooled per document (None: kept in memory)
@@ -351,11 +354,14 @@ class ScoreComparison:
         self.report = report  # the spool folder of the report's document records, when asked for
         self.units = units    # "sentence": also each document's counts per sentence (tally.units)
         self.lang = lang      # ... split by spaCy's sentencizer of this language where not CoNLL
+        self.tokens = tokens
 
     def tally(self) -> PairTally:
+        from .measures.tokens import TokenTally
         from .pipeline.spool import DocumentSpool
 
-        tally = PairTally(DocumentSpool(self.report) if self.report is not None else None)
+        tally = PairTally(DocumentSpool(self.report) if self.report is not None else None,
+                          TokenTally() if self.tokens is not None else None)
         if self.listing and self.items is not None:
             from .pipeline.spool import ObjectSpool
 
@@ -365,6 +371,8 @@ class ScoreComparison:
     def compare(self, tally: PairTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         gold, pred = spansets
         rule, context = self.rule, self.context
+        if tally.tokens is not None:  # the prediction first, the gold second (a missing prediction: empty)
+            self.tokens[group].add(tally.tokens, [pred, gold], documents)
         if self.units == "sentence":
             from .pipeline.units import add_sentence_units
 
@@ -511,8 +519,17 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     rule = MatchRule(match, labels, partial_credit)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     inputs = [gold, *preds]
-    if chance:
-        inputs = read_inputs(inputs, format, format_options)
+    levels = None
+    if chance:  # per prediction, the tokenizer chosen (and loaded: one that cannot be is bad usage) first;
+        # --align-text: the gold's (the prediction's spans are mapped onto its text)
+        from .measures.tokens import TokenLevel, tokenizer_for
+        from .pipeline import input_format
+
+        format_of = partial(input_format, format=format)
+        levels = [TokenLevel(tokenizer_for([gold] if align_text else [gold, pred], format_of), lang, spacy_model,
+                             labels) for pred in preds]
+        for level in levels:
+            level.tokenize()
     names = [input_name(item) for item in inputs]
     groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
@@ -531,7 +548,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         items_folder = SpoolFolder()
     accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context, folder.path if folder else None,
                                                              units=unit, lang=lang,
-                                                             items=items_folder.path if items_folder else None),
+                                                             items=items_folder.path if items_folder else None,
+                                                             tokens=levels),
                       format=format,
                       format_options=format_options, jobs=jobs, progress=progress, scheduler=scheduler,
                       **common)
@@ -578,18 +596,10 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         if report:
             result.spool = tally.report
             result.spool.folder_owner = folder  # the temporary files live as long as the result
-        if chance:
-            from .measures.tokens import token_agreement, tokenizer_for
-
-            gold_s, pred_s = inputs[0], inputs[p]
-            both = [d for d in result.documents if d in pred_s.documents]
-            gold_r, pred_r = reconciled_quietly([gold_s, pred_s], both, label_map, only, align_whitespace,
-                                                align_text).spansets
-            # documents the prediction lacks count as empty (as in the span counts)
-            result.extras["chance"] = token_agreement(
-                [pred_r, gold_r], result.documents,  # --align-text: the first copy's (the gold's) tokens
-                tokens=tokenizer_for([gold_s] if align_text else [gold_s, pred_s]), lang=lang,
-                spacy_model=spacy_model, labels=labels, names=[result.prediction, result.gold]).to_dict()
+        if chance:  # the tokens tallied as the documents were compared
+            result.extras["chance"] = tally.tokens.agreement(
+                [result.prediction, result.gold], result.documents, tokenizer=levels[p - 1].name,
+                labels=labels).to_dict()
         if bootstrap:
             from .measures.bootstrap import bootstrap_intervals
             from .pipeline.units import unit_rows

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import shutil
 import warnings
 
 import numpy as np
@@ -18,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanagree import Span, SpanagreeWarning, SpanSet, agree, read
+from spanagree import Span, SpanagreeWarning, SpanSet, agree, read, score
 from spanagree.measures.tokens import MARKED, conll_tokens, token_agreement, token_labels
 from spanagree.cli import main
 
@@ -340,11 +341,13 @@ def test_cli_agree_chance_conll_table_and_csv(demo, capsys):
     assert [int(r["token_d"]) for r in rows] == [419, 429, 421]
 
 
-def test_cli_score_chance_prediction_first(demo, capsys):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_score_chance_prediction_first(demo, capsys, small_shards, jobs):
     from sklearn.metrics import balanced_accuracy_score
 
     gold, pred = demo / CONLL[0], demo / CONLL[1]
-    code, out, err = run(capsys, "score", gold, pred, "--chance", "--labels", "ignore", "--output", "json")
+    code, out, err = run(capsys, "score", gold, pred, "--chance", "--labels", "ignore", "--output", "json",
+                         "--jobs", jobs)
     assert code == 0, err
     chance = json.loads(out)["chance"]
     (pair,) = chance["pairs"]
@@ -358,7 +361,8 @@ def test_cli_score_chance_prediction_first(demo, capsys):
     assert chance["categories"] == [MARKED, "O"]
 
 
-def test_cli_score_chance_missing_prediction_counts_as_empty(tmp_path, capsys):
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_cli_score_chance_missing_prediction_counts_as_empty(tmp_path, capsys, small_shards, jobs):
     text = "Ana Ruiz met Bo Li ."
     gold = tmp_path / "gold.jsonl"
     pred = tmp_path / "sys.jsonl"
@@ -367,7 +371,7 @@ def test_cli_score_chance_missing_prediction_counts_as_empty(tmp_path, capsys):
                     + "\n", encoding="utf-8")
     pred.write_text(json.dumps({"id": "d1", "text": text, "spans": [{"start": 0, "end": 8, "label": "PER"}]}) + "\n",
                     encoding="utf-8")
-    code, out, err = run(capsys, "score", gold, pred, "--chance", "--output", "json")
+    code, out, err = run(capsys, "score", gold, pred, "--chance", "--output", "json", "--jobs", jobs)
     assert code == 0, err
     (pair,) = json.loads(out)["chance"]["pairs"]
     # d1: Ana Ruiz both PER; d2 (no prediction): Bo Li missed — 12 tokens in all
@@ -568,6 +572,79 @@ def test_streamed_chance_equals_token_agreement_on_the_corpus_read_whole(demo, s
             assert streamed == whole
 
 
+@pytest.mark.parametrize("fmt", ["brat", "conll"])
+def test_score_chance_streamed_equals_token_agreement_on_the_corpus_read_whole(demo, tmp_path, capsys, small_shards,
+                                                                                fmt):
+    """score --chance tallies each prediction's tokens where its documents meet the gold's (in
+    shards under --jobs 2): every prediction's block is token_agreement's on the span sets read
+    whole (the prediction first), a document the prediction lacks counting as empty; the JSON and
+    the warnings are those of one process."""
+    paths = [demo / p for p in (BRAT if fmt == "brat" else CONLL)]
+    if fmt == "brat":  # ann3 without its first document
+        shutil.copytree(paths[2], tmp_path / "ann3")
+        for lost in sorted((tmp_path / "ann3").glob("*"))[:2]:
+            lost.unlink()
+        paths[2] = tmp_path / "ann3"
+    outputs = []
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "score", *paths, "--chance", "--output", "json", "--jobs", jobs)
+        assert code == 0, err
+        data = json.loads(out)
+        data["options"].pop("jobs")
+        outputs.append((data, err))
+    assert outputs[1] == outputs[0]
+    data, err = outputs[0]
+    spansets = [read(p, fmt) for p in paths]
+    gold = spansets[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        whole = [token_agreement([pred, gold], list(gold.documents), tokens="spacy" if fmt == "brat" else "conll",
+                                 names=[pred.name, gold.name]).to_dict() for pred in spansets[1:]]
+    assert [p["chance"] for p in data["predictions"]] == whole
+    assert [p["chance"]["tokens"] for p in data["predictions"]] == [581, 581] if fmt == "brat" else [565, 565]
+    if fmt == "brat":
+        assert len(spansets[2].documents) == 9
+        assert "ann3: 1 gold document(s) have no prediction and count as empty: clinic-01" in err
+
+
+def test_score_chance_under_align_text_takes_the_golds_tokens(tmp_path, capsys, small_shards):
+    """--align-text: the prediction's spans mapped onto the gold's text, tokenised there (spaCy
+    would cut the prediction's own ``Bo-Li`` in three); its missing d2 counts as empty.
+
+    Tokens (prediction, gold): Ana Ruiz (PER, PER) ×2, met (O, O), Bo Li (LOC, PER) ×2, in (O, O),
+    Porto (LOC, LOC), . (O, O); d2: Then (O, O), Ana (O, PER), left (O, O), . (O, O). So a = 3,
+    b = 5 − 3 = 2, c = 6 − 3 = 3, d = 6 over 12 tokens; the table (rows: prediction; LOC, PER, O)
+    [[1, 2, 0], [0, 2, 0], [0, 1, 6]]: p_o = 9/12, p_e = (3·1 + 2·5 + 7·6)/144 = 55/144,
+    Cohen's kappa = (108 − 55)/(144 − 55) = 53/89."""
+    gold, pred = tmp_path / "gold", tmp_path / "pred"
+    gold.mkdir(), pred.mkdir()
+    documents = [(gold, "d1", "Ana Ruiz met Bo Li in Porto.", [(0, 8, "PER"), (13, 18, "PER"), (22, 27, "LOC")]),
+                 (gold, "d2", "Then Ana left.", [(5, 8, "PER")]),
+                 (pred, "d1", "Ana  Ruiz met Bo-Li in Oporto.", [(0, 9, "PER"), (14, 19, "LOC"), (23, 29, "LOC")])]
+    for folder, doc_id, text, spans in documents:
+        (folder / f"{doc_id}.txt").write_text(text, encoding="utf-8")
+        (folder / f"{doc_id}.ann").write_text("".join(f"T{k}\t{label} {s} {e}\t{text[s:e]}\n"
+                                                      for k, (s, e, label) in enumerate(spans, 1)), encoding="utf-8")
+    outputs = []
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, "score", gold, pred, "--align-text", "--chance", "--output", "json",
+                             "--jobs", jobs)
+        assert code == 0, err
+        data = json.loads(out)
+        data["options"].pop("jobs")
+        outputs.append((data, err))
+    assert outputs[1] == outputs[0]
+    data, err = outputs[0]
+    assert "pred: 1 gold document(s) have no prediction and count as empty: d2" in err
+    assert data["aligned_texts"]["documents"] == 1
+    chance = data["chance"]
+    (pair,) = chance["pairs"]
+    assert chance["categories"] == ["LOC", "PER", "O"] and pair["annotators"] == ["pred", "gold"]
+    assert (pair["tokens"], pair["a"], pair["b"], pair["c"], pair["d"]) == (12, 3, 2, 3, 6)
+    assert pair["table"] == [[1, 2, 0], [0, 2, 0], [0, 1, 6]]
+    assert pair["cohen_kappa"] == pytest.approx(53 / 89, abs=1e-12)
+
+
 def test_a_document_without_text_is_refused_whatever_the_jobs(small_shards):
     from spanagree import UsageError
 
@@ -579,6 +656,8 @@ def test_a_document_without_text_is_refused_whatever_the_jobs(small_shards):
     for jobs in (1, 2):
         with pytest.raises(UsageError, match="document 'd2' has no text"):
             agree(sets, chance=True, jobs=jobs)
+        with pytest.raises(UsageError, match="document 'd2' has no text"):
+            score(sets[0], sets[1], chance=True, jobs=jobs)
 
 
 def test_the_token_tally_pickles_and_adds_up(demo):

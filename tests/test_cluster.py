@@ -138,3 +138,26 @@ def test_agree_chance_on_the_cluster_equals_a_local_run(scheduler, capsys, fmt):
         outputs.append((without_options(json.loads(out)), err))
     assert outputs[1] == outputs[0]
     assert outputs[0][0]["chance"]["tokens"] == (581 if fmt == "brat" else 565)
+
+
+@pytest.mark.parametrize("fmt", ["brat", "conll"])
+def test_score_chance_on_the_cluster_equals_a_local_run(scheduler, capsys, monkeypatch, fmt):
+    """score --chance with two predictions: the workers tokenise their shards' documents for each
+    prediction and the token tallies come back with the counts; the client never reads the inputs
+    (its reader is made to fail); the blocks and the warnings are a local run's."""
+    import spanagree.pipeline as pipeline
+
+    paths = INPUTS[fmt]
+    assert main(["score", *map(str, paths), "--chance", "--output", "json"]) == 0
+    local = capsys.readouterr()
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the client read the inputs")
+
+    monkeypatch.setattr(pipeline, "read_inputs", refused)
+    assert main(["score", *map(str, paths), "--chance", "--scheduler", scheduler, "--output", "json"]) == 0
+    remote = capsys.readouterr()
+    assert remote.err == local.err
+    assert without_options(json.loads(remote.out)) == without_options(json.loads(local.out))
+    assert [p["chance"]["tokens"] for p in json.loads(remote.out)["predictions"]] == \
+        ([581, 581] if fmt == "brat" else [565, 565])

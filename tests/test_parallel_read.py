@@ -190,9 +190,15 @@ def test_agree_chance_reads_its_shards_too(capsys, small_shards):
     assert assert_same_runs(capsys, small_shards, argv, sharded=True)[0] == 0
 
 
-def test_score_chance_reads_in_this_process(capsys, small_shards):
-    argv = ["score", str(DEMO / "ann1"), str(DEMO / "ann2"), "--chance", "--output", "json"]
-    assert assert_same_runs(capsys, small_shards, argv, sharded=False)[0] == 0
+def test_score_chance_reads_its_shards_too(tmp_path, capsys, small_shards):
+    """score --chance tokenises each document where the gold and the prediction are compared: BRAT
+    folders are read in shards as without it, a gold document the prediction lacks included."""
+    folders = small_corpus(tmp_path)
+    argv = ["score", str(folders[1]), str(folders[0]), "--chance", "--output", "json"]
+    code, out, err = assert_same_runs(capsys, small_shards, argv)
+    assert code == 0 and "1 gold document(s) have no prediction and count as empty: only2" in err
+    # 13 documents of "Ana met Bo in Porto and Lisbon." (8 tokens each)
+    assert json.loads(out)["chance"]["tokens"] == 13 * 8
 
 
 def test_too_few_documents_stay_in_one_process(monkeypatch, capsys, small_shards):

@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 
 from .counts import Counts
 from ..errors import SpanagreeWarning, UsageError
+from ..slotted import Slotted
 from ..span import Document, Span, SpanSet
 
 TOKENIZERS = ("conll", "spacy")
@@ -322,7 +323,7 @@ class TokenPair:
                 "a": c.a, "b": c.b, "c": c.c, "d": self.d, **self.figures(), "table": self.table}
 
 
-class TokenTally:
+class TokenTally(Slotted):
     """Token level over the documents compared so far, as sums that add up exactly (``+=``).
 
     Every token of a document is one **row**: the label each annotator gave it (``None`` for
@@ -414,13 +415,6 @@ class TokenTally:
                 else:
                     own.extend(theirs or ())
         return self
-
-    def __getstate__(self):
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __setstate__(self, state):
-        for name, value in zip(self.__slots__, state):
-            setattr(self, name, value)
 
     def agreement(self, names: list[str], documents: list[str], *, tokenizer: str, labels: str = "strict",
                   stacklevel: int = 2) -> "TokenAgreement":

@@ -18,6 +18,7 @@ from ..collector import collector_paused
 from ..measures.counts import Counts
 from ..errors import SpanagreeWarning, UsageError
 from ..match import Alignment, MatchRule, align
+from ..slotted import Slotted
 from ..span import Document, SpanSet
 
 EMPTY = Document("", None, [])
@@ -172,16 +173,18 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
     return PairCounts(first.name, second.name, by_document, tally.counts(), (dup1, dup2), alignments, tally, results)
 
 
-class PairTally:
+class PairTally(Slotted):
     """One pair's comparison added up batch by batch (and shard by shard): per-document counts,
     the label tally, the duplicates and, for ``score``, the error analysis (``errors``: item
     keys counted; ``items``: the listing per document, when asked for; ``report``: the
     documents' records for the HTML report, when asked for, a
-    :class:`~spanagree.pipeline.spool.DocumentSpool`)."""
+    :class:`~spanagree.pipeline.spool.DocumentSpool`) and the token tally (``tokens``:
+    ``score --chance``, a :class:`~spanagree.measures.tokens.TokenTally` of the documents' tokens,
+    tokenised where the prediction and the gold are compared)."""
 
-    __slots__ = ("by_document", "labels", "duplicates", "errors", "items", "report", "units")
+    __slots__ = ("by_document", "labels", "duplicates", "errors", "items", "report", "units", "tokens")
 
-    def __init__(self, report=None):
+    def __init__(self, report=None, tokens=None):
         self.by_document: dict[str, Counts] = {}
         #: ``--unit sentence``: each document's ``(a, b, c)`` per sentence (:mod:`spanagree.pipeline.units`).
         self.units: dict[str, list[tuple]] = {}
@@ -190,6 +193,7 @@ class PairTally:
         self.errors: Counter = Counter()
         self.items: dict[str, list] = {}
         self.report = report
+        self.tokens = tokens
 
     def add(self, pair: PairCounts) -> None:
         """Add one batch's :class:`PairCounts` (its documents are new to this tally)."""
@@ -208,14 +212,9 @@ class PairTally:
         self.units.update(other.units)
         if self.report is not None and other.report is not None:
             self.report += other.report
+        if self.tokens is not None and other.tokens is not None:
+            self.tokens += other.tokens
         return self
-
-    def __getstate__(self):
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __setstate__(self, state):
-        for name, value in zip(self.__slots__, state):
-            setattr(self, name, value)
 
     def pair(self, first: str, second: str, documents: list[str]) -> PairCounts:
         """The :class:`PairCounts` of the documents compared, in ``documents``' order."""

@@ -155,19 +155,6 @@ def check_jobs(jobs) -> None:
         raise UsageError(f"jobs must be a whole number of processes, at least 1; got {jobs!r}")
 
 
-def reconciled_quietly(spansets, documents: list[str], label_map, only, align_whitespace: bool,
-                       align_text: bool = False):
-    """The span sets (labels selected) reconciled again on ``documents``, for ``score --chance``;
-    the run has already warned about their texts."""
-    from ..texts import reconcile
-    from .compare import select_labels
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SpanagreeWarning)
-        return reconcile([select_labels(s, label_map=label_map, only=only) for s in spansets], documents,
-                         align_whitespace=align_whitespace, align_text=align_text)
-
-
 def aligned_texts(texts: TextsTally, documents: list[str]) -> dict | None:
     """``--align-text``: what the character alignment did on ``documents`` (the JSON's
     ``aligned_texts``), or ``None`` when no text differed."""
