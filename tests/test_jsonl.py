@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 
 import pytest
@@ -412,3 +413,86 @@ def test_write_read_round_trip(spanset):
     assert back == spanset
     assert list(back.documents) == list(spanset.documents)
     assert len(back) == len(spanset)
+
+
+# -- orjson decodes, json decides: the reader's outcome is json's on any line ---------------------
+
+#: Literals where orjson and json differ: NaN and Infinity (json reads them), integers beyond 64
+#: bits (orjson reads them as floats), a number beyond a double, lone and misordered surrogates.
+EDGE_LITERALS = ["NaN", "Infinity", "-Infinity", "1e400", "-1e400", "-0.0", "1.5", "2E3", "0.1e-400",
+                 "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+                 "123456789012345678901234567890", "1" * 700, '"\\ud800"', '"\\udc00x"', '"a\\ud83d\\ude00"',
+                 '"\\ude00\\ud83d"', '"\\ud800\\u0041"', '"\\u00e9\\n\\t\\/"', '"\\u0000"', "true", "null"]
+KEYS = ["id", "text", "spans", "start", "end", "label", "fragments", "entities", "start_offset", "end_offset",
+        "answer", "_annotator_id", "_input_hash", "meta"]
+
+json_scalars = st.one_of(st.sampled_from(EDGE_LITERALS), st.integers(-3, 40).map(str),
+                         st.integers().map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                         st.sampled_from(["PER", "a", "", "accept", "reject", "Ana met Bo", "d1"]).map(json.dumps),
+                         st.text(max_size=6).map(lambda t: json.dumps(t, ensure_ascii=False)))
+
+
+def json_objects(children):
+    # keys drawn from a small set: duplicate keys (orjson and json both keep the last value) come often
+    return st.lists(st.tuples(st.sampled_from(KEYS).map(json.dumps), children), max_size=5).map(
+        lambda items: "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}")
+
+
+json_texts = st.recursive(json_scalars, lambda children: st.one_of(
+    st.lists(children, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"), json_objects(children)),
+    max_leaves=12)
+
+
+@st.composite
+def records(draw):
+    """A JSON-lines line, mostly a record that reads (ints in range, known keys), often with an
+    edge literal in one place, sometimes bad JSON (a character inserted or dropped)."""
+    values = st.one_of(json_texts, st.integers(0, 12).map(str))
+    span = st.lists(st.tuples(st.sampled_from(["start", "end", "label", "fragments", "meta"]),
+                              st.one_of(st.integers(0, 12).map(str), st.sampled_from(['"PER"', '"LOC"']), values)),
+                    max_size=4)
+    spans = st.lists(span.map(lambda items: "{" + ", ".join(f'"{k}": {v}' for k, v in items) + "}"), max_size=4)
+    fields = [("id", draw(st.one_of(st.sampled_from(['"d1"', '"d2"', "7"]), values))),
+              ("text", draw(st.one_of(st.just('"Ana met Bo."'), values))),
+              ("spans", draw(st.one_of(spans.map(lambda items: "[" + ", ".join(items) + "]"), values)))]
+    fields += draw(st.lists(st.tuples(st.sampled_from(KEYS), values), max_size=3))
+    line = "{" + ", ".join(f'"{k}": {v}' for k, v in draw(st.permutations(fields))) + "}"
+    if draw(st.integers(0, 5)) == 0:  # bad JSON now and then
+        at = draw(st.integers(0, len(line)))
+        line = line[:at] + draw(st.sampled_from(["", ",", "]", '"', "\\", "\x01", "\ufeff", " "])) + line[at + 1:]
+    return draw(st.sampled_from(["", "\ufeff", " "])) + line + draw(st.sampled_from(["\n", "\r\n", ""]))
+
+
+def outcome(documents, notes):
+    """The documents read (every value, and each span's source) and the notes, or the error raised."""
+    try:
+        return [(d.id, d.text, [(s.doc, s.fragments, s.label, str(s.source)) for s in d.spans])
+                for d in documents], notes
+    except Exception as error:  # the outcome to compare is whatever is raised
+        return type(error).__name__, str(error)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(records(), min_size=1, max_size=3), st.sampled_from([None, "d1"]))
+def test_orjson_path_reads_every_line_as_json_reads_it(lines, wanted):
+    from spanagree.formats.jsonl import _documents
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "a.jsonl")
+        with open(path, "w", encoding="utf-8", newline="") as file:
+            file.write("\n".join(line.rstrip("\n") for line in lines) + "\n")
+        notes_fast, notes_plain = [], []
+        fast = outcome(_documents(path, notes=notes_fast, wanted=wanted, split=wanted is not None), notes_fast)
+        plain = outcome(_documents(path, notes=notes_plain, wanted=wanted, split=wanted is not None, fast=False),
+                        notes_plain)
+    assert fast == plain
+
+
+def test_a_nesting_orjson_reads_and_json_refuses_is_refused(tmp_path):
+    # orjson reads up to 1,024 levels; json stops at the recursion limit (1,000 less what is in use)
+    from spanagree.formats.jsonl import _documents
+
+    path = write_lines(tmp_path / "deep.jsonl", '{"id": "a", "text": "x", "meta": ' + "[" * 990 + "]" * 990 + "}\n")
+    read = [outcome(_documents(str(path), fast=fast), []) for fast in (True, False)]
+    assert read[0] == read[1] == ("FormatError", f"{path}:1: nested deeper than Python's recursion limit "
+                                  f"({sys.getrecursionlimit():,} levels, less what is already in use)")

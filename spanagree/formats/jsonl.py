@@ -49,6 +49,8 @@ import sys
 from functools import partial
 from typing import Iterator
 
+import orjson
+
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, collect, default_name, open_file, too_large,
@@ -292,7 +294,7 @@ def annotators_jsonl(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> list[
 
 
 def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = None, wanted: str | None = None,
-               split: bool = False, part: FilePart | None = None) -> Iterator[Document]:
+               split: bool = False, part: FilePart | None = None, fast: bool = True) -> Iterator[Document]:
     """Each record's document in file order, read one line at a time: the reader's loop.
 
     Lines are split on ``\\n`` only and decoded one by one (a bad byte names its line); a line
@@ -304,11 +306,22 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
     ``wanted`` (``None``: those without one) are read. Records answered ``reject`` or ``ignore``
     are left out and counted in ``notes`` at the end. Of a ``part``, only its lines are read, and
     what is left out is added to ``part.counts`` instead.
+
+    A line is decoded by ``orjson`` (about 2.5 times as fast as ``json`` on the benchmark corpus),
+    and by ``json`` whenever that could give another outcome, so that every outcome is
+    ``json``'s: when orjson refuses the line (``NaN`` and ``Infinity``, a lone surrogate, a
+    number beyond a double, a byte-order mark: json reads some of these and words its own
+    errors), when the record it gives fails in any way (an integer beyond 64 bits, which orjson
+    reads as a float, can only fail: every value the reader keeps is a string, an integer or
+    null), and when the line opens more arrays and objects than half the recursion limit (json
+    may refuse a nesting orjson reads; records with that many spans are read as before). Without
+    ``fast``, every line is decoded by ``json`` (the tests compare the two).
     """
     if wanted is not None:
         split = True
     left_out = 0
-    loads, decode_error = json.loads, json.JSONDecodeError
+    loads, decode_error, fast_loads = json.loads, json.JSONDecodeError, orjson.loads
+    shallow = sys.getrecursionlimit() // 2 if fast else -1
     first_line: dict[str, int] = {}  # every id read -> its line: an id seen twice is an error
     with open_file(path, "JSONL") as file:
         lineno = 0
@@ -329,25 +342,31 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
                 line = line[1:]
             if line.isspace() or not line:
                 continue
-            try:
-                record = loads(line)
-            except decode_error as error:
-                raise _invalid_json(path, line, lineno, error) from None
-            except ValueError:  # only the limit on integer digits, in Python 3.11+
-                raise FormatError(path, f"a number of more than {_max_digits():,} digits (Python's limit on "
-                                  "integers read from text)", lineno) from None
-            except RecursionError:
-                raise FormatError(path, f"nested deeper than Python's recursion limit ({sys.getrecursionlimit():,} "
-                                  "levels, less what is already in use)", lineno) from None
-            if type(record) is not dict:
-                raise FormatError(path, f"expected a JSON object {{\"id\", \"text\", \"spans\"}}, "
-                                  f"got {type(record).__name__}", lineno)
-            if split and record.get("_annotator_id") != wanted:
+            document = _MISSING
+            if raw.count(b"[") + raw.count(b"{") <= shallow:
+                try:
+                    record = fast_loads(raw if raw[0] != 0xEF else line)  # 0xEF: a byte-order mark's first
+                    document = _record_document(record, path, lineno, split, wanted)
+                except Exception:  # json's record gives the outcome: the same error, or what orjson reads otherwise
+                    document = _MISSING
+            if document is _MISSING:
+                try:
+                    record = loads(line)
+                except decode_error as error:
+                    raise _invalid_json(path, line, lineno, error) from None
+                except ValueError:  # only the limit on integer digits, in Python 3.11+
+                    raise FormatError(path, f"a number of more than {_max_digits():,} digits (Python's limit on "
+                                      "integers read from text)", lineno) from None
+                except RecursionError:
+                    raise FormatError(path, f"nested deeper than Python's recursion limit "
+                                      f"({sys.getrecursionlimit():,} levels, less what is already in use)",
+                                      lineno) from None
+                document = _record_document(record, path, lineno, split, wanted)
+            if document is None:
                 continue
-            if record.get("answer") in NOT_ANNOTATIONS:
+            if document is _LEFT_OUT:
                 left_out += 1
                 continue
-            document = _document(record, path, lineno)
             if _ESCAPED_SURROGATE.search(line):  # a regex with a literal prefix: faster than "\\u" in line
                 _check_characters(document, path, lineno)
             doc_id = document.id
@@ -363,6 +382,23 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
         raise FormatError(path, "empty file: no JSON record in it")
     if left_out and notes is not None:
         notes.append(_left_out(left_out))
+
+
+#: What :func:`_record_document` returns for a record answered reject or ignore.
+_LEFT_OUT = object()
+
+
+def _record_document(record, path: str, lineno: int, split: bool, wanted: str | None):
+    """A decoded line's document; ``None`` for a record of another annotator (with ``split``),
+    :data:`_LEFT_OUT` for one answered reject or ignore."""
+    if type(record) is not dict:
+        raise FormatError(path, f"expected a JSON object {{\"id\", \"text\", \"spans\"}}, "
+                          f"got {type(record).__name__}", lineno)
+    if split and record.get("_annotator_id") != wanted:
+        return None
+    if record.get("answer") in NOT_ANNOTATIONS:
+        return _LEFT_OUT
+    return _document(record, path, lineno)
 
 
 def _left_out(left_out: int) -> str:
