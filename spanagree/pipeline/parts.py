@@ -25,19 +25,22 @@ import os
 import shutil
 import sys
 
+from .spool import ObjectSpool
+
 #: Numbers the part files a process writes.
 _FILES = itertools.count()
 
 
 class TextParts:
     """Each document's text in one output, appended to a file of this process's in ``folder``
-    (``<pid>-part-<n>.txt``, UTF-8); the index (document → file number, offset, length) travels
-    back with the tally and adds up with ``+=``; ``failed``: the documents whose text could not
-    be made (written again by the parent, which then meets the error)."""
+    (``<pid>-part-<n>.txt``, UTF-8); the index (document → file number, offset, length, packed
+    in one integer as :class:`~spanagree.pipeline.spool.ObjectSpool` packs them) travels back
+    with the tally and adds up with ``+=``; ``failed``: the documents whose text could not be
+    made (written again by the parent, which then meets the error)."""
 
     def __init__(self, folder: str):
         self.folder = folder
-        self.entries: dict[str, tuple[int, int, int]] = {}
+        self.entries: dict[str, int] = {}
         self.files: list[str] = []
         self.failed: set[str] = set()
         self._file = None
@@ -53,7 +56,7 @@ class TextParts:
         data = text.encode("utf-8")
         offset = self._file.tell()
         self._file.write(data)
-        self.entries[doc_id] = (self._number, offset, len(data))
+        self.entries[doc_id] = ObjectSpool._packed(self._number, offset, len(data))
 
     def close(self) -> None:
         if self._file is not None:
@@ -67,8 +70,12 @@ class TextParts:
             if name not in self.files:
                 self.files.append(name)
             number[k] = self.files.index(name)
-        for doc_id, (k, offset, length) in other.entries.items():
-            self.entries[doc_id] = (number[k], offset, length)
+        if number == {k: k for k in number}:
+            self.entries.update(other.entries)
+        else:
+            for doc_id, entry in other.entries.items():
+                k, offset, length = ObjectSpool._unpacked(entry)
+                self.entries[doc_id] = ObjectSpool._packed(number[k], offset, length)
         self.failed |= other.failed
         return self
 
@@ -100,8 +107,9 @@ class RangeCopier:
         self._fds: dict[int, int] = {}
         self._pending: list[int] | None = None  # [file number, offset, length]
 
-    def copy(self, entry: tuple[int, int, int], skip: int = 0) -> None:
-        number, offset, length = entry
+    def copy(self, entry: int, skip: int = 0) -> None:
+        """Copy the range of a packed entry (:class:`TextParts`), less its first ``skip`` bytes."""
+        number, offset, length = ObjectSpool._unpacked(entry)
         offset, length = offset + skip, length - skip
         pending = self._pending
         if pending is not None and pending[0] == number and pending[1] + pending[2] == offset:
@@ -278,7 +286,7 @@ class ListingParts:
             for doc_id in documents:
                 entry = self.parts.entries.get(doc_id)
                 if entry is not None and doc_id not in self.parts.failed:
-                    if entry[2]:
+                    if ObjectSpool._unpacked(entry)[2]:
                         copier.copy(entry, skip=listing.FIRST_SKIP if first and listing.json else 0)
                         first = False
                     continue
