@@ -447,7 +447,7 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
 def command_merge(args) -> str:
     from .outputs import check_not_inputs
     from .report import render_vote
-    from .voting import check_outputs, vote
+    from .voting import OutputPlan, check_outputs, vote
 
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -471,7 +471,10 @@ def command_merge(args) -> str:
                   jobs=args.jobs, format=args.format,
                   format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
                   context=args.context, documents=args.documents, progress=progress_wanted(args),
-                  scheduler=args.scheduler)
+                  scheduler=args.scheduler,
+                  outputs=OutputPlan(args.to, format_options(args),
+                                     {every: path for every, path in ((False, args.adjudicate),
+                                                                      (True, args.adjudicate_all)) if path}))
     result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
                  force=args.force, **format_options(args))
     if args.plots:

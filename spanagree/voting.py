@@ -327,6 +327,9 @@ class Vote:
     #: ``merge --documents present`` without ``--min-votes``: each document's K is a strict
     #: majority of the annotators who have it (``min_votes`` is then ``None``).
     majority_present: bool = False
+    #: The outputs the ``--jobs`` workers wrote as they voted (:class:`PreparedOutputs`), which
+    #: :meth:`write` joins when it writes those outputs (``None``: written from the clusters).
+    prepared: "PreparedOutputs | None" = None
 
     #: Why a cluster is listed for adjudication (:data:`KINDS`), for the reports.
     kinds = tuple(KINDS)
@@ -384,11 +387,13 @@ class Vote:
     def listed(self, *, every: bool = False):
         """:meth:`adjudication` (``every``: :meth:`disagreements`) one cluster at a time."""
         for doc_id in self.documents:
-            if every:
-                annotators = self.annotators_on(doc_id)
-                yield from (c for c in self.clusters.of(doc_id) if not c.unanimous(annotators))
-            else:
-                yield from (c for c in self.clusters.of(doc_id) if c.kinds)
+            yield from self.voted_document(doc_id).listed(every=every)
+
+    def voted_document(self, doc_id: str) -> "VotedDocument":
+        """One merged document as its adjudication rows see it (:class:`VotedDocument`)."""
+        return VotedDocument(self.annotators, doc_id, self.texts[doc_id], self.clusters.of(doc_id),
+                             self.min_votes_on(doc_id), None if self.present is None else self.present[doc_id],
+                             self.context)
 
     def adjudication_rows(self, *, every: bool = False) -> list[dict]:
         """One entry per listed cluster: document, proposed span, kinds, votes, K, every version,
@@ -483,16 +488,167 @@ class Vote:
 
         check_outputs(dest, adjudicate, force=force, adjudicate_all=adjudicate_all)
         gold = SpanSet("merged", self.gold_documents)  # each document made as the writer gets to it
+        prepared, self.prepared = self.prepared, None  # what the workers wrote is used once (BRAT's files move)
+        if prepared is None:
+            prepared = PreparedOutputs(None, None, self.annotators, self.context)
 
         def produce(temporary: Path) -> None:
             kept = self.counts()["kept"]
-            write(gold, temporary, format, attribute_keys={NOTE: kept} if kept else {}, **format_options)
+            write(gold, temporary, format, attribute_keys={NOTE: kept} if kept else {},
+                  parts=prepared.gold_for(format, format_options), **format_options)
             if adjudicate is not None:
-                write_adjudication(self, adjudicate, force=force)
+                write_adjudication(self, adjudicate, force=force, parts=prepared.listing_for(adjudicate, False))
             if adjudicate_all is not None:
-                write_adjudication(self, adjudicate_all, every=True, force=force)
+                write_adjudication(self, adjudicate_all, every=True, force=force,
+                                   parts=prepared.listing_for(adjudicate_all, True))
 
         write_atomically(dest, produce, force=force, what="gold output")
+
+
+class VotedDocument:
+    """One voted document as the adjudication rows see a :class:`Vote` (the same attributes and
+    methods, for this document): what a ``--jobs`` worker writes the document's rows from.
+
+    ``holders``: the annotators who have the document (``None``: every annotator); ``min_votes``:
+    its K.
+    """
+
+    def __init__(self, annotators: list[str], doc_id: str, text: str | None, clusters: list[Cluster],
+                 min_votes: int, holders: tuple[int, ...] | None, context: int):
+        self.annotators = annotators
+        self.documents = [doc_id]
+        self.texts = {doc_id: text}
+        self.clusters = clusters
+        self.context = context
+        self._min_votes = min_votes
+        self._holders = holders
+
+    def annotators_on(self, doc_id: str) -> int:
+        return len(self.annotators) if self._holders is None else len(self._holders)
+
+    def has(self, k: int, doc_id: str) -> bool:
+        return self._holders is None or k in self._holders
+
+    def min_votes_on(self, doc_id: str) -> int:
+        return self._min_votes
+
+    def listed(self, *, every: bool = False):
+        """Its clusters with a kind (``every``: that are not unanimous), in order."""
+        if every:
+            annotators = self.annotators_on(self.documents[0])
+            return (c for c in self.clusters if not c.unanimous(annotators))
+        return (c for c in self.clusters if c.kinds)
+
+    def adjudication_entries(self, *, every: bool = False):
+        """:meth:`Vote.adjudication_entries` of this document."""
+        from .report.document import cluster_entry
+
+        return (cluster_entry(self, c) for c in self.listed(every=every))
+
+
+@dataclass
+class OutputPlan:
+    """The outputs ``merge`` will write, known before the vote (the command line's), so that the
+    ``--jobs`` workers write each document's share of them as they vote on it
+    (:class:`PreparedOutputs`, :mod:`spanagree.pipeline.parts`).
+
+    ``format``, ``format_options``: the gold's (as :meth:`Vote.write` takes them); ``listings``:
+    ``{every: path}`` of the adjudication files (``every``: ``--adjudicate-all``'s).
+    """
+
+    format: str
+    format_options: dict = field(default_factory=dict)
+    listings: dict = field(default_factory=dict)
+
+    def writer_options(self, format: str, format_options: dict) -> dict | None:
+        """The gold writer's options for ``format`` (``None``: the format is not written in parts)."""
+        from .formats import get_format
+
+        fmt = get_format(format)
+        if format != "brat" and fmt.file_writer() is None:
+            return None
+        return {k: v for k, v in format_options.items() if k in fmt.writer_keywords and v is not None}
+
+
+class PreparedOutputs:
+    """``merge``'s outputs written as the vote goes (each ``--jobs`` worker's documents): the gold
+    in its format (:class:`~spanagree.pipeline.parts.GoldParts`) and the adjudication listings
+    (:class:`~spanagree.pipeline.parts.ListingParts`), into the spool's folder; part of the
+    vote's tally (added up with ``+=``), joined by :meth:`Vote.write` (``plan`` ``None``: nothing
+    prepared)."""
+
+    def __init__(self, plan: OutputPlan | None, folder: str | None, names: list[str], context: int):
+        from .pipeline.parts import GoldParts, ListingParts
+
+        self.plan = plan
+        self.annotators = names
+        self.context = context
+        options = None if plan is None else plan.writer_options(plan.format, plan.format_options)
+        self.gold = None if options is None else GoldParts(folder, plan.format)
+        self.listings = {} if plan is None else {every: ListingParts(folder) for every in plan.listings}
+        self._writers = None  # made in the process that writes (not sent back)
+
+    def __getstate__(self):
+        return {**self.__dict__, "_writers": None}
+
+    def __iadd__(self, other: "PreparedOutputs") -> "PreparedOutputs":
+        if self.gold is not None:
+            self.gold = None if other.gold is None else self.gold.__iadd__(other.gold)
+        for every, parts in self.listings.items():
+            parts += other.listings[every]
+        return self
+
+    def _made_writers(self) -> tuple:
+        from .formats import get_format
+        from .report import Listing
+        from .report.tabular import adjudication_columns
+
+        gold = None
+        if self.gold is not None and self.plan.format != "brat":
+            options = self.plan.writer_options(self.plan.format, self.plan.format_options)
+            try:
+                gold = get_format(self.plan.format).file_writer()(**options)
+            except UsageError:  # the options refused: the parent writes the gold, and meets the error
+                self.gold = None
+        columns = adjudication_columns(self)
+        return gold, {every: Listing(path, columns) for every, path in self.plan.listings.items()}
+
+    def add(self, doc_id: str, text: str | None, clusters: list[Cluster], min_votes: int,
+            holders: tuple[int, ...] | None) -> None:
+        """Write one voted document's share of the outputs."""
+        from .report import adjudication_rows_of
+
+        if self._writers is None:
+            self._writers = self._made_writers()
+        gold_writer, listings = self._writers
+        if self.gold is not None:
+            document = Document(doc_id, text, [c.span for c in clusters if c.kept])
+            parts = self.gold.parts
+            try:
+                parts.add(doc_id, document if gold_writer is None else gold_writer.document(doc_id, document))
+            except UsageError:  # written again by the parent, which meets the error in document order
+                parts.failed.add(doc_id)
+        if listings:
+            voted = VotedDocument(self.annotators, doc_id, text, clusters, min_votes, holders, self.context)
+            for every, listing in listings.items():
+                rows = adjudication_rows_of(voted, listing.json, every=every)
+                self.listings[every].parts.add(doc_id, "".join(listing.row(row) for row in rows))
+
+    def gold_for(self, format: str, format_options: dict):
+        """The gold's parts if they were written in ``format`` with these options, else ``None``."""
+        plan = self.plan
+        if self.gold is None or plan.format != format:
+            return None
+        if plan.writer_options(format, plan.format_options) != plan.writer_options(format, format_options):
+            return None
+        return self.gold
+
+    def listing_for(self, path, every: bool):
+        """The parts of the listing at ``path`` (``every``: ``--adjudicate-all``'s), if written as it is."""
+        if self.plan is None or every not in self.plan.listings:
+            return None
+        json = str(path).lower().endswith(".json")
+        return self.listings[every] if str(self.plan.listings[every]).lower().endswith(".json") == json else None
 
 
 def tally(clusters: list[Cluster], annotators_on) -> dict:
@@ -543,7 +699,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
          only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False, jobs: int = 1,
          format: str | None = None,
          format_options: dict | None = None, options: dict | None = None, annotators=None,
-         context: int = CONTEXT, documents: str = "common", progress: bool = False, scheduler=None) -> Vote:
+         context: int = CONTEXT, documents: str = "common", progress: bool = False, scheduler=None,
+         outputs: OutputPlan | None = None) -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
@@ -575,6 +732,10 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     context : int
         Characters of text before and after each listed cluster (``context_before``,
         ``context_after`` of the adjudication rows); 0 gives empty strings.
+    outputs : OutputPlan, optional
+        The outputs :meth:`Vote.write` will be asked for (``merge``'s command line): with
+        ``jobs`` above 1 each process writes its documents' share of them as it votes, and
+        :meth:`Vote.write` joins the shares (the same bytes, without a serial tail).
 
     Returns
     -------
@@ -646,7 +807,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     folder = SpoolFolder() if scheduler is None else None
     accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
                       VoteComparison(rule, k, names, present=present, majority=majority,
-                                     folder=folder.path if folder is not None else None),
+                                     folder=folder.path if folder is not None else None,
+                                     outputs=outputs if jobs > 1 else None, context=context),
                       format=format, format_options=format_options, label_map=label_map, only=only,
                       align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
                       count_labels=rule.strict_labels,
@@ -696,25 +858,31 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
             warnings.warn(f"{len(short)} document(s) have fewer annotators than --min-votes {k}: nothing can be "
                           "kept there: " + ", ".join(short), SpanagreeWarning, stacklevel=2)
         return Vote(names, documents, VoteTexts(clusters), rule, None if majority else k,
-                    clusters, opts, left_out, notes, context, present=held, majority_present=majority)
-    return Vote(names, documents, VoteTexts(clusters), rule, k, clusters, opts, left_out, notes, context)
+                    clusters, opts, left_out, notes, context, present=held, majority_present=majority,
+                    prepared=tally.prepared)
+    return Vote(names, documents, VoteTexts(clusters), rule, k, clusters, opts, left_out, notes, context,
+                prepared=tally.prepared)
 
 
 class VoteTally:
     """What the vote found, document by document: each document's text (the first annotator's
     copy) and clusters, spooled (:class:`~spanagree.pipeline.spool.ObjectSpool`); each document's
-    counts and votes histogram (:func:`summary_of`); the spans each annotator marked twice."""
+    counts and votes histogram (:func:`summary_of`); the spans each annotator marked twice; the
+    outputs written as it goes (:class:`PreparedOutputs`, when asked for)."""
 
-    def __init__(self, annotators: int, folder: str | None = None):
+    def __init__(self, annotators: int, folder: str | None = None, prepared: PreparedOutputs | None = None):
         from .pipeline.spool import ObjectSpool
 
         self.store = ObjectSpool(folder)
         self.summaries: dict[str, bytes] = {}  # summary_of each document
         self.duplicates = [0] * annotators
         self.present: dict[str, tuple[int, ...]] = {}  # --documents present: who has each document
+        self.prepared = prepared  # the outputs written as the vote goes (merge --jobs)
 
     def __iadd__(self, other: "VoteTally") -> "VoteTally":
         self.store += other.store
+        if self.prepared is not None:
+            self.prepared += other.prepared
         self.summaries.update(other.summaries)
         self.present.update(other.present)
         self.duplicates = [a + b for a, b in zip(self.duplicates, other.duplicates)]
@@ -725,26 +893,33 @@ class VoteComparison:
     """``merge``'s comparison: every document's copies clustered and voted on.
 
     ``folder``: where each document's clusters are spooled as they are voted on (``None``: kept
-    in memory, as on a Dask cluster)."""
+    in memory, as on a Dask cluster). ``outputs``: the outputs to write as the vote goes, each
+    document's share by the process that votes on it (``merge --jobs``; only with a ``folder``,
+    which the parent reads), ``context`` their rows' context."""
 
     def __init__(self, rule: MatchRule, min_votes: int, names: list[str], *, present: bool = False,
-                 majority: bool = False, folder: str | None = None):
+                 majority: bool = False, folder: str | None = None, outputs: OutputPlan | None = None,
+                 context: int = CONTEXT):
         self.rule = rule
         self.min_votes = min_votes
         self.names = names
         self.present = present    # --documents present: vote among the annotators who have the document
         self.majority = majority  # ... each document's K a strict majority of them
         self.folder = folder
+        self.outputs = outputs if folder is not None else None
+        self.context = context
 
     def tally(self) -> VoteTally:
-        return VoteTally(len(self.names), self.folder)
+        prepared = (None if self.outputs is None
+                    else PreparedOutputs(self.outputs, self.folder, self.names, self.context))
+        return VoteTally(len(self.names), self.folder, prepared)
 
     def compare(self, tally: VoteTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         ballots, texts, duplicates = ballots_of(spansets, documents)
         tally.duplicates = [a + b for a, b in zip(tally.duplicates, duplicates)]
         for ballot in ballots:
             doc_id, k = ballot[0], self.min_votes
-            voters = len(self.names)
+            voters, holders = len(self.names), None
             if self.present:
                 holders = tuple(k for k, s in enumerate(spansets) if doc_id in s.documents)
                 tally.present[doc_id] = holders
@@ -754,6 +929,8 @@ class VoteComparison:
             clusters = vote_document(ballot, self.rule, k, self.names, voters)
             tally.summaries[doc_id] = summary_of(clusters, voters)
             tally.store.add(doc_id, (texts[doc_id], clusters))
+            if tally.prepared is not None:
+                tally.prepared.add(doc_id, texts[doc_id], clusters, k, holders)
 
 
 def merge(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",

@@ -9,7 +9,11 @@ Every format module ``spanagree.formats.<name>`` provides
 ``stream_<name>(path, *, name=None, **options) -> DocumentStream`` (the reader: documents one at
 a time), ``read_<name>(path, *, name=None, **options) -> SpanSet`` (the same stream collected,
 :func:`collect`) and ``write_<name>(spanset, dest, **options) -> None``; modules are imported
-only when used.
+only when used. A format written to one file also provides ``file_writer_<name>(**options) ->``
+:class:`FileWriter` (its head, each document's text, its tail), which ``write_<name>`` writes
+through (:func:`write_documents`) and which ``merge --jobs`` workers use to write their
+documents' part of the file (:mod:`spanagree.pipeline.parts`); BRAT, a file pair per document,
+provides ``write_brat_document``.
 """
 
 from __future__ import annotations
@@ -186,6 +190,22 @@ class Format:
 
     def part_notes(self):
         return getattr(self.module(), f"part_notes_{self.name}")
+
+    def file_writer(self):
+        """``file_writer_<name>`` (:class:`FileWriter`), or ``None`` for a format not written to one file."""
+        return getattr(self.module(), f"file_writer_{self.name}", None)
+
+
+@dataclass
+class FileWriter:
+    """How a format writes one file, document by document: ``head``, then each document's text
+    (``document(doc_id, document) -> str``, a UsageError naming a document it cannot write), then
+    ``tail``. The text of a document does not depend on the documents before it, so the file
+    can be written in parts (a ``merge --jobs`` worker's documents) joined in document order."""
+
+    head: str
+    document: Callable[[str, Document], str]
+    tail: str = ""
 
 
 @dataclass
@@ -663,6 +683,16 @@ def too_large(path: str, what: str, limit: int, line: int | None = None) -> Form
                        "(raise it with --max-record-bytes)", line)
 
 
+def write_documents(writer: FileWriter, spanset: SpanSet, dest: str | os.PathLike) -> None:
+    """Write ``spanset`` with ``writer`` to the file ``dest``, one document at a time (nothing is
+    left at ``dest`` when a document is refused)."""
+    with written_or_removed(dest) as file:
+        file.write(writer.head)
+        for doc_id, document in spanset.documents.items():
+            file.write(writer.document(doc_id, document))
+        file.write(writer.tail)
+
+
 @contextlib.contextmanager
 def written_or_removed(dest: str | os.PathLike):
     """A text file (UTF-8, ``\\n`` line ends) that a writer fills one document at a time, removed
@@ -680,7 +710,7 @@ def written_or_removed(dest: str | os.PathLike):
 
 
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dict[str, int] | None = None,
-          attribute_keys: dict[str, int] | None = None, **options) -> None:
+          attribute_keys: dict[str, int] | None = None, parts=None, **options) -> None:
     """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``.
 
     Only the options the chosen format's writer takes (:attr:`Format.writer_keywords`) are passed
@@ -690,14 +720,19 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
     holds, such as BRAT's relations) is announced in one
     :class:`~spanagree.errors.SpanagreeWarning` once written. ``attribute_keys``: the spans'
     attribute keys counted, when the caller knows them (``merge``'s gold: one note per span), so
-    that the spans are not read once more to count them.
+    that the spans are not read once more to count them. ``parts``: the documents already written
+    in this format by ``merge --jobs`` workers (:class:`~spanagree.pipeline.parts.GoldParts`),
+    joined here in the span set's order (a document they lack is written here).
     """
     fmt = get_format(format)
     if not fmt.writable:
         raise UsageError(f"spanagree reads {fmt.title} but does not write it; write one of: "
                          + ", ".join(writable_formats()))
     own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
-    fmt.writer()(spanset, dest, **own)
+    if parts is not None:
+        parts.write(spanset, dest, fmt, own)
+    else:
+        fmt.writer()(spanset, dest, **own)
     lost = dropped(spanset, fmt.name, attribute_keys) + [_counted(number, kind) for kind, number in (unkept or {}).items() if number]
     if lost:
         import warnings

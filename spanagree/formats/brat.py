@@ -539,25 +539,40 @@ def write_brat(spanset: SpanSet, dest) -> None:
     ['T1\\tPER 0 3\\tAna', 'T2\\tPER 8 10;14 19\\tBo Porto']
     """
     for doc_id, document in spanset.documents.items():
-        _check_writable(doc_id, document)
+        check_brat_document(doc_id, document)
     dest = os.fspath(dest)
     os.makedirs(dest, exist_ok=True)
     for doc_id, document in spanset.documents.items():
-        base = os.path.join(dest, *doc_id.split("/"))
-        folder = os.path.dirname(base)
-        if folder != dest:
-            os.makedirs(folder, exist_ok=True)
-        with open(base + ".txt", "w", encoding="utf-8", newline="") as file:
-            file.write(document.text)
-        with open(base + ".ann", "w", encoding="utf-8", newline="\n") as file:
-            file.write("".join(_ann_lines(document)))
+        write_brat_document(dest, doc_id, document, checked=True)
+
+
+def brat_files(dest: str, doc_id: str) -> tuple[str, str]:
+    """The ``.txt`` and ``.ann`` files :func:`write_brat` writes for ``doc_id`` in the folder ``dest``."""
+    base = os.path.join(dest, *doc_id.split("/"))
+    return base + ".txt", base + ".ann"
+
+
+def write_brat_document(dest: str, doc_id: str, document: Document, *, checked: bool = False) -> None:
+    """Write one document's ``.txt`` and ``.ann`` into the folder ``dest`` (which exists), as
+    :func:`write_brat` does; the document is checked first unless ``checked``."""
+    if not checked:
+        check_brat_document(doc_id, document)
+    txt, ann = brat_files(dest, doc_id)
+    folder = os.path.dirname(txt)
+    if folder != dest:
+        os.makedirs(folder, exist_ok=True)
+    with open(txt, "w", encoding="utf-8", newline="") as file:
+        file.write(document.text)
+    with open(ann, "w", encoding="utf-8", newline="\n") as file:
+        file.write("".join(_ann_lines(document)))
 
 
 #: The longest file name most file systems take (ext4, XFS, APFS, NTFS: 255 bytes or units).
 MAX_FILE_NAME_BYTES = 255
 
 
-def _check_writable(doc_id: str, document: Document) -> None:
+def check_brat_document(doc_id: str, document: Document) -> None:
+    """Refuse (UsageError naming the document) a document :func:`write_brat` cannot write."""
     if document.text is None:
         raise UsageError(f"document {doc_id!r} has no text; BRAT is written from texts (.txt files)")
     parts = doc_id.split("/")

@@ -53,7 +53,8 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
-from . import MAX_RECORD_BYTES, DocumentStream, FilePart, collect, open_file, too_large, written_or_removed
+from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
+               write_documents)
 
 DOCSTART = "-DOCSTART-"
 
@@ -664,16 +665,21 @@ def write_conll(spanset: SpanSet, dest, *, scheme: str = "iob2") -> None:
         Naming the document: no text, a text not in CoNLL shape, a span off token boundaries,
         across sentences, discontinuous, nested or crossing another, or not writable in ``scheme``.
     """
+    write_documents(file_writer_conll(scheme), spanset, dest)
+
+
+def file_writer_conll(scheme: str | None = "iob2") -> FileWriter:
+    """:func:`write_conll`'s file: each document a ``-DOCSTART-<TAB>O`` line, a blank line and its sentences."""
     if scheme is None:
         scheme = "iob2"
     scheme_ = get_scheme(scheme)
     if not scheme_.strict:
         raise UsageError("the CoNLL writer needs a tag scheme (iob2, bioes, ...)")
-    with written_or_removed(dest) as file:
-        for doc_id, document in spanset.documents.items():
-            lines = _document_lines(doc_id, document, scheme_)
-            file.write(f"{DOCSTART}\tO\n\n")
-            file.write("".join(lines))
+
+    def document_text(doc_id: str, document: Document) -> str:
+        return f"{DOCSTART}\tO\n\n" + "".join(_document_lines(doc_id, document, scheme_))
+
+    return FileWriter("", document_text)
 
 
 def _document_lines(doc_id: str, document: Document, scheme) -> list[str]:

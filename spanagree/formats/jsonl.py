@@ -53,8 +53,8 @@ import orjson
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, collect, default_name, open_file, too_large,
-               written_or_removed)
+from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, default_name, open_file, too_large,
+               write_documents)
 
 __all__ = ["annotators_jsonl", "document_offsets_jsonl", "part_notes_jsonl", "read_jsonl", "stream_jsonl",
            "write_jsonl"]
@@ -687,9 +687,12 @@ def write_jsonl(spanset: SpanSet, dest) -> None:
     >>> print(f.read_text(encoding="utf-8"), end="")
     {"id": "d1", "text": "Ana met Bo in Porto.", "spans": [{"start": 0, "end": 3, "label": "PER"}, {"start": 8, "end": 19, "label": "PER", "fragments": [[8, 10], [14, 19]]}]}
     """
-    with written_or_removed(dest) as file:
-        for doc_id, document in spanset.documents.items():
-            file.write(_jsonl_line(doc_id, document))
+    write_documents(file_writer_jsonl(), spanset, dest)
+
+
+def file_writer_jsonl() -> FileWriter:
+    """:func:`write_jsonl`'s file: a line per document, nothing around them."""
+    return FileWriter("", _jsonl_line)
 
 
 def _jsonl_line(doc_id: str, document: Document) -> str:

@@ -116,8 +116,8 @@ from lxml import etree
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, collect, open_regular, read_bounded, natural_key, read_regular,
-               written_or_removed)
+from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, collect, open_regular, read_bounded, natural_key, read_regular,
+               write_documents)
 
 __all__ = ["read_xml", "stream_xml", "write_xml"]
 
@@ -597,6 +597,13 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
     >>> read_xml(f, xml_doc_tag="doc") == s == read_xml(f)  # the marker names xml_doc_tag
     True
     """
+    write_documents(file_writer_xml(xml_label_attr, xml_span_tags, xml_doc_tag), spanset, dest)
+
+
+def file_writer_xml(xml_label_attr: str | None = None, xml_span_tags: str | list[str] | None = None,
+                    xml_doc_tag: str | None = None) -> FileWriter:
+    """:func:`write_xml`'s file: the declaration, the marker and ``<corpus>``, a ``<doc>`` element
+    per document, ``</corpus>`` (the options checked first)."""
     doc_tag = "doc" if xml_doc_tag is None else xml_doc_tag.strip()
     _check_name(doc_tag, "--xml-doc-tag")
     if doc_tag == "corpus":
@@ -622,14 +629,14 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
     # One document element at a time, each serialised as it is made (what serialising one
     # <corpus> holding them all writes). lxml's own declaration quotes with ' : this one is
     # written as before, with ".
-    with written_or_removed(dest) as file:
-        file.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        file.write(_marker(doc_tag, xml_label_attr and xml_label_attr.strip(),
-                           ([writer.element] if writer.element else tags)) + "\n")
-        file.write("<corpus>\n")
-        for doc_id, document in spanset.documents.items():
-            file.write(etree.tostring(writer.document_element(doc_id, document), encoding="unicode"))
-        file.write("</corpus>\n")
+    head = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            + _marker(doc_tag, xml_label_attr and xml_label_attr.strip(),
+                      ([writer.element] if writer.element else tags)) + "\n<corpus>\n")
+
+    def document_text(doc_id: str, document: Document) -> str:
+        return etree.tostring(writer.document_element(doc_id, document), encoding="unicode")
+
+    return FileWriter(head, document_text, "</corpus>\n")
 
 
 def _marker(doc_tag: str, label_attr: str | None, span_tags: list[str] | None) -> str:

@@ -73,49 +73,122 @@ def errors_listing(results: list, path: str) -> str:
     return errors_csv(results)
 
 
-def write_adjudication(result, path, *, every: bool = False, force: bool = False) -> None:
+def write_adjudication(result, path, *, every: bool = False, force: bool = False, parts=None) -> None:
     """Write ``merge``'s ``--adjudicate`` file (``every``: ``--adjudicate-all``) one cluster at a
-    time, as :func:`write_listing` writes: byte for byte :meth:`~spanagree.voting.Vote.adjudication_text`."""
-    from .tabular import adjudication_cells, adjudication_columns
+    time, as :func:`write_listing` writes: byte for byte :meth:`~spanagree.voting.Vote.adjudication_text`.
+    ``parts``: the rows already written by ``merge --jobs`` workers
+    (:class:`~spanagree.pipeline.parts.ListingParts`), joined here in document order."""
+    listing = adjudication_listing_writer(result, path)
+    if parts is None:
+        write_listing(path, adjudication_rows_of(result, listing.json, every=every), listing=listing, force=force,
+                      what="adjudication file")
+        return
+
+    def rows_of(doc_id: str):
+        return adjudication_rows_of(result.voted_document(doc_id), listing.json, every=every)
+
+    write_listing(path, None, listing=listing, force=force, what="adjudication file",
+                  parts=(parts, result.documents, rows_of))
+
+
+def adjudication_listing_writer(result, path) -> "Listing":
+    """The :class:`Listing` of ``merge``'s adjudication files at ``path`` (JSON when it ends in ``.json``)."""
+    from .tabular import adjudication_columns
 
     if str(path).lower().endswith(".json"):
         head = {"spanagree": __version__, "options": result.options, "annotators": result.annotators,
                 "min_votes": result.min_votes}
-        write_listing(path, result.adjudication_entries(every=every), [], force=force, what="adjudication file",
-                      key="clusters", head=head)
-    else:
-        write_listing(path, adjudication_cells(result, every=every), adjudication_columns(result), force=force,
-                      what="adjudication file")
+        return Listing(path, [], key="clusters", head=head)
+    return Listing(path, adjudication_columns(result))
 
 
-def write_listing(path, rows, columns: list[str], *, force: bool = False, what: str = "errors file",
-                  key: str = "errors", head: dict | None = None) -> None:
+def adjudication_rows_of(result, json: bool, *, every: bool = False):
+    """The rows of ``result``'s adjudication file (``json``: a JSON one; ``every``:
+    ``--adjudicate-all``), one cluster at a time: :meth:`~spanagree.voting.Vote.adjudication_entries`
+    for JSON, their cells for CSV. ``result`` may be one voted document
+    (:class:`~spanagree.voting.VotedDocument`)."""
+    from .tabular import adjudication_cells
+
+    if json:
+        return result.adjudication_entries(every=every)
+    return adjudication_cells(result, every=every)
+
+
+class Listing:
+    """A listing's text, row by row: JSON ``{**head, key: [...]}`` when ``path`` ends in ``.json``
+    (byte for byte what :func:`to_json` writes of the whole document), CSV with ``columns``
+    otherwise.
+
+    A row's text (:meth:`row`) depends only on the row: in JSON each row after the first begins
+    with ``,``, so rows written apart (a ``merge --jobs`` worker's) as if none were first are
+    joined by dropping the first row's ``,`` (:attr:`FIRST_SKIP` characters).
+    """
+
+    #: Characters the first row's text has more than :meth:`row` of a later row gives.
+    FIRST_SKIP = 1
+
+    def __init__(self, path, columns: list[str], *, key: str = "errors", head: dict | None = None):
+        import csv
+        import io
+
+        self.json = str(path).lower().endswith(".json")
+        self.columns = columns
+        self._buffer = io.StringIO()
+        self._csv = csv.writer(self._buffer, lineterminator="\n")
+        #: What begins the listing: JSON ``{... "errors": [``, the CSV header.
+        self.opening = (to_json({**(head or {}), key: []})[:-len("[]\n}\n")] + "[" if self.json
+                        else self._csv_line(columns))
+
+    def _csv_line(self, values) -> str:
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        self._csv.writerow(values)
+        return self._buffer.getvalue()
+
+    def row(self, row: dict, first: bool = False) -> str:
+        """One row's text (``first``: the listing's first row)."""
+        if self.json:
+            import json
+
+            text = json.dumps(json_safe(row), indent=2, ensure_ascii=False, allow_nan=False)
+            return ("\n" if first else ",\n") + "\n".join("    " + line for line in text.split("\n"))
+        return self._csv_line([row.get(c, "") for c in self.columns])
+
+    def closing(self, empty: bool) -> str:
+        """What ends the listing (``empty``: it has no row)."""
+        if self.json:
+            return "]\n}\n" if empty else "\n  ]\n}\n"
+        return ""
+
+
+def write_listing(path, rows, columns: list[str] | None = None, *, force: bool = False, what: str = "errors file",
+                  key: str = "errors", head: dict | None = None, listing: Listing | None = None,
+                  parts=None) -> None:
     """Write a listing's ``rows`` (an iterable of dicts) to ``path`` one row at a time, atomically:
     JSON ``{**head, key: [...]}`` when ``path`` ends in ``.json`` (byte for byte what
-    :func:`to_json` writes of the whole document), CSV with ``columns`` otherwise. The text of the
-    whole listing is never held in memory (on the 10,000-document benchmark corpus, ``agree
-    --errors`` writes 87,531 rows, 23 MB)."""
-    import csv
-    import json
-
+    :func:`to_json` writes of the whole document), CSV with ``columns`` otherwise (:class:`Listing`).
+    The text of the whole listing is never held in memory (on the 10,000-document benchmark
+    corpus, ``agree --errors`` writes 87,531 rows, 23 MB). ``parts``: in the place of ``rows``,
+    ``(ListingParts, documents, rows_of)``: the rows of ``documents`` already written by ``merge
+    --jobs`` workers (:class:`~spanagree.pipeline.parts.ListingParts`), ``rows_of(document)`` the
+    rows of a document they did not write."""
     from ..outputs import write_atomically
 
-    opening = to_json({**(head or {}), key: []})[:-len("[]\n}\n")]  # ... '"errors": '
+    if listing is None:
+        listing = Listing(path, columns or [], key=key, head=head)
 
     def produce(temporary) -> None:
         with open(temporary, "w", encoding="utf-8", newline="") as handle:
-            if str(path).lower().endswith(".json"):
-                handle.write(opening + "[")
-                first = True
-                for row in rows:
-                    text = json.dumps(json_safe(row), indent=2, ensure_ascii=False, allow_nan=False)
-                    handle.write(("\n" if first else ",\n") + "\n".join("    " + line for line in text.split("\n")))
-                    first = False
-                handle.write('\n  ]\n}\n' if not first else ']\n}\n')
+            handle.write(listing.opening)
+            if parts is not None:
+                listed, documents, rows_of = parts
+                empty = not listed.write_rows(handle, documents, listing, rows_of)
             else:
-                writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-                writer.writeheader()
-                writer.writerows(rows)
+                empty = True
+                for row in rows:
+                    handle.write(listing.row(row, first=empty))
+                    empty = False
+            handle.write(listing.closing(empty))
 
     write_atomically(path, produce, force=force, what=what)
 

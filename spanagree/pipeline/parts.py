@@ -1,0 +1,298 @@
+"""Outputs written in parts by the ``--jobs`` workers and joined in document order by the parent.
+
+``merge --jobs N`` would otherwise vote in N processes and then write its gold and its
+adjudication listings in one: each document read back from the spool, its gold text and its
+listing rows made, one after the other (the serial tail that kept ``merge --jobs 2`` at 1.3-1.5
+times ``--jobs 1``). Instead each worker writes, as it votes on a document, the document's text in
+the gold's format and its listing rows to files of its own in the spool's folder, and keeps where
+each document's text lies (:class:`TextParts`, added up with ``+=`` like the spool's index); the
+parent then copies the ranges into the output in document order (``os.sendfile``: the bytes do not
+pass through Python), around the head and tail only it writes. The texts are made by the one
+writer of each format (:class:`~spanagree.formats.FileWriter`) and of the listings
+(:class:`~spanagree.report.Listing`), so the output is byte for byte what one process writes.
+
+A document a worker could not write (a UsageError: a label BRAT cannot hold, a text CoNLL
+cannot shape) is only marked failed: the parent writes it again when it gets to it, in document
+order, and so raises the error one process raises, after the vote's warnings, into the temporary
+output that is then removed. BRAT's gold, a file pair per document, is written by the workers
+into folders of their own (:class:`FolderParts`) and moved into the temporary output.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import sys
+
+from .spool import ObjectSpool
+
+#: Numbers the part files a process writes.
+_FILES = itertools.count()
+
+
+class TextParts:
+    """Each document's text in one output, appended to a file of this process's in ``folder``
+    (``<pid>-part-<n>.txt``, UTF-8); the index (document → file number, offset, length, packed
+    in one integer as :class:`~spanagree.pipeline.spool.ObjectSpool` packs them) travels back
+    with the tally and adds up with ``+=``; ``failed``: the documents whose text could not be
+    made (written again by the parent, which then meets the error)."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        self.entries: dict[str, int] = {}
+        self.files: list[str] = []
+        self.failed: set[str] = set()
+        self._file = None
+        self._pid = None
+        self._number = None
+
+    def add(self, doc_id: str, text: str) -> None:
+        if self._file is None or self._pid != os.getpid():
+            self._pid = os.getpid()
+            self._file = open(os.path.join(self.folder, f"{self._pid}-part-{next(_FILES)}.txt"), "ab")
+            self._number = len(self.files)
+            self.files.append(self._file.name)
+        data = text.encode("utf-8")
+        offset = self._file.tell()
+        self._file.write(data)
+        self.entries[doc_id] = ObjectSpool._packed(self._number, offset, len(data))
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __iadd__(self, other: "TextParts") -> "TextParts":
+        other.close()
+        number = {}
+        for k, name in enumerate(other.files):
+            if name not in self.files:
+                self.files.append(name)
+            number[k] = self.files.index(name)
+        if number == {k: k for k in number}:
+            self.entries.update(other.entries)
+        else:
+            for doc_id, entry in other.entries.items():
+                k, offset, length = ObjectSpool._unpacked(entry)
+                self.entries[doc_id] = ObjectSpool._packed(number[k], offset, length)
+        self.failed |= other.failed
+        return self
+
+    def __getstate__(self):
+        self.close()
+        return {"folder": self.folder, "entries": self.entries, "files": self.files, "failed": self.failed}
+
+    def __setstate__(self, state):
+        self.__init__(state["folder"])
+        self.entries, self.files, self.failed = state["entries"], state["files"], state["failed"]
+
+    def ready(self, doc_id: str) -> bool:
+        """Whether ``doc_id``'s text was made by a worker (else the parent makes it)."""
+        return doc_id in self.entries and doc_id not in self.failed
+
+    def copier(self, out) -> "RangeCopier":
+        """A :class:`RangeCopier` of this output's ranges into the open file ``out``."""
+        self.close()
+        return RangeCopier(self.files, out)
+
+
+class RangeCopier:
+    """Copies ranges of the part files into an open output file, neighbouring ranges of one part
+    file as one copy; :meth:`write` writes text in between (what only the parent writes)."""
+
+    def __init__(self, files: list[str], out):
+        self.files = files
+        self.out = out
+        self._fds: dict[int, int] = {}
+        self._pending: list[int] | None = None  # [file number, offset, length]
+
+    def copy(self, entry: int, skip: int = 0) -> None:
+        """Copy the range of a packed entry (:class:`TextParts`), less its first ``skip`` bytes."""
+        number, offset, length = ObjectSpool._unpacked(entry)
+        offset, length = offset + skip, length - skip
+        pending = self._pending
+        if pending is not None and pending[0] == number and pending[1] + pending[2] == offset:
+            pending[2] += length
+            return
+        self.flush()
+        self._pending = [number, offset, length]
+
+    def write(self, text: str) -> None:
+        self.flush()
+        self.out.write(text)
+
+    def flush(self) -> None:
+        if self._pending is None:
+            return
+        number, offset, length = self._pending
+        self._pending = None
+        if not length:
+            return
+        self.out.flush()
+        fd = self._fds.get(number)
+        if fd is None:
+            fd = self._fds[number] = os.open(self.files[number], os.O_RDONLY)
+        copy_range(fd, offset, length, self.out.fileno())
+
+    def close(self) -> None:
+        self.flush()
+        self.out.flush()
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+
+def copy_range(source: int, offset: int, length: int, dest: int) -> None:
+    """``length`` bytes of the file ``source`` from ``offset`` appended at ``dest``'s position
+    (descriptors): ``os.sendfile`` where it copies between files (Linux), else read and written."""
+    end = offset + length
+    if hasattr(os, "sendfile") and sys.platform.startswith("linux"):
+        while offset < end:
+            sent = os.sendfile(dest, source, offset, end - offset)
+            if sent == 0:
+                raise OSError(f"a part file ended {end - offset} bytes early")
+            offset += sent
+        return
+    while offset < end:
+        data = os.pread(source, min(end - offset, 1 << 20), offset)
+        if not data:
+            raise OSError(f"a part file ended {end - offset} bytes early")
+        os.write(dest, data)
+        offset += len(data)
+
+
+class GoldParts:
+    """``merge``'s gold written in parts: each document's text in the gold's format (a format
+    written to one file, :class:`TextParts`), or its BRAT files (:class:`FolderParts`)."""
+
+    def __init__(self, folder: str, format: str):
+        self.format = format
+        self.parts = FolderParts(folder) if format == "brat" else TextParts(folder)
+
+    def __iadd__(self, other: "GoldParts") -> "GoldParts":
+        self.parts += other.parts
+        return self
+
+    def write(self, spanset, dest, fmt, options: dict) -> None:
+        """Write ``spanset`` (whose documents are made when looked at) to ``dest`` as
+        :func:`~spanagree.formats.write` does: the documents the workers wrote are joined in,
+        the others made and written here (a refused one raises its error)."""
+        from ..formats import write_documents, written_or_removed
+
+        if isinstance(self.parts, FolderParts):
+            self.parts.write(spanset, dest)
+            return
+        writer = fmt.file_writer()(**options)
+        if not self.parts.entries:
+            write_documents(writer, spanset, dest)
+            return
+        with written_or_removed(dest) as file:
+            copier = self.parts.copier(file)
+            try:
+                copier.write(writer.head)
+                for doc_id in spanset.documents:
+                    entry = self.parts.entries.get(doc_id)
+                    if entry is not None and doc_id not in self.parts.failed:
+                        copier.copy(entry)
+                    else:
+                        copier.write(writer.document(doc_id, spanset.documents[doc_id]))
+                copier.write(writer.tail)
+            finally:
+                copier.close()
+
+
+class FolderParts:
+    """BRAT's gold written in parts: each process writes its documents' ``.txt`` and ``.ann`` into
+    a folder of its own in ``folder``; the parent moves them into the gold's folder."""
+
+    def __init__(self, folder: str):
+        self.folder = folder
+        self.entries: dict[str, int] = {}  # document -> number of the folder holding its files
+        self.folders: list[str] = []
+        self.failed: set[str] = set()
+        self._own = None
+        self._pid = None
+
+    def add(self, doc_id: str, document) -> None:
+        from ..formats.brat import write_brat_document
+
+        if self._own is None or self._pid != os.getpid():
+            self._pid = os.getpid()
+            self._own = len(self.folders)
+            self.folders.append(os.path.join(self.folder, f"{self._pid}-brat-{next(_FILES)}"))
+            os.mkdir(self.folders[-1])
+        write_brat_document(self.folders[self._own], doc_id, document)
+        self.entries[doc_id] = self._own
+
+    def __iadd__(self, other: "FolderParts") -> "FolderParts":
+        for doc_id, k in other.entries.items():
+            name = other.folders[k]
+            if name not in self.folders:
+                self.folders.append(name)
+            self.entries[doc_id] = self.folders.index(name)
+        self.failed |= other.failed
+        return self
+
+    def __getstate__(self):
+        return {"folder": self.folder, "entries": self.entries, "folders": self.folders, "failed": self.failed}
+
+    def __setstate__(self, state):
+        self.__init__(state["folder"])
+        self.entries, self.folders, self.failed = state["entries"], state["folders"], state["failed"]
+
+    def write(self, spanset, dest) -> None:
+        """:func:`~spanagree.formats.brat.write_brat` of ``spanset``: every document checked (the
+        first refused raises), then each one's files moved in (or written, when no worker did)."""
+        from ..formats.brat import brat_files, check_brat_document, write_brat_document
+
+        for doc_id in spanset.documents:
+            if doc_id not in self.entries or doc_id in self.failed:
+                check_brat_document(doc_id, spanset.documents[doc_id])
+        dest = os.fspath(dest)
+        os.makedirs(dest, exist_ok=True)
+        for doc_id in spanset.documents:
+            k = self.entries.get(doc_id)
+            if k is None:
+                write_brat_document(dest, doc_id, spanset.documents[doc_id], checked=True)
+                continue
+            for source, target in zip(brat_files(self.folders[k], doc_id), brat_files(dest, doc_id)):
+                folder = os.path.dirname(target)
+                if folder != dest:
+                    os.makedirs(folder, exist_ok=True)
+                try:
+                    os.replace(source, target)
+                except OSError:  # another file system: copied
+                    shutil.copyfile(source, target)
+
+
+class ListingParts:
+    """An adjudication listing written in parts: each document's rows as
+    :meth:`~spanagree.report.Listing.row` gives them, none of them first (:class:`TextParts`)."""
+
+    def __init__(self, folder: str):
+        self.parts = TextParts(folder)
+
+    def __iadd__(self, other: "ListingParts") -> "ListingParts":
+        self.parts += other.parts
+        return self
+
+    def write_rows(self, handle, documents, listing, rows_of) -> bool:
+        """Write the rows of ``documents`` in order to the open ``handle``; ``rows_of(doc_id)``
+        gives the rows of a document no worker wrote. Whether any row was written."""
+        copier = self.parts.copier(handle)
+        first = True
+        try:
+            for doc_id in documents:
+                entry = self.parts.entries.get(doc_id)
+                if entry is not None and doc_id not in self.parts.failed:
+                    if ObjectSpool._unpacked(entry)[2]:
+                        copier.copy(entry, skip=listing.FIRST_SKIP if first and listing.json else 0)
+                        first = False
+                    continue
+                for row in rows_of(doc_id):
+                    copier.write(listing.row(row, first=first))
+                    first = False
+        finally:
+            copier.close()
+        return not first
