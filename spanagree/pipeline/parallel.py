@@ -134,7 +134,7 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
 
     if not can_fork():
         return None
-    folders = brat_folders(inputs, format, format_options)
+    folders = folder_listings(inputs, format, format_options)
     if folders is not None:
         return _read_in_shards(folders, names, groups, comparison, jobs, **common)
     files = splittable_files(inputs, format, format_options)
@@ -165,50 +165,90 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
     return result
 
 
-def brat_folders(inputs, format, format_options=None) -> list | None:
-    """Every input scanned as a BRAT folder (files listed, nothing read), or ``None`` when some
-    input is not a BRAT folder or listing one fails (the caller then reports it as reading would)."""
-    from ..formats import detect_format
-    from ..formats.brat import scan_brat
+def folder_listings(inputs, format, format_options=None) -> list | None:
+    """Every input listed as a folder read in shards (:attr:`~spanagree.formats.Format.folder_shards`:
+    its document files listed, nothing read), or ``None`` when some input is not such a folder or
+    listing one fails (the caller then reports it as reading would)."""
+    from ..formats import _reader_options, detect_format, get_format
 
+    listings = []
     try:
-        if any(not isinstance(item, (str, os.PathLike)) or not os.path.isdir(item)
-               or (format or detect_format(item)) != "brat" for item in inputs):
-            return None
-        limit = (format_options or {}).get("max_record_bytes")
-        line_ends = (format_options or {}).get("brat_line_ends")
-        return [scan_brat(item, brat_line_ends=line_ends) if limit is None
-                else scan_brat(item, max_record_bytes=limit, brat_line_ends=line_ends) for item in inputs]
+        for item in inputs:
+            if not isinstance(item, (str, os.PathLike)) or not os.path.isdir(item):
+                return None
+            fmt = get_format(format or detect_format(item))
+            if not fmt.folder_shards:
+                return None
+            fmt, own = _reader_options(item, fmt.name, dict(format_options or {}))
+            listings.append(fmt.lister()(item, **own))
     except SpanagreeError:
         return None
+    return listings
+
+
+def read_shard(task, *, folders, names, groups, comparison, common: dict) -> Accumulator:
+    """One shard ``(number, unit keys)`` of every folder (:func:`folder_listings`) read and
+    compared: one worker's share (a forked process's, or a Dask task's)."""
+    from .sequential import accumulate
+
+    number, keys = task
+    counts = [folder.new_counts() for folder in folders]
+    streams = [DocumentStream(folder.name, folder.format, folder.documents(keys, own))
+               for folder, own in zip(folders, counts)]
+    result = accumulate(streams, names, groups, comparison, shard=number, **common)
+    result.note_counts = counts
+    return result
+
+
+def shards_added(results: list[Accumulator], folders) -> Accumulator | None:
+    """The shards' accumulators (:func:`read_shard`, in shard order) added, with what each folder
+    gives at its end made once from the summed counts; ``None`` when some document id of a folder
+    was read in two shards (files of different units giving one id: reading the folder whole
+    finds it twice, which the caller then does)."""
+    from ..errors import SpanagreeWarning
+    from .accumulator import AFTER_ALL
+
+    for k in range(len(folders)):
+        seen: set = set()
+        read = 0
+        for result in results:
+            seen.update(result.orders[k])
+            read += len(result.orders[k])
+        if len(seen) != read:
+            return None
+    result = _added(results)
+    result.notes = []
+    for k, (folder, counts) in enumerate(zip(folders, result.note_counts)):
+        notes, warned = folder.finish(counts)
+        result.notes.append(notes)
+        result.events += [((k, AFTER_ALL, 0), message, SpanagreeWarning) for message in warned]
+    return result
+
+
+def folder_units(folders) -> list[str]:
+    """The unit keys of every folder, once, in natural order: the copies of a document in several
+    folders fall in one shard, and a shard's documents come in each folder's own order."""
+    return sorted(set().union(*(folder.units for folder in folders)), key=natural_key)
 
 
 def _read_in_shards(folders, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
-    """Each process reads and compares one shard of every BRAT folder's documents."""
-    from .sequential import accumulate
+    """Each process reads and compares one shard of every folder's units (:func:`read_shard`), or
+    ``None`` when this does not pay (too few units) or cannot give what one process gives
+    (:func:`shards_added`): the caller then reads the folders here."""
+    from functools import partial
 
-    every = sorted(set().union(*(folder.entries for folder in folders)), key=natural_key)
+    every = folder_units(folders)
     jobs = min(jobs, len(every) // MIN_DOCUMENTS_PER_JOB)
     if jobs < 2:
         return None
     pieces = shards(every, jobs * SHARDS_PER_JOB)
-
-    def read_and_compare(task) -> Accumulator:
-        number, ids = task
-        counts = [folder.new_counts() for folder in folders]
-
-        def documents(folder, own):
-            for doc_id in ids:
-                if doc_id in folder.entries:
-                    yield folder.read_document(doc_id, own)
-
-        streams = [DocumentStream(folder.name, "brat", documents(folder, own)) for folder, own in zip(folders, counts)]
-        result = accumulate(streams, names, groups, comparison, shard=number, **common)
-        result.note_counts = counts
-        return result
-
-    result = _added(_forked(read_and_compare, list(enumerate(pieces)), jobs))
-    result.notes = [folder.notes(counts) for folder, counts in zip(folders, result.note_counts)]
+    results = _forked(partial(read_shard, folders=folders, names=names, groups=groups, comparison=comparison,
+                              common=common), list(enumerate(pieces)), jobs)
+    result = shards_added(results, folders)
+    if result is None:
+        progress = common.get("progress")
+        if progress is not None:
+            progress.restart()  # the documents are compared again
     return result
 
 
