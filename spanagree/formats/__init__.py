@@ -343,7 +343,7 @@ FORMATS: dict[str, Format] = {
                              "recognised from the text columns and the warning says so)"),
     ), drops=(), folder_shards=True),
     "xml": Format("xml", "XML", "inline XML markup (an .xml file or a folder of them)", (".xml",), (".xml",), 2,
-                  False, _XML_OPTIONS),
+                  False, _XML_OPTIONS, folder_shards=True),
     "conll": Format("conll", "CoNLL", "CoNLL columns with IOB/BIOES tags",
                     (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""), (".conll",), 4,
                     False, _CONLL_OPTIONS, drops=("attributes", "ids"), splits=True),
@@ -373,9 +373,10 @@ FORMATS: dict[str, Format] = {
                      )),
     "webanno": Format("webanno", "WebAnno TSV", "WebAnno / INCEpTION TSV 3.x (a .tsv file starting #FORMAT=WebAnno "
                       "TSV 3, or a folder of them): one span layer", (), (), 9, True, _WEBANNO_OPTIONS,
-                      recognises=True),
+                      recognises=True, folder_shards=True),
     "xmi": Format("xmi", "XMI", "UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, "
-                  "DKPro)", (".xmi",), (), 9, False, _XMI_OPTIONS, recognises=True, writable=False),
+                  "DKPro)", (".xmi",), (), 9, False, _XMI_OPTIONS, recognises=True, writable=False,
+                  folder_shards=True),
     "inception": Format("inception", "INCEpTION", "INCEpTION project export (the .zip or its unpacked folder): each "
                         "user a span set, the curation its own", (".zip",), (), 9, False,
                         _XMI_OPTIONS + _WEBANNO_OPTIONS, container=True, recognises=True, writable=False),
