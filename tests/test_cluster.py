@@ -42,6 +42,8 @@ INPUTS = {
     "brat": [DEMO / "brat" / name for name in ("ann1", "ann2", "ann3")],
     "conll": [DEMO / "conll" / f"{name}.conll" for name in ("ann1", "ann2", "ann3")],
     "jsonl": [DEMO / "jsonl" / f"{name}.jsonl" for name in ("ann1", "ann2", "ann3")],
+    "webanno": [DEMO / "webanno" / name for name in ("ann1", "ann2", "ann3")],
+    "xmi": [DEMO / "xmi" / name for name in ("ann1", "ann2", "ann3")],
 }
 
 
@@ -138,3 +140,37 @@ def test_agree_chance_on_the_cluster_equals_a_local_run(scheduler, capsys, fmt):
         outputs.append((without_options(json.loads(out)), err))
     assert outputs[1] == outputs[0]
     assert outputs[0][0]["chance"]["tokens"] == (581 if fmt == "brat" else 565)
+
+
+def test_the_workers_read_their_share_of_xml_folders(scheduler, capsys, tmp_path, monkeypatch):
+    """A folder of one-document XML files per annotator (the demo's, one file per document, and a
+    document the second lacks): the workers read their shards' files by path, the client none (its
+    reader is made to fail), and agree, score and merge give a local run's JSON and gold."""
+    import spanagree.pipeline as pipeline
+    from spanagree.formats import read
+    from spanagree.formats.xml import write_xml
+    from spanagree.span import SpanSet
+
+    paths = []
+    for name in ("ann1", "ann2", "ann3"):
+        spanset = read(DEMO / "xml" / f"{name}.xml")
+        (tmp_path / name).mkdir()
+        for doc_id, document in spanset.documents.items():
+            if not (name == "ann2" and doc_id == "news-03"):
+                write_xml(SpanSet(name, {doc_id: document}, [], "xml"), tmp_path / name / f"{doc_id}.xml")
+        paths.append(tmp_path / name)
+    local = [run(capsys, "agree", *paths, "--by", "document", "--output", "json"),
+             run(capsys, "score", *paths[:2], "--by", "document", "--output", "json"),
+             run(capsys, "merge", *paths, "--to", "jsonl", "--out", tmp_path / "local.jsonl", "--output", "json")]
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the client read the inputs")
+
+    monkeypatch.setattr(pipeline, "read_inputs", refused)
+    remote = [run(capsys, "agree", *paths, "--by", "document", "--scheduler", scheduler, "--output", "json"),
+              run(capsys, "score", *paths[:2], "--by", "document", "--scheduler", scheduler, "--output", "json"),
+              run(capsys, "merge", *paths, "--to", "jsonl", "--out", tmp_path / "remote.jsonl", "--scheduler",
+                  scheduler, "--output", "json")]
+    assert [without_options(r) for r in remote] == [without_options(r) for r in local]
+    assert (tmp_path / "remote.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert local[0]["documents"] == 9 and local[1]["documents"] == 10
