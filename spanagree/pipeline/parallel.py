@@ -227,7 +227,11 @@ def shards_added(results: list[Accumulator], folders) -> Accumulator | None:
 
 def folder_units(folders) -> list[str]:
     """The unit keys of every folder, once, in natural order: the copies of a document in several
-    folders fall in one shard, and a shard's documents come in each folder's own order."""
+    folders fall in one shard, and a shard's documents come in each folder's own order (folders
+    that hold the same units, the usual case, are not sorted again: each lists them in this order)."""
+    first = list(folders[0].units)
+    if all(len(folder.units) == len(first) and list(folder.units) == first for folder in folders[1:]):
+        return first
     return sorted(set().union(*(folder.units for folder in folders)), key=natural_key)
 
 
