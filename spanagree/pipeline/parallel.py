@@ -8,16 +8,18 @@ and the errors are those of one process, whatever the number of jobs. Processes 
 what they need is inherited rather than pickled; only accumulators travel back. Where ``fork``
 is unavailable, or the corpus is too small to pay for processes, the caller works in one process.
 
-Where each document is a file of its own (BRAT folders), each process reads its own shard:
-reading is most of a run, and spans read before forking would be copied page by page as the
-children touch them. Files that hold many documents one after the other (CoNLL, JSON lines:
+Where each document is a file of its own (folders of a format that declares
+:attr:`~spanagree.formats.Format.folder_shards`: BRAT, XML, WebAnno TSV, XMI), each process reads
+its own shard of the files (:func:`read_shard`), the parent having only listed them: reading is
+most of a run, and spans read before forking would be copied page by page as the children touch
+them. What a folder gives at its end is made once from the shards' counts (:func:`shards_added`). Files that hold many documents one after the other (CoNLL, JSON lines:
 :attr:`~spanagree.formats.Format.splits`) are cut into parts of whole documents by their bytes
 alone (:func:`file_parts`), at the same document indices in every file, and each process reads
 its own parts (:func:`_read_in_parts`); what the whole files give at their end is made once from
 the parts' counts. Other inputs are read here first and their documents shared with the
-children: XML and WebAnno folders (not yet shared out as BRAT's), XMI files, DocBin files, and the
-containers, which cannot be split (a Label Studio export is one JSON document, an INCEpTION export
-one zip, a GATE file one XML document).
+children: single XML, WebAnno TSV and XMI files, DocBin files (one binary), and the containers,
+which cannot be split (a Label Studio export is one JSON document, an INCEpTION export one zip, a
+GATE file one XML document, a GATE folder's annotators are found by parsing all its files).
 """
 
 from __future__ import annotations
