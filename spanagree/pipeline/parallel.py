@@ -43,8 +43,10 @@ SHARDS_PER_JOB = 4
 #: the copy-on-write of the pages it touches, take a tenth of a second): fewer processes are used.
 MIN_SPANS_PER_JOB = 50_000
 
-#: The same for processes that read their own documents (BRAT folders: :func:`_read_in_shards`),
-#: where spans are not known before reading: fewer documents than this per process, fewer processes.
+#: The same for processes that read their own documents (folders of document files:
+#: :func:`_read_in_shards`; byte ranges: :func:`_read_in_parts`), where spans are not known before
+#: reading: fewer documents (files) than this per process, fewer processes; fewer than two
+#: processes' worth, and the inputs are read here, then compared in processes if their spans pay.
 MIN_DOCUMENTS_PER_JOB = 1_000
 
 
@@ -138,7 +140,9 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
         return None
     folders = folder_listings(inputs, format, format_options)
     if folders is not None:
-        return _read_in_shards(folders, names, groups, comparison, jobs, **common)
+        every = folder_units(folders)
+        if len(every) >= 2 * MIN_DOCUMENTS_PER_JOB:  # else too few files to share out: read here (below)
+            return _read_in_shards(folders, every, names, groups, comparison, jobs, **common)
     files = splittable_files(inputs, format, format_options)
     if files is not None:
         result = _read_in_parts(files, names, groups, comparison, jobs, **common)
@@ -237,16 +241,13 @@ def folder_units(folders) -> list[str]:
     return sorted(set().union(*(folder.units for folder in folders)), key=natural_key)
 
 
-def _read_in_shards(folders, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
-    """Each process reads and compares one shard of every folder's units (:func:`read_shard`), or
-    ``None`` when this does not pay (too few units) or cannot give what one process gives
-    (:func:`shards_added`): the caller then reads the folders here."""
+def _read_in_shards(folders, every: list[str], names, groups, comparison, jobs: int, **common) -> Accumulator | None:
+    """Each process reads and compares one shard of every folder's units (``every``:
+    :func:`folder_units`; :func:`read_shard`), or ``None`` when this cannot give what one process
+    gives (:func:`shards_added`): the caller then reads the folders in one process."""
     from functools import partial
 
-    every = folder_units(folders)
     jobs = min(jobs, len(every) // MIN_DOCUMENTS_PER_JOB)
-    if jobs < 2:
-        return None
     pieces = shards(every, jobs * SHARDS_PER_JOB)
     results = _forked(partial(read_shard, folders=folders, names=names, groups=groups, comparison=comparison,
                               common=common), list(enumerate(pieces)), jobs)
