@@ -92,6 +92,21 @@ def test_relative_paths_are_made_absolute_for_the_workers(scheduler, capsys, mon
     assert without_options(remote) == without_options(local)
 
 
+def test_a_relative_type_system_is_made_absolute_for_the_workers(scheduler, capsys, monkeypatch, tmp_path):
+    """XMI folders are read on the workers, whose working folder is not the client's: the type
+    system given by a relative path is found all the same."""
+    import shutil
+
+    for name in ("ann1", "ann2"):
+        shutil.copytree(DEMO / "xmi" / name, tmp_path / name, ignore=shutil.ignore_patterns("TypeSystem.xml"))
+    shutil.copy(DEMO / "xmi" / "ann1" / "TypeSystem.xml", tmp_path / "types.xml")
+    monkeypatch.chdir(tmp_path)
+    remote = run(capsys, "agree", "ann1", "ann2", "--xmi-typesystem", "types.xml", "--scheduler", scheduler,
+                 "--output", "json")
+    local = run(capsys, "agree", "ann1", "ann2", "--xmi-typesystem", "types.xml", "--output", "json")
+    assert without_options(remote) == without_options(local) and local["documents"] == 10
+
+
 def test_an_unreachable_scheduler_fails_without_hanging(capsys, monkeypatch):
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 2)
     code = main(["agree", *map(str, INPUTS["brat"][:2]), "--scheduler", "tcp://127.0.0.1:9"])

@@ -87,6 +87,7 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
     owned = client is not scheduler
     try:
         absolute = [os.path.abspath(item) if isinstance(item, (str, os.PathLike)) else item for item in inputs]
+        format_options = options_with_absolute_paths(format_options)
         folders = folder_listings(absolute, format, format_options)
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         files = splittable_files(absolute, format, format_options) if folders is None else None
@@ -132,6 +133,29 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
     result.orders = [list(s.documents) for s in spansets]
     result.notes = [list(s.notes) for s in spansets]
     return result
+
+
+#: The format options that name files, made absolute for the workers as the inputs are.
+PATH_OPTIONS = ("xmi_typesystem",)
+
+
+def options_with_absolute_paths(format_options: dict | None) -> dict | None:
+    """``format_options`` with the files they name (:data:`PATH_OPTIONS`, comma-separated) made
+    absolute: the workers read them by path and need not share the client's working folder.
+
+    Examples
+    --------
+    >>> options_with_absolute_paths({"xmi_typesystem": "/a/TypeSystem.xml,/b/More.xml", "xmi_type": "X"})
+    {'xmi_typesystem': '/a/TypeSystem.xml,/b/More.xml', 'xmi_type': 'X'}
+    """
+    if not format_options or not any(format_options.get(key) for key in PATH_OPTIONS):
+        return format_options
+    options = dict(format_options)
+    for key in PATH_OPTIONS:
+        if options.get(key):
+            options[key] = ",".join(os.path.abspath(part.strip()) for part in str(options[key]).split(",")
+                                    if part.strip())
+    return options
 
 
 def part_task(number: int, **arguments) -> Accumulator:
