@@ -203,6 +203,12 @@ def read_shard(task, *, folders, names, groups, comparison, common: dict) -> Acc
                for folder, own in zip(folders, counts)]
     result = accumulate(streams, names, groups, comparison, shard=number, **common)
     result.note_counts = counts
+    if result.error is not None:
+        # only the error travels back: not the exceptions it was raised while handling (an lxml
+        # syntax error holds its parser's error log, which does not pickle where exceptions are
+        # pickled with their chains and tracebacks, as tblib's pickling support does)
+        error = result.error[1]
+        error.__context__ = error.__cause__ = error.__traceback__ = None
     return result
 
 
