@@ -42,6 +42,8 @@ INPUTS = {
     "brat": [DEMO / "brat" / name for name in ("ann1", "ann2", "ann3")],
     "conll": [DEMO / "conll" / f"{name}.conll" for name in ("ann1", "ann2", "ann3")],
     "jsonl": [DEMO / "jsonl" / f"{name}.jsonl" for name in ("ann1", "ann2", "ann3")],
+    "webanno": [DEMO / "webanno" / name for name in ("ann1", "ann2", "ann3")],
+    "xmi": [DEMO / "xmi" / name for name in ("ann1", "ann2", "ann3")],
 }
 
 
@@ -88,6 +90,21 @@ def test_relative_paths_are_made_absolute_for_the_workers(scheduler, capsys, mon
     monkeypatch.chdir(ROOT)
     local = run(capsys, "agree", DEMO / "brat" / "ann1", DEMO / "brat" / "ann2", "--output", "json")
     assert without_options(remote) == without_options(local)
+
+
+def test_a_relative_type_system_is_made_absolute_for_the_workers(scheduler, capsys, monkeypatch, tmp_path):
+    """XMI folders are read on the workers, whose working folder is not the client's: the type
+    system given by a relative path is found all the same."""
+    import shutil
+
+    for name in ("ann1", "ann2"):
+        shutil.copytree(DEMO / "xmi" / name, tmp_path / name, ignore=shutil.ignore_patterns("TypeSystem.xml"))
+    shutil.copy(DEMO / "xmi" / "ann1" / "TypeSystem.xml", tmp_path / "types.xml")
+    monkeypatch.chdir(tmp_path)
+    remote = run(capsys, "agree", "ann1", "ann2", "--xmi-typesystem", "types.xml", "--scheduler", scheduler,
+                 "--output", "json")
+    local = run(capsys, "agree", "ann1", "ann2", "--xmi-typesystem", "types.xml", "--output", "json")
+    assert without_options(remote) == without_options(local) and local["documents"] == 10
 
 
 def test_an_unreachable_scheduler_fails_without_hanging(capsys, monkeypatch):
@@ -161,3 +178,37 @@ def test_score_chance_on_the_cluster_equals_a_local_run(scheduler, capsys, monke
     assert without_options(json.loads(remote.out)) == without_options(json.loads(local.out))
     assert [p["chance"]["tokens"] for p in json.loads(remote.out)["predictions"]] == \
         ([581, 581] if fmt == "brat" else [565, 565])
+
+
+def test_the_workers_read_their_share_of_xml_folders(scheduler, capsys, tmp_path, monkeypatch):
+    """A folder of one-document XML files per annotator (the demo's, one file per document, and a
+    document the second lacks): the workers read their shards' files by path, the client none (its
+    reader is made to fail), and agree, score and merge give a local run's JSON and gold."""
+    import spanagree.pipeline as pipeline
+    from spanagree.formats import read
+    from spanagree.formats.xml import write_xml
+    from spanagree.span import SpanSet
+
+    paths = []
+    for name in ("ann1", "ann2", "ann3"):
+        spanset = read(DEMO / "xml" / f"{name}.xml")
+        (tmp_path / name).mkdir()
+        for doc_id, document in spanset.documents.items():
+            if not (name == "ann2" and doc_id == "news-03"):
+                write_xml(SpanSet(name, {doc_id: document}, [], "xml"), tmp_path / name / f"{doc_id}.xml")
+        paths.append(tmp_path / name)
+    local = [run(capsys, "agree", *paths, "--by", "document", "--output", "json"),
+             run(capsys, "score", *paths[:2], "--by", "document", "--output", "json"),
+             run(capsys, "merge", *paths, "--to", "jsonl", "--out", tmp_path / "local.jsonl", "--output", "json")]
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the client read the inputs")
+
+    monkeypatch.setattr(pipeline, "read_inputs", refused)
+    remote = [run(capsys, "agree", *paths, "--by", "document", "--scheduler", scheduler, "--output", "json"),
+              run(capsys, "score", *paths[:2], "--by", "document", "--scheduler", scheduler, "--output", "json"),
+              run(capsys, "merge", *paths, "--to", "jsonl", "--out", tmp_path / "remote.jsonl", "--scheduler",
+                  scheduler, "--output", "json")]
+    assert [without_options(r) for r in remote] == [without_options(r) for r in local]
+    assert (tmp_path / "remote.jsonl").read_bytes() == (tmp_path / "local.jsonl").read_bytes()
+    assert local[0]["documents"] == 9 and local[1]["documents"] == 10

@@ -180,7 +180,7 @@ def test_bad_listing_and_single_files_read_in_this_process(tmp_path, capsys, sma
     assert code == 1 and "d04.txt is missing" in err
     shutil.copy(folders[0] / "d01.ann", tmp_path / "one.ann")
     shutil.copy(folders[0] / "d01.txt", tmp_path / "one.txt")
-    assert parallel.brat_folders([str(tmp_path / "one.ann"), str(folders[0])], None) is None
+    assert parallel.folder_listings([str(tmp_path / "one.ann"), str(folders[0])], None) is None
 
 
 def test_agree_chance_reads_its_shards_too(capsys, small_shards):

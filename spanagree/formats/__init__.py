@@ -18,6 +18,7 @@ provides ``write_brat_document``.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import importlib
 import os
@@ -144,6 +145,13 @@ class Format:
         ``document_offsets_<name>(path) -> list[int]`` (where documents begin, found in the bytes
         alone) and ``part_notes_<name>(path, counts, **options) -> (notes, warnings)`` (what the
         whole file gives at its end, made from its parts' :attr:`FilePart.counts` added up).
+    folder_shards : bool
+        A folder keeps its documents in files of their own (one document per file, or a known set
+        of documents per file), read in shards (``--jobs`` workers, Dask tasks:
+        :mod:`spanagree.pipeline.parallel`): the module provides ``list_<name>(path, **options) ->
+        FolderListing`` (the folder's document files listed in the reader's order, nothing read;
+        the errors of the listing as ``stream_<name>`` gives them), and ``stream_<name>`` of a
+        folder reads that listing whole (:func:`listed_documents`).
     """
 
     name: str
@@ -159,6 +167,7 @@ class Format:
     writable: bool = True
     drops: tuple[str, ...] = ("attributes",)
     splits: bool = False
+    folder_shards: bool = False
 
     @property
     def reader_keywords(self) -> frozenset[str]:
@@ -190,6 +199,9 @@ class Format:
 
     def part_notes(self):
         return getattr(self.module(), f"part_notes_{self.name}")
+
+    def lister(self):
+        return getattr(self.module(), f"list_{self.name}")
 
     def file_writer(self):
         """``file_writer_<name>`` (:class:`FileWriter`), or ``None`` for a format not written to one file."""
@@ -227,6 +239,68 @@ class FilePart:
     lines_before: int = 0
     documents_before: int = 0
     counts: dict = field(default_factory=dict)
+
+
+class FolderListing(abc.ABC):
+    """A folder of document files (:attr:`Format.folder_shards`) listed but not read: its units
+    (a file, or a document's set of files, as BRAT's ``.txt`` and ``.ann``), read a shard at a time.
+
+    Reading the whole folder (``stream_<name>``) is :meth:`documents` of every unit in order, then
+    :meth:`finish` of the counts: reading shards of units in several processes, adding their
+    counts up (numbers and counters add, lists are concatenated in shard order) and finishing
+    once gives the same documents, warnings, errors, notes and end-of-folder warnings. A format
+    subclasses it in its module; subclasses hold nothing but picklable data (a Dask task carries
+    one to its worker).
+
+    Attributes
+    ----------
+    name : str
+        The span set's name (the folder's).
+    format : str
+        The format's name.
+    units : dict of str to object
+        Unit key → what reading the unit needs, in the reader's order (natural order of the keys,
+        :func:`natural_key`). A unit's key is its document's id, or (a file holding several
+        documents) the file's, which its documents' ids begin with: the copies of a document in
+        several folders are in units of one key.
+    """
+
+    format = ""
+
+    def __init__(self, name: str, units: dict):
+        self.name = name
+        self.units = units
+
+    def new_counts(self) -> dict:
+        """What :meth:`documents` adds to for :meth:`finish`, every key present (so that shards' counts add up)."""
+        return {}
+
+    @abc.abstractmethod
+    def documents(self, keys, counts: dict) -> Iterator[Document]:
+        """The documents of the units of ``keys`` this folder holds, in order, each read as reading
+        the whole folder reads it (its warnings and errors included); ``counts`` added to.
+        ``keys`` is :attr:`units` itself when the whole folder is read."""
+
+    def finish(self, counts: dict) -> tuple[list[str], list[str]]:
+        """The notes and the warnings reading the whole folder gives at its end, when ``counts``
+        are every unit's (its shards' summed)."""
+        return [], []
+
+
+def listed_documents(listing: FolderListing, notes: list[str]) -> Iterator[Document]:
+    """Every document of ``listing`` in order (a folder read whole: ``stream_<name>``), then its
+    end-of-folder notes added to ``notes`` and its warnings given."""
+    counts = listing.new_counts()
+    yield from listing.documents(listing.units, counts)
+    found, warned = listing.finish(counts)
+    notes += found
+    if warned:
+        import warnings
+
+        from ..errors import SpanagreeWarning
+
+        for message in warned:
+            warnings.warn(message, SpanagreeWarning, stacklevel=2)
 
 
 #: How much of a file the content recognisers (:attr:`Format.recognises`) see.
@@ -287,9 +361,9 @@ FORMATS: dict[str, Format] = {
                      "them onto the text as stored", choices=("lf",),
                      details=" (tools that normalise line ends on load write such files; without it they are "
                              "recognised from the text columns and the warning says so)"),
-    ), drops=()),
+    ), drops=(), folder_shards=True),
     "xml": Format("xml", "XML", "inline XML markup (an .xml file or a folder of them)", (".xml",), (".xml",), 2,
-                  False, _XML_OPTIONS),
+                  False, _XML_OPTIONS, folder_shards=True),
     "conll": Format("conll", "CoNLL", "CoNLL columns with IOB/BIOES tags",
                     (".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""), (".conll",), 4,
                     False, _CONLL_OPTIONS, drops=("attributes", "ids"), splits=True),
@@ -319,9 +393,10 @@ FORMATS: dict[str, Format] = {
                      )),
     "webanno": Format("webanno", "WebAnno TSV", "WebAnno / INCEpTION TSV 3.x (a .tsv file starting #FORMAT=WebAnno "
                       "TSV 3, or a folder of them): one span layer", (), (), 9, True, _WEBANNO_OPTIONS,
-                      recognises=True),
+                      recognises=True, folder_shards=True),
     "xmi": Format("xmi", "XMI", "UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, "
-                  "DKPro)", (".xmi",), (), 9, False, _XMI_OPTIONS, recognises=True, writable=False),
+                  "DKPro)", (".xmi",), (), 9, False, _XMI_OPTIONS, recognises=True, writable=False,
+                  folder_shards=True),
     "inception": Format("inception", "INCEpTION", "INCEpTION project export (the .zip or its unpacked folder): each "
                         "user a span set, the curation its own", (".zip",), (), 9, False,
                         _XMI_OPTIONS + _WEBANNO_OPTIONS, container=True, recognises=True, writable=False),

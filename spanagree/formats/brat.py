@@ -50,9 +50,9 @@ import warnings
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from . import MAX_RECORD_BYTES, DocumentStream, collect, natural_key, read_regular
+from . import MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, listed_documents, natural_key, read_regular
 
-__all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "scan_brat"]
+__all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "list_brat"]
 
 T_LINE = "T<id>\\t<label> <start> <end>"
 
@@ -129,17 +129,9 @@ def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RE
     else:
         raise FormatError(top, "no such file or folder")
     stream = DocumentStream(name, "brat", iter(()))
-    stream.documents = _documents(entries, skipped, stream.notes, max_record_bytes, brat_line_ends)
+    stream.documents = listed_documents(BratFolder(name, entries, skipped, max_record_bytes, brat_line_ends),
+                                        stream.notes)
     return stream
-
-
-def _documents(entries: list[tuple[str, str, str | None]], skipped: list[str], notes: list[str],
-               limit: int = MAX_RECORD_BYTES, line_ends: str | None = None):
-    """Each entry's document in turn; ``notes`` filled in at the end."""
-    counts = dict.fromkeys((*_NOTE_ORDER, "lf_offsets"), 0)
-    for doc_id, txt_path, ann_path in entries:
-        yield _read_document(doc_id, txt_path, ann_path, counts, limit, line_ends)
-    notes += _notes(counts, skipped)
 
 
 def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
@@ -182,53 +174,49 @@ def unkept_lines(notes: list[str]) -> dict[str, int]:
 _UNKEPT = ("relation", "event", "equivalence")
 
 
-class BratFolder:
-    """A BRAT folder scanned but not read: its documents' files, read one document at a time.
-
-    :func:`read_brat` is ``scan_brat`` then :meth:`read_document` for every document in order,
-    then :meth:`notes` of the summed counts: reading documents one by one (in other processes,
-    say: ``--jobs``) gives the same documents, warnings, errors and notes.
+class BratFolder(FolderListing):
+    """A BRAT folder listed but not read (:class:`~spanagree.formats.FolderListing`): a unit is a
+    document, its ``.txt`` and its ``.ann``.
 
     Attributes
     ----------
-    name : str
-        The span set's name (the folder name).
-    entries : dict of str to (str, str, str or None)
+    units : dict of str to (str, str, str or None)
         Document id → (id, .txt path, .ann path or None), in natural order of the ids.
     skipped : list of str
         The .txt files passed over (not documents).
     """
 
+    format = "brat"
+
     def __init__(self, name: str, entries: list[tuple[str, str, str | None]], skipped: list[str],
                  max_record_bytes: int = MAX_RECORD_BYTES, line_ends: str | None = None):
-        self.name = name
+        super().__init__(name, {entry[0]: entry for entry in entries})
         self.line_ends = line_ends
-        self.entries = {entry[0]: entry for entry in entries}
         self.skipped = skipped
         self.max_record_bytes = max_record_bytes
 
-    @staticmethod
-    def new_counts() -> dict[str, int]:
-        """Counts of the lines read and not compared, for :meth:`read_document` to add to."""
+    def new_counts(self) -> dict[str, int]:
+        """Counts of the lines read and not compared."""
         return dict.fromkeys((*_NOTE_ORDER, "lf_offsets"), 0)
 
-    def read_document(self, doc_id: str, counts: dict[str, int]) -> Document:
-        """One document, exactly as :func:`read_brat` reads it (warnings and errors included)."""
-        return _read_document(*self.entries[doc_id], counts, self.max_record_bytes, self.line_ends)
+    def documents(self, keys, counts: dict[str, int]):
+        units, limit, line_ends = self.units, self.max_record_bytes, self.line_ends
+        entries = units.values() if keys is units else (units[key] for key in keys if key in units)
+        for doc_id, txt_path, ann_path in entries:
+            yield _read_document(doc_id, txt_path, ann_path, counts, limit, line_ends)
 
-    def notes(self, counts: dict[str, int]) -> list[str]:
-        """The notes :func:`read_brat` gives when ``counts`` are the counts of all documents."""
-        return _notes(counts, self.skipped)
+    def finish(self, counts: dict[str, int]) -> tuple[list[str], list[str]]:
+        return _notes(counts, self.skipped), []
 
 
-def scan_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
+def list_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
               brat_line_ends: str | None = None) -> BratFolder:
-    """A BRAT folder's documents (files only, nothing read), as :func:`read_brat` would read them.
+    """A BRAT folder's documents (files only, nothing read), as :func:`stream_brat` reads them.
 
     Raises
     ------
     FormatError
-        As :func:`read_brat` for a folder: a .ann without its .txt, no .ann at all, not a folder.
+        As :func:`stream_brat` for a folder: a .ann without its .txt, no .ann at all, not a folder.
     """
     top = os.fspath(path)
     if not os.path.isdir(top):

@@ -76,10 +76,10 @@ from pathlib import Path
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import (MAX_RECORD_BYTES, DocumentStream, collect, default_name, document_files, natural_key,
-               read_document_file)
+from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, default_name, document_files,
+               listed_documents, natural_key, read_document_file)
 
-__all__ = ["read_webanno", "recognise_webanno", "stream_webanno", "webanno_document", "webanno_notes",
+__all__ = ["list_webanno", "read_webanno", "recognise_webanno", "stream_webanno", "webanno_document", "webanno_notes",
            "write_webanno", "NAMED_ENTITY"]
 
 #: DKPro's named-entity layer, read and written by default.
@@ -498,6 +498,53 @@ def _read_text(file: str, in_folder: bool, limit: int) -> str:
         raise FormatError(file, f"not UTF-8 (byte {error.start})", line) from None
 
 
+class WebannoFolder(FolderListing):
+    """WebAnno TSV files listed but not read (:class:`~spanagree.formats.FolderListing`): a unit is
+    a file, its key the document's id (the path relative to the folder without ``.tsv``).
+
+    Attributes
+    ----------
+    units : dict of str to (str, bool)
+        Document id → (the file, whether it was found in a folder), in natural order of the ids.
+    """
+
+    format = "webanno"
+
+    def __init__(self, name: str, files: list[tuple[str, str, bool]], layer: str | None, feature: str | None,
+                 limit: int = MAX_RECORD_BYTES):
+        super().__init__(name, {doc_id: (file, in_folder) for doc_id, file, in_folder in files})
+        self.layer, self.feature, self.limit = layer, feature, limit
+
+    def new_counts(self) -> Counter:
+        return Counter()
+
+    def documents(self, keys, counts: Counter):
+        units, layer, feature, limit = self.units, self.layer, self.feature, self.limit
+        for doc_id in keys:
+            if doc_id in units:
+                file, in_folder = units[doc_id]
+                yield webanno_document(_read_text(file, in_folder, limit), file, doc_id, webanno_layer=layer,
+                                       webanno_feature=feature, counts=counts)
+
+    def finish(self, counts: Counter) -> tuple[list[str], list[str]]:
+        return webanno_notes(Counter(counts), self.layer, self.feature), []
+
+
+def list_webanno(path, *, name: str | None = None, webanno_layer: str | None = None,
+                 webanno_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> WebannoFolder:
+    """A folder's WebAnno TSV files (listed, nothing read), as :func:`stream_webanno` reads them.
+
+    Raises
+    ------
+    FormatError
+        Not a folder, or no .tsv file in it.
+    """
+    path = str(path)
+    if not os.path.isdir(path):
+        raise FormatError(path, "not a folder")
+    return WebannoFolder(name or default_name(path), _files(path), webanno_layer, webanno_feature, max_record_bytes)
+
+
 def stream_webanno(path, *, name: str | None = None, webanno_layer: str | None = None,
                    webanno_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """The documents of a WebAnno TSV 3 file (id ``1``) or of a folder of them (ids: relative paths
@@ -505,19 +552,11 @@ def stream_webanno(path, *, name: str | None = None, webanno_layer: str | None =
     path = str(path)
     if not os.path.exists(path):
         raise FormatError(path, "no such file or folder")
-    files = _files(path)
-    notes: list[str] = []
-    stream = DocumentStream(name or default_name(path), "webanno", iter(()), notes)
-    stream.documents = _documents(files, webanno_layer, webanno_feature, max_record_bytes, notes)
+    listing = WebannoFolder(name or default_name(path), _files(path), webanno_layer, webanno_feature,
+                            max_record_bytes)
+    stream = DocumentStream(listing.name, "webanno", iter(()))
+    stream.documents = listed_documents(listing, stream.notes)
     return stream
-
-
-def _documents(files, layer, feature, limit, notes):
-    counts: Counter = Counter()
-    for doc_id, file, in_folder in files:
-        yield webanno_document(_read_text(file, in_folder, limit), file, doc_id, webanno_layer=layer,
-                               webanno_feature=feature, counts=counts)
-    notes.extend(webanno_notes(counts, layer, feature))
 
 
 def read_webanno(path, *, name: str | None = None, webanno_layer: str | None = None,

@@ -46,10 +46,10 @@ from pathlib import Path
 
 from ..errors import FormatError
 from ..span import Document, Source, Span
-from . import (MAX_RECORD_BYTES, DocumentStream, collect, document_files, natural_key, read_bounded,
-               read_document_file, read_regular)
+from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, document_files, listed_documents,
+               natural_key, read_bounded, read_document_file, read_regular)
 
-__all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "XmiReading", "load_typesystem", "read_xmi",
+__all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "XmiReading", "list_xmi", "load_typesystem", "read_xmi",
            "recognise_xmi", "stream_xmi", "xmi_document"]
 
 #: DKPro Core's named entity, INCEpTION's built-in *Named entity* layer.
@@ -268,6 +268,78 @@ def _typesystem_file(file: str, top: str) -> str | None:
     return None
 
 
+class XmiFolder(FolderListing):
+    """XMI files listed but not read (:class:`~spanagree.formats.FolderListing`): a unit is a file,
+    its key the document's id (the path relative to the folder without ``.xmi``). Each reader of
+    a shard loads the type systems it needs (the one given, or those found beside the files).
+
+    Attributes
+    ----------
+    units : dict of str to (str, bool)
+        Document id → (the file, whether it was found in a folder), in natural order of the ids.
+    """
+
+    format = "xmi"
+
+    def __init__(self, name: str, path: str, typesystem: str | None, type_name: str | None, feature: str | None,
+                 view: str | None, limit: int = MAX_RECORD_BYTES):
+        super().__init__(name, {doc_id: (file, in_folder) for doc_id, file, in_folder in document_files(path, _scan)})
+        self.top = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
+        self.typesystem = typesystem
+        self.reading = (type_name or DEFAULT_TYPE, feature or DEFAULT_FEATURE, view or DEFAULT_VIEW)
+        self.limit = limit
+
+    def new_counts(self) -> dict[str, int]:
+        return {"points": 0, "unlabelled": 0}
+
+    def documents(self, keys, counts: dict[str, int]):
+        units, top, limit = self.units, self.top, self.limit
+        reading = XmiReading(*self.reading)
+        given = None
+        if self.typesystem:
+            given = load_typesystem([p.strip() for p in str(self.typesystem).split(",") if p.strip()], limit)
+        for doc_id in keys:
+            if doc_id not in units:
+                continue
+            file, in_folder = units[doc_id]
+            typesystem = given
+            if typesystem is None:
+                found = _typesystem_file(file, top)
+                if found is None:
+                    raise FormatError(file, "no type system: put the TypeSystem.xml the tool exported next to it, "
+                                      "or give --xmi-typesystem PATH")
+                typesystem = reading.typesystems.get(found)
+                if typesystem is None:
+                    data = read_regular(found, "type systems found beside XMI files", limit)  # never a FIFO
+                    typesystem = reading.typesystems[found] = load_typesystem((), limit, data, found)
+            data = read_document_file(file, in_folder, limit, "a folder's .xmi files")
+            yield xmi_document(data, typesystem, file, doc_id, reading)
+        counts["points"] += reading.points
+        counts["unlabelled"] += reading.unlabelled
+
+    def finish(self, counts: dict[str, int]) -> tuple[list[str], list[str]]:
+        return XmiReading(*self.reading, points=counts["points"], unlabelled=counts["unlabelled"]).notes(), []
+
+
+def list_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None, xmi_type: str | None = None,
+             xmi_feature: str | None = None, xmi_view: str | None = None,
+             max_record_bytes: int = MAX_RECORD_BYTES) -> XmiFolder:
+    """A folder's XMI files (listed, nothing read), as :func:`stream_xmi` reads them.
+
+    Raises
+    ------
+    FormatError
+        Not a folder.
+    """
+    from . import default_name
+
+    path = str(path)
+    if not os.path.isdir(path):
+        raise FormatError(path, "not a folder")
+    return XmiFolder(name or default_name(path), path, xmi_typesystem, xmi_type, xmi_feature, xmi_view,
+                     max_record_bytes)
+
+
 def stream_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None, xmi_type: str | None = None,
                xmi_feature: str | None = None, xmi_view: str | None = None,
                max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
@@ -275,33 +347,10 @@ def stream_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = No
     from . import default_name
 
     path = str(path)
-    reading = XmiReading(xmi_type or DEFAULT_TYPE, xmi_feature or DEFAULT_FEATURE, xmi_view or DEFAULT_VIEW)
-    notes: list[str] = []
-    stream = DocumentStream(name or default_name(path), "xmi", iter(()), notes)
-    stream.documents = _documents(path, xmi_typesystem, reading, max_record_bytes, notes)
+    stream = DocumentStream(name or default_name(path), "xmi", iter(()))
+    listing = XmiFolder(stream.name, path, xmi_typesystem, xmi_type, xmi_feature, xmi_view, max_record_bytes)
+    stream.documents = listed_documents(listing, stream.notes)
     return stream
-
-
-def _documents(path: str, typesystem_option: str | None, reading: XmiReading, limit: int, notes: list[str]):
-    files = document_files(path, _scan)
-    top = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
-    given = None
-    if typesystem_option:
-        given = load_typesystem([p.strip() for p in str(typesystem_option).split(",") if p.strip()], limit)
-    for doc_id, file, in_folder in files:
-        typesystem = given
-        if typesystem is None:
-            found = _typesystem_file(file, top)
-            if found is None:
-                raise FormatError(file, "no type system: put the TypeSystem.xml the tool exported next to it, or "
-                                  "give --xmi-typesystem PATH")
-            typesystem = reading.typesystems.get(found)
-            if typesystem is None:
-                data = read_regular(found, "type systems found beside XMI files", limit)  # never a FIFO
-                typesystem = reading.typesystems[found] = load_typesystem((), limit, data, found)
-        data = read_document_file(file, in_folder, limit, "a folder's .xmi files")
-        yield xmi_document(data, typesystem, file, doc_id, reading)
-    notes.extend(reading.notes())
 
 
 def read_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None, xmi_type: str | None = None,

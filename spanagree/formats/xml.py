@@ -109,17 +109,16 @@ from __future__ import annotations
 import io
 import os
 import re
-import warnings
 from collections import Counter
 
 from lxml import etree
 
-from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
-from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, collect, open_regular, read_bounded, natural_key, read_regular,
-               write_documents)
+from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, FolderListing, collect, listed_documents,
+               natural_key, open_regular, read_bounded, read_regular, write_documents, written_or_removed)
 
-__all__ = ["read_xml", "stream_xml", "write_xml"]
+__all__ = ["list_xml", "read_xml", "stream_xml", "write_xml", "XmlFolder"]
 
 _XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 _ENTITY = etree.Entity
@@ -200,10 +199,7 @@ def stream_xml(path, *, name: str | None = None, xml_label_attr: str | None = No
     """
     options = _Options(xml_label_attr, xml_span_tags, xml_doc_tag)
     top = os.fspath(path)
-    if name is None:
-        from . import default_name
-
-        name = default_name(top) or os.path.basename(os.path.abspath(top))
+    name = _name(top, name)
     if os.path.exists(top) and not os.path.isdir(top):  # a regular file, or a pipe given on purpose
         stem = os.path.splitext(os.path.basename(top))[0]
         files = [(stem, top, False)]
@@ -212,7 +208,7 @@ def stream_xml(path, *, name: str | None = None, xml_label_attr: str | None = No
     else:
         raise FormatError(top, "no such file or folder")
     stream = DocumentStream(name, "xml", iter(()))
-    stream.documents = _documents(files, options, stream.notes, max_record_bytes)
+    stream.documents = listed_documents(XmlFolder(name, files, options, max_record_bytes), stream.notes)
     return stream
 
 
@@ -254,59 +250,115 @@ def _marked_in(head: bytes) -> "_Options | None":
 _ROOT_BEFORE = re.compile(rb"<[^?!]")
 
 
-def _documents(files: list[tuple[str, str, bool]], options: "_Options", notes: list[str],
-               limit: int = MAX_RECORD_BYTES):
-    """The documents of every file in turn (ids made unique across files); ``notes`` at the end."""
-    sources: dict[str, str] = {}  # id -> the file it was read from
-    skipped = 0
-    first_skipped = None
-    by_default: Counter = Counter()  # elements taken as spans because no option said which
-    holding: Counter = Counter()  # of those, the ones holding other span elements
-    for rel, file, in_folder in files:
-        own = options
-        if options.unset:
-            own = marked_options(file) or options
-        reader = _FileReader(file, own, in_folder, limit)
-        for key, document in reader.documents():
-            own = reader.options  # a pipe's marker is found as it is read
-            if own.doc_tag is None:
-                doc_id = rel
-            else:
-                doc_id = f"{rel}#{key}" if in_folder else key
-            if doc_id in sources:
-                raise FormatError(file, f"document id {doc_id!r} appears twice (also in {sources[doc_id]})")
-            sources[doc_id] = document.source
-            document.id = doc_id
-            trusted = Span.trusted
-            document.spans = [trusted(doc_id, s.fragments, s.label, s.source, s.attributes) for s in document.spans]
-            yield document
-        if reader.empty:
-            skipped += reader.empty
-            if first_skipped is None:
-                first_skipped = (file,) + reader.first_empty
-        if own.unset:
-            by_default.update(reader.tags)
-            holding.update(reader.holders)
-    if skipped:
-        notes.append(f"{skipped} empty element{'s' if skipped != 1 else ''} (no text) skipped: a span covers "
-                     "at least one character")
-        file, line, tag = first_skipped
-        more = f" ({skipped - 1} more like it)" if skipped > 1 else ""
-        warnings.warn(f"{file}:{line}: <{tag}> has no text and cannot be a span: skipped{more}",
-                      SpanagreeWarning, stacklevel=2)
-    if by_default:
-        counted = ", ".join(f"{tag} ({count})" for tag, count in sorted(by_default.items(),
-                                                                       key=lambda item: (-item[1], item[0])))
-        note = (f"every element was taken as a span (no --xml-span-tags, --xml-label-attr or spanagree marker): "
-                f"{counted}; name the span elements with --xml-span-tags (and the label's attribute with "
-                "--xml-label-attr)")
-        notes.append(note)
-        if holding:  # sentences, sections, titles: structure more likely than spans
-            holders = sorted(holding, key=lambda tag: (-by_default[tag], tag))
-            where = files[0][1] if len(files) == 1 else os.path.commonpath([f for _, f, _ in files])
-            warnings.warn(f"{where}: {note}; {', '.join(f'<{tag}>' for tag in holders)} "
-                          f"{'holds' if len(holders) == 1 else 'hold'} other elements (structure rather than "
-                          "spans?)", SpanagreeWarning, stacklevel=2)
+class XmlFolder(FolderListing):
+    """XML files listed but not read (:class:`~spanagree.formats.FolderListing`): a unit is a file,
+    its key the file's path relative to the folder without ``.xml`` (the id of its document, or
+    what the ids of its documents begin with: ``sub/file#3``).
+
+    Attributes
+    ----------
+    units : dict of str to (str, bool)
+        Key → (the file, whether it was found in a folder), in natural order of the keys.
+    """
+
+    format = "xml"
+
+    def __init__(self, name: str, files: list[tuple[str, str, bool]], options: "_Options",
+                 limit: int = MAX_RECORD_BYTES):
+        super().__init__(name, {rel: (file, in_folder) for rel, file, in_folder in files})
+        self.options = options
+        self.limit = limit
+
+    def new_counts(self) -> dict:
+        # empty elements skipped, the first one's (file, line, tag) in a list (lists of shards are
+        # concatenated: the first is the whole folder's), elements taken as spans because no option
+        # said which, and of those the ones holding other span elements
+        return {"skipped": 0, "first_skipped": [], "by_default": Counter(), "holding": Counter()}
+
+    def documents(self, keys, counts: dict):
+        """The documents of every file of ``keys`` in turn (ids made unique across files)."""
+        units, options, limit = self.units, self.options, self.limit
+        sources: dict[str, str] = {}  # id -> the file it was read from
+        for rel in keys:
+            if rel not in units:
+                continue
+            file, in_folder = units[rel]
+            own = options
+            if options.unset:
+                own = marked_options(file) or options
+            reader = _FileReader(file, own, in_folder, limit)
+            for key, document in reader.documents():
+                own = reader.options  # a pipe's marker is found as it is read
+                if own.doc_tag is None:
+                    doc_id = rel
+                else:
+                    doc_id = f"{rel}#{key}" if in_folder else key
+                if doc_id in sources:
+                    raise FormatError(file, f"document id {doc_id!r} appears twice (also in {sources[doc_id]})")
+                sources[doc_id] = document.source
+                document.id = doc_id
+                trusted = Span.trusted
+                document.spans = [trusted(doc_id, s.fragments, s.label, s.source, s.attributes) for s in document.spans]
+                yield document
+            if reader.empty:
+                counts["skipped"] += reader.empty
+                if not counts["first_skipped"]:
+                    counts["first_skipped"].append((file,) + reader.first_empty)
+            if own.unset:
+                counts["by_default"].update(reader.tags)
+                counts["holding"].update(reader.holders)
+
+    def finish(self, counts: dict) -> tuple[list[str], list[str]]:
+        notes, warned = [], []
+        skipped, by_default, holding = counts["skipped"], counts["by_default"], counts["holding"]
+        if skipped:
+            notes.append(f"{skipped} empty element{'s' if skipped != 1 else ''} (no text) skipped: a span covers "
+                         "at least one character")
+            file, line, tag = counts["first_skipped"][0]
+            more = f" ({skipped - 1} more like it)" if skipped > 1 else ""
+            warned.append(f"{file}:{line}: <{tag}> has no text and cannot be a span: skipped{more}")
+        if by_default:
+            counted = ", ".join(f"{tag} ({count})" for tag, count in sorted(by_default.items(),
+                                                                           key=lambda item: (-item[1], item[0])))
+            note = (f"every element was taken as a span (no --xml-span-tags, --xml-label-attr or spanagree marker): "
+                    f"{counted}; name the span elements with --xml-span-tags (and the label's attribute with "
+                    "--xml-label-attr)")
+            notes.append(note)
+            if holding:  # sentences, sections, titles: structure more likely than spans
+                holders = sorted(holding, key=lambda tag: (-by_default[tag], tag))
+                files = [file for file, _ in self.units.values()]
+                where = files[0] if len(files) == 1 else os.path.commonpath(files)
+                warned.append(f"{where}: {note}; {', '.join(f'<{tag}>' for tag in holders)} "
+                              f"{'holds' if len(holders) == 1 else 'hold'} other elements (structure rather than "
+                              "spans?)")
+        return notes, warned
+
+
+def list_xml(path, *, name: str | None = None, xml_label_attr: str | None = None,
+             xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None,
+             max_record_bytes: int = MAX_RECORD_BYTES) -> XmlFolder:
+    """A folder's XML files (listed, nothing read), as :func:`stream_xml` reads them.
+
+    Raises
+    ------
+    FormatError
+        Not a folder, or as :func:`stream_xml` for a folder (no .xml file in it).
+    UsageError
+        A bad option.
+    """
+    options = _Options(xml_label_attr, xml_span_tags, xml_doc_tag)
+    top = os.fspath(path)
+    if not os.path.isdir(top):
+        raise FormatError(top, "not a folder")
+    return XmlFolder(_name(top, name), [(rel, file, True) for rel, file in _scan(top)], options, max_record_bytes)
+
+
+def _name(top: str, name: str | None) -> str:
+    if name is not None:
+        return name
+    from . import default_name
+
+    return default_name(top) or os.path.basename(os.path.abspath(top))
 
 
 class _Options:

@@ -103,8 +103,9 @@ class Accumulator:
     notes : list of list of str
         Per stream, what was read and not compared (complete once the stream has ended).
     note_counts : list of dict or None
-        Per stream, the counts the notes are made of, where the stream keeps them apart (BRAT
-        shards: the notes of the whole are made from the summed counts).
+        Per stream, the counts the notes are made of, where the stream keeps them apart (folder
+        shards, file parts: the notes of the whole are made from the summed counts; numbers and
+        counters add, lists are concatenated in shard order).
     events : list
         Reading warnings, ``(key, message, category)``.
     error : tuple or None

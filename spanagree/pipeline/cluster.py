@@ -7,7 +7,8 @@ strategy (:func:`~spanagree.pipeline.sequential.accumulate`) on its shards, and 
 the shards' accumulators in document order — so the figures, warnings and errors are those of one
 process, apart from the options' echo.
 
-**Reading.** Where every input is a BRAT folder, each task reads its own shard's files *by path*:
+**Reading.** Where every input is a folder of document files (BRAT, XML, WebAnno TSV, XMI:
+:attr:`~spanagree.formats.Format.folder_shards`), each task reads its own shard's files *by path*:
 the workers need a filesystem they share with the client, as on an HPC cluster (paths are made
 absolute first; before anything is submitted, every worker is asked whether it sees every input,
 and a worker that does not ends the run with one line naming it and the path). CoNLL and
@@ -26,7 +27,7 @@ import os
 from typing import Any
 
 from ..errors import SpanagreeError, UsageError
-from ..formats import DocumentStream, natural_key
+from ..formats import DocumentStream
 from .accumulator import Accumulator
 
 #: Shards per worker: enough to even out documents of unequal size and workers of unequal speed.
@@ -79,14 +80,15 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
     """The accumulator of ``inputs`` compared on a Dask cluster. Parameters as
     :func:`spanagree.pipeline.run` (``scheduler``: an address or a ``distributed.Client``)."""
     from . import read_inputs
-    from .parallel import brat_folders, file_parts, parts_added, shards, splittable_files
+    from .parallel import file_parts, folder_listings, folder_units, parts_added, shards, shards_added, splittable_files
 
     common.pop("progress", None)  # the client draws no bar for the workers
     client = connect(scheduler)
     owned = client is not scheduler
     try:
         absolute = [os.path.abspath(item) if isinstance(item, (str, os.PathLike)) else item for item in inputs]
-        folders = brat_folders(absolute, format, format_options)
+        format_options = options_with_absolute_paths(format_options)
+        folders = folder_listings(absolute, format, format_options)
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         files = splittable_files(absolute, format, format_options) if folders is None else None
         if files is not None:
@@ -100,26 +102,27 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
                 return result
             # the files' ranges do not pair (documents in different orders): read here, as below
         if folders is not None:
+            # folders of document files: each task reads its shard's files by path
             check_paths(client, [os.fspath(item) for item in absolute])
-            every = sorted(set().union(*(folder.entries for folder in folders)), key=natural_key)
-            pieces = shards(every, workers * SHARDS_PER_WORKER)
-            tasks = [("folders", number, folders, piece) for number, piece in enumerate(pieces)]
-        else:
-            spansets = read_inputs(absolute, format, format_options)
-            every = list(dict.fromkeys(d for spanset in spansets for d in spanset.documents))
-            pieces = shards(every, workers * SHARDS_PER_WORKER)
-            tasks = []
-            for number, piece in enumerate(pieces):
-                wanted = set(piece)
-                own = [(s.name, s.format or "", [packed(d) for i, d in s.documents.items() if i in wanted])
-                       for s in spansets]
-                tasks.append(("documents", number, own, None))
+            pieces = shards(folder_units(folders), workers * SHARDS_PER_WORKER)
+            futures = client.map(shard_task, list(enumerate(pieces)), folders=folders, names=names, groups=groups,
+                                 comparison=comparison, common=common, pure=False)
+            result = shards_added(client.gather(futures), folders) if pieces else None
+            if result is not None:
+                return result
+            # a document id read in two shards (or no document at all): read here, as below
+        spansets = read_inputs(absolute, format, format_options)
+        every = list(dict.fromkeys(d for spanset in spansets for d in spanset.documents))
+        tasks = []
+        for number, piece in enumerate(shards(every, workers * SHARDS_PER_WORKER)):
+            wanted = set(piece)
+            tasks.append((number, [(s.name, s.format or "", [packed(d) for i, d in s.documents.items() if i in wanted])
+                                   for s in spansets]))
         if not tasks:
-            tasks = [("documents", 0, [(n, "", []) for n in names], None)]
+            tasks = [(0, [(n, "", []) for n in names])]
         # the tasks' documents go straight to the workers (scattered), not through the scheduler's graph
-        scattered = client.scatter(tasks, hash=False) if folders is None else tasks
-        futures = client.map(accumulate_task, scattered, names=names, groups=groups, comparison=comparison,
-                             common=common, pure=False)
+        futures = client.map(accumulate_task, client.scatter(tasks, hash=False), names=names, groups=groups,
+                             comparison=comparison, common=common, pure=False)
         parts = client.gather(futures)
     finally:
         if owned:
@@ -127,12 +130,32 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
     result = parts[0]
     for part in parts[1:]:
         result += part
-    if folders is not None:
-        result.notes = [folder.notes(counts) for folder, counts in zip(folders, result.note_counts)]
-    else:
-        result.orders = [list(s.documents) for s in spansets]
-        result.notes = [list(s.notes) for s in spansets]
+    result.orders = [list(s.documents) for s in spansets]
+    result.notes = [list(s.notes) for s in spansets]
     return result
+
+
+#: The format options that name files, made absolute for the workers as the inputs are.
+PATH_OPTIONS = ("xmi_typesystem",)
+
+
+def options_with_absolute_paths(format_options: dict | None) -> dict | None:
+    """``format_options`` with the files they name (:data:`PATH_OPTIONS`, comma-separated) made
+    absolute: the workers read them by path and need not share the client's working folder.
+
+    Examples
+    --------
+    >>> options_with_absolute_paths({"xmi_typesystem": "/a/TypeSystem.xml,/b/More.xml", "xmi_type": "X"})
+    {'xmi_typesystem': '/a/TypeSystem.xml,/b/More.xml', 'xmi_type': 'X'}
+    """
+    if not format_options or not any(format_options.get(key) for key in PATH_OPTIONS):
+        return format_options
+    options = dict(format_options)
+    for key in PATH_OPTIONS:
+        if options.get(key):
+            options[key] = ",".join(os.path.abspath(part.strip()) for part in str(options[key]).split(",")
+                                    if part.strip())
+    return options
 
 
 def part_task(number: int, **arguments) -> Accumulator:
@@ -143,23 +166,19 @@ def part_task(number: int, **arguments) -> Accumulator:
     return read_part(number, **arguments)
 
 
+def shard_task(task, **arguments) -> Accumulator:
+    """One shard of every folder's document files read by path and compared on a worker
+    (:func:`spanagree.pipeline.parallel.read_shard`)."""
+    from .parallel import read_shard
+
+    return read_shard(task, **arguments)
+
+
 def accumulate_task(task, *, names, groups, comparison, common: dict) -> Accumulator:
-    """One shard on a worker: its documents read (by path, or as sent) and compared."""
+    """One shard on a worker: its documents, as sent, compared."""
     from .sequential import accumulate
 
-    kind, number, payload, ids = task
-    if kind == "folders":
-        counts = [folder.new_counts() for folder in payload]
-
-        def documents(folder, own):
-            for doc_id in ids:
-                if doc_id in folder.entries:
-                    yield folder.read_document(doc_id, own)
-
-        streams = [DocumentStream(folder.name, "brat", documents(folder, own)) for folder, own in zip(payload, counts)]
-        result = accumulate(streams, names, groups, comparison, shard=number, **common)
-        result.note_counts = counts
-        return result
+    number, payload = task
     streams = [DocumentStream(name, format, map(unpacked, documents)) for name, format, documents in payload]
     return accumulate(streams, names, groups, comparison, shard=number, **common)
 

@@ -8,16 +8,18 @@ and the errors are those of one process, whatever the number of jobs. Processes 
 what they need is inherited rather than pickled; only accumulators travel back. Where ``fork``
 is unavailable, or the corpus is too small to pay for processes, the caller works in one process.
 
-Where each document is a file of its own (BRAT folders), each process reads its own shard:
-reading is most of a run, and spans read before forking would be copied page by page as the
-children touch them. Files that hold many documents one after the other (CoNLL, JSON lines:
+Where each document is a file of its own (folders of a format that declares
+:attr:`~spanagree.formats.Format.folder_shards`: BRAT, XML, WebAnno TSV, XMI), each process reads
+its own shard of the files (:func:`read_shard`), the parent having only listed them: reading is
+most of a run, and spans read before forking would be copied page by page as the children touch
+them. What a folder gives at its end is made once from the shards' counts (:func:`shards_added`). Files that hold many documents one after the other (CoNLL, JSON lines:
 :attr:`~spanagree.formats.Format.splits`) are cut into parts of whole documents by their bytes
 alone (:func:`file_parts`), at the same document indices in every file, and each process reads
 its own parts (:func:`_read_in_parts`); what the whole files give at their end is made once from
 the parts' counts. Other inputs are read here first and their documents shared with the
-children: XML and WebAnno folders (not yet shared out as BRAT's), XMI files, DocBin files, and the
-containers, which cannot be split (a Label Studio export is one JSON document, an INCEpTION export
-one zip, a GATE file one XML document).
+children: single XML, WebAnno TSV and XMI files, DocBin files (one binary), and the containers,
+which cannot be split (a Label Studio export is one JSON document, an INCEpTION export one zip, a
+GATE file one XML document, a GATE folder's annotators are found by parsing all its files).
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ SHARDS_PER_JOB = 4
 #: the copy-on-write of the pages it touches, take a tenth of a second): fewer processes are used.
 MIN_SPANS_PER_JOB = 50_000
 
-#: The same for processes that read their own documents (BRAT folders: :func:`_read_in_shards`),
-#: where spans are not known before reading: fewer documents than this per process, fewer processes.
+#: The same for processes that read their own documents (folders of document files:
+#: :func:`_read_in_shards`; byte ranges: :func:`_read_in_parts`), where spans are not known before
+#: reading: fewer documents (files) than this per process, fewer processes; fewer than two
+#: processes' worth, and the inputs are read here, then compared in processes if their spans pay.
 MIN_DOCUMENTS_PER_JOB = 1_000
 
 
@@ -134,9 +138,11 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
 
     if not can_fork():
         return None
-    folders = brat_folders(inputs, format, format_options)
+    folders = folder_listings(inputs, format, format_options)
     if folders is not None:
-        return _read_in_shards(folders, names, groups, comparison, jobs, **common)
+        every = folder_units(folders)
+        if len(every) >= 2 * MIN_DOCUMENTS_PER_JOB:  # else too few files to share out: read here (below)
+            return _read_in_shards(folders, every, names, groups, comparison, jobs, **common)
     files = splittable_files(inputs, format, format_options)
     if files is not None:
         result = _read_in_parts(files, names, groups, comparison, jobs, **common)
@@ -165,50 +171,97 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
     return result
 
 
-def brat_folders(inputs, format, format_options=None) -> list | None:
-    """Every input scanned as a BRAT folder (files listed, nothing read), or ``None`` when some
-    input is not a BRAT folder or listing one fails (the caller then reports it as reading would)."""
-    from ..formats import detect_format
-    from ..formats.brat import scan_brat
+def folder_listings(inputs, format, format_options=None) -> list | None:
+    """Every input listed as a folder read in shards (:attr:`~spanagree.formats.Format.folder_shards`:
+    its document files listed, nothing read), or ``None`` when some input is not such a folder or
+    listing one fails (the caller then reports it as reading would)."""
+    from ..formats import _reader_options, detect_format, get_format
 
+    listings = []
     try:
-        if any(not isinstance(item, (str, os.PathLike)) or not os.path.isdir(item)
-               or (format or detect_format(item)) != "brat" for item in inputs):
-            return None
-        limit = (format_options or {}).get("max_record_bytes")
-        line_ends = (format_options or {}).get("brat_line_ends")
-        return [scan_brat(item, brat_line_ends=line_ends) if limit is None
-                else scan_brat(item, max_record_bytes=limit, brat_line_ends=line_ends) for item in inputs]
+        for item in inputs:
+            if not isinstance(item, (str, os.PathLike)) or not os.path.isdir(item):
+                return None
+            fmt = get_format(format or detect_format(item))
+            if not fmt.folder_shards:
+                return None
+            fmt, own = _reader_options(item, fmt.name, dict(format_options or {}))
+            listings.append(fmt.lister()(item, **own))
     except SpanagreeError:
         return None
+    return listings
 
 
-def _read_in_shards(folders, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
-    """Each process reads and compares one shard of every BRAT folder's documents."""
+def read_shard(task, *, folders, names, groups, comparison, common: dict) -> Accumulator:
+    """One shard ``(number, unit keys)`` of every folder (:func:`folder_listings`) read and
+    compared: one worker's share (a forked process's, or a Dask task's)."""
     from .sequential import accumulate
 
-    every = sorted(set().union(*(folder.entries for folder in folders)), key=natural_key)
+    number, keys = task
+    counts = [folder.new_counts() for folder in folders]
+    streams = [DocumentStream(folder.name, folder.format, folder.documents(keys, own))
+               for folder, own in zip(folders, counts)]
+    result = accumulate(streams, names, groups, comparison, shard=number, **common)
+    result.note_counts = counts
+    if result.error is not None:
+        # only the error travels back: not the exceptions it was raised while handling (an lxml
+        # syntax error holds its parser's error log, which does not pickle where exceptions are
+        # pickled with their chains and tracebacks, as tblib's pickling support does)
+        error = result.error[1]
+        error.__context__ = error.__cause__ = error.__traceback__ = None
+    return result
+
+
+def shards_added(results: list[Accumulator], folders) -> Accumulator | None:
+    """The shards' accumulators (:func:`read_shard`, in shard order) added, with what each folder
+    gives at its end made once from the summed counts; ``None`` when some document id of a folder
+    was read in two shards (files of different units giving one id: reading the folder whole
+    finds it twice, which the caller then does)."""
+    from ..errors import SpanagreeWarning
+    from .accumulator import AFTER_ALL
+
+    for k in range(len(folders)):
+        seen: set = set()
+        read = 0
+        for result in results:
+            seen.update(result.orders[k])
+            read += len(result.orders[k])
+        if len(seen) != read:
+            return None
+    result = _added(results)
+    result.notes = []
+    for k, (folder, counts) in enumerate(zip(folders, result.note_counts)):
+        notes, warned = folder.finish(counts)
+        result.notes.append(notes)
+        result.events += [((k, AFTER_ALL, 0), message, SpanagreeWarning) for message in warned]
+    return result
+
+
+def folder_units(folders) -> list[str]:
+    """The unit keys of every folder, once, in natural order: the copies of a document in several
+    folders fall in one shard, and a shard's documents come in each folder's own order (folders
+    that hold the same units, the usual case, are not sorted again: each lists them in this order)."""
+    first = list(folders[0].units)
+    if all(len(folder.units) == len(first) and list(folder.units) == first for folder in folders[1:]):
+        return first
+    return sorted(set().union(*(folder.units for folder in folders)), key=natural_key)
+
+
+def _read_in_shards(folders, every: list[str], names, groups, comparison, jobs: int, **common) -> Accumulator | None:
+    """Each process reads and compares one shard of every folder's units (``every``:
+    :func:`folder_units`; :func:`read_shard`), or ``None`` when this cannot give what one process
+    gives (:func:`shards_added`): the caller then reads the folders in one process."""
+    from functools import partial
+
     jobs = min(jobs, len(every) // MIN_DOCUMENTS_PER_JOB)
-    if jobs < 2:
-        return None
     pieces = shards(every, jobs * SHARDS_PER_JOB)
-
-    def read_and_compare(task) -> Accumulator:
-        number, ids = task
-        counts = [folder.new_counts() for folder in folders]
-
-        def documents(folder, own):
-            for doc_id in ids:
-                if doc_id in folder.entries:
-                    yield folder.read_document(doc_id, own)
-
-        streams = [DocumentStream(folder.name, "brat", documents(folder, own)) for folder, own in zip(folders, counts)]
-        result = accumulate(streams, names, groups, comparison, shard=number, **common)
-        result.note_counts = counts
-        return result
-
-    result = _added(_forked(read_and_compare, list(enumerate(pieces)), jobs))
-    result.notes = [folder.notes(counts) for folder, counts in zip(folders, result.note_counts)]
+    results = _forked(partial(read_shard, folders=folders, names=names, groups=groups, comparison=comparison,
+                              common=common), list(enumerate(pieces)), jobs)
+    result = shards_added(results, folders)
+    if result is None:
+        progress = common.get("progress")
+        if progress is not None:
+            progress.restart()  # the documents are compared again
     return result
 
 
