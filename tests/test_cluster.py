@@ -4,7 +4,6 @@ gives the JSON of a local run (apart from the options' echo)."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

@@ -10,7 +10,6 @@ against its spans, the filters, next/previous through every disagreement, a scre
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shutil

@@ -22,7 +22,6 @@ from spanagree.formats import detect_format, read
 from spanagree.formats.webanno import webanno_document, write_webanno
 from spanagree.span import Span, SpanSet
 
-from conftest import DEMO
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

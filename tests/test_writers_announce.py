@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
 
 from spanagree.cli import main
 from spanagree.errors import SpanagreeWarning

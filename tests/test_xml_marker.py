@@ -9,7 +9,6 @@ import warnings
 import pytest
 
 from spanagree.cli import main
-from spanagree.errors import SpanagreeWarning
 from spanagree.formats import read
 from spanagree.formats.xml import marked_options
 

@@ -116,7 +116,7 @@ from lxml import etree
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
 from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, FolderListing, collect, listed_documents,
-               natural_key, open_regular, read_bounded, read_regular, write_documents, written_or_removed)
+               natural_key, open_regular, read_bounded, read_regular, write_documents)
 
 __all__ = ["list_xml", "read_xml", "stream_xml", "write_xml", "XmlFolder"]
 
