@@ -35,3 +35,13 @@ def shared_corpora() -> Path:
 @pytest.fixture(scope="session")
 def demo() -> Path:
     return DEMO
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    """``spanagree`` run in this process on ``argv`` (paths made strings): its exit code, standard
+    output and standard error."""
+    from spanagree.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err

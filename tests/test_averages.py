@@ -10,11 +10,11 @@ import statistics
 import pytest
 
 from spanagree import SpanagreeWarning, agree, score
-from spanagree.cli import main
 from spanagree.measures.averages import label_averages, undefined_labels
 from spanagree.measures.counts import Counts
 from spanagree.report.document import ranks
 from spanagree.span import Span, SpanSet
+from conftest import run
 
 SYSTEMS = ["arcada", "drexel_cci", "flytxt", "mic-cis", "sjtu_adapt", "spinningbytes", "uh_ritual"]
 
@@ -63,12 +63,6 @@ SEQEVAL_AVERAGES = {
 #: seqeval's support column for uh_ritual (the gold's entities of each type).
 SEQEVAL_SUPPORT = {"corporation": 66, "creative-work": 142, "group": 165, "location": 150, "person": 429,
                    "product": 127}
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def submission(folder, system):

@@ -17,7 +17,7 @@ import pytest
 from spanagree import SpanagreeWarning
 from spanagree.measures import bootstrap as bootstrap_module
 from spanagree.measures.bootstrap import bootstrap_intervals
-from spanagree.cli import main
+from conftest import run
 
 BRAT = ["brat/ann1", "brat/ann2", "brat/ann3"]
 CONCEPTS = Path(__file__).resolve().parent.parent / "docs" / "concepts.md"
@@ -181,12 +181,6 @@ def test_coverage_fails_for_a_wrong_truth():
 
 
 # -- the command line ------------------------------------------------------------------------------
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_cli_agree_bootstrap(demo, capsys):

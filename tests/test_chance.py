@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from spanagree import Span, SpanagreeWarning, SpanSet, agree, read, score
 from spanagree.measures.tokens import MARKED, conll_tokens, token_agreement, token_labels
-from spanagree.cli import main
+from conftest import run
 
 BRAT = ["brat/ann1", "brat/ann2", "brat/ann3"]
 CONLL = ["conll/ann1.conll", "conll/ann2.conll", "conll/ann3.conll"]
@@ -78,12 +78,6 @@ def reference_figures(labels_by_annotator):
     table, _ = aggregate_raters(codes.T)
     return {"pairs": pairs, "fleiss_kappa": fleiss_kappa(table, method="fleiss"),
             "krippendorff_alpha": krippendorff.alpha(reliability_data=codes, level_of_measurement="nominal")}
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # -- token labels ----------------------------------------------------------------------------------

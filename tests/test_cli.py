@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from spanagree.cli import main
+from conftest import run
 
 TEXT = "Ana Ruiz met Bo Li in Porto ."
 
@@ -28,12 +29,6 @@ def files(tmp_path):
     ann1 = jsonl(tmp_path / "ann1.jsonl", [(0, 8, "PER"), (13, 18, "PER"), (22, 27, "LOC")])
     ann2 = jsonl(tmp_path / "ann2.jsonl", [(0, 8, "PER"), (13, 15, "PER"), (22, 27, "ORG")])
     return tmp_path, ann1, ann2
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_agree_json_contract(files, capsys):

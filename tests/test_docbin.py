@@ -15,19 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanagree import agree
-from spanagree.cli import main
 from spanagree.errors import UsageError
 from spanagree.formats import detect_format, read
 from spanagree.formats.docbin import write_docbin
 from spanagree.span import Span, SpanSet
 
-from conftest import DEMO
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from conftest import DEMO, run
 
 
 def spans_of(spanset) -> list[tuple]:

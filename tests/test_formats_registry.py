@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from spanagree.cli import build_parser, format_options, main
+from spanagree.cli import build_parser, format_options
 from spanagree.errors import FormatError, SpanagreeWarning
 from spanagree.formats import (FORMATS, Format, FormatOption, detect_format, options_table, read,
                                registered_options)
@@ -22,14 +22,9 @@ from spanagree.formats.conll import DOCSTART
 from spanagree.formats.schemes import SCHEME_NAMES, SCHEMES, get_scheme
 from spanagree.measures.tokens import conll_tokens, document_tokens, tokenizer_for
 from spanagree.span import Document
+from conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def keyword_only(function) -> set[str]:

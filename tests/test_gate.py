@@ -14,19 +14,12 @@ from collections import Counter
 import pytest
 
 from spanagree import agree
-from spanagree.cli import main
 from spanagree.formats import collect, container_streams, detect_format, open_annotators, read
 
-from conftest import DEMO
+from conftest import DEMO, run
 
 sys.path.insert(0, str(DEMO))
 from build_demo import gate_xml  # noqa: E402  (the demo's GATE builder: node ids in UTF-16 units)
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 from spanagree import agree
-from spanagree.cli import main
 from spanagree.formats import collect, container_streams, detect_format, open_annotators, read
 
-from conftest import DEMO
+from conftest import DEMO, run
 from xmi_build import inception_zip, stored_zip
 
 DATA = Path(__file__).parent / "data" / "inception"
@@ -27,12 +26,6 @@ B = {"d1.txt": [(0, 3, "PER"), (14, 19, "ORG")], "d2.txt": [(0, 2, "PER"), (13, 
 C = {"d1.txt": [(0, 3, "PER"), (8, 10, "PER")]}  # never opened d2
 CURATED = {"d1.txt": [(0, 3, "PER"), (8, 10, "PER"), (14, 19, "LOC")], "d2.txt": [(0, 2, "PER"), (13, 17, "ORG")]}
 DOCUMENTS = [("d1.txt", TEXT), ("d2.txt", "Bo works for Acme.")]
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -12,20 +12,13 @@ import sys
 import pytest
 
 from spanagree import agree
-from spanagree.cli import main
 from spanagree.errors import SpanagreeWarning
 from spanagree.formats import collect, container_streams, detect_format, open_annotators, read
 
-from conftest import DEMO
+from conftest import DEMO, run
 
 sys.path.insert(0, str(DEMO))
 from build_demo import labelstudio_tasks  # noqa: E402  (the demo's Label Studio export builder)
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def spans_of(spanset) -> list[tuple]:

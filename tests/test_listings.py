@@ -13,19 +13,13 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from spanagree import agree, score
-from spanagree.cli import main
 from spanagree.pipeline import parallel
 from spanagree.report.schemas import schema
 from spanagree.span import Span, SpanSet
 from spanagree.voting import vote
+from conftest import run
 
 S = Span
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def rows_of(path) -> list[dict]:

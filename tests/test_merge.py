@@ -18,11 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spanagree
-from spanagree.cli import main
 from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
 from spanagree.formats import read
 from spanagree.voting import KINDS, around, merge, vote
 from spanagree.span import Span, SpanSet
+from conftest import run
 
 LENGTH = 40
 TEXTS = {"d1": "x" * LENGTH, "d2": "y" * LENGTH}
@@ -465,11 +465,6 @@ def test_public_api():
 
 
 # -- the command line ------------------------------------------------------------------------------
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def jsonl(path, records):

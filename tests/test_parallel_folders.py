@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from spanagree.cli import main
 from spanagree.formats import read
 from spanagree.formats.webanno import write_webanno
 from spanagree.formats.xml import write_xml
 from spanagree.pipeline import parallel
 from spanagree.span import SpanSet
 from xmi_build import cassis_typesystem, cassis_xmi
+from conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo"
@@ -43,12 +43,6 @@ def small_shards(monkeypatch):
     return calls
 
 
-def run(capsys, argv):
-    code = main([str(a) for a in argv])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def without(out: str, *keys):
     data = json.loads(out)
     for key in ("jobs", *keys):
@@ -59,9 +53,9 @@ def without(out: str, *keys):
 def assert_same_runs(capsys, calls, argv, *, sharded=True):
     """``argv`` with --jobs 1 and --jobs 2: the same exit code, stderr and stdout (JSON: but for options.jobs)."""
     before = len(calls)
-    one = run(capsys, [*argv, "--jobs", "1"])
+    one = run(capsys, *[*argv, "--jobs", "1"])
     assert len(calls) == before
-    two = run(capsys, [*argv, "--jobs", "2"])
+    two = run(capsys, *[*argv, "--jobs", "2"])
     assert (len(calls) > before) == sharded
     assert one[0] == two[0] and one[2] == two[2]
     if one[0] == 0 and "json" in argv:
@@ -109,7 +103,7 @@ def test_agree_score_and_merge_read_their_shards(tmp_path, capsys, small_shards,
     golds = []
     for jobs in ("1", "2"):
         out = tmp_path / f"gold{jobs}.jsonl"
-        code, summary, err = run(capsys, ["merge", *folders, "--to", "jsonl", "--out", out, "--output", "json",
+        code, summary, err = run(capsys, *["merge", *folders, "--to", "jsonl", "--out", out, "--output", "json",
                                           "--jobs", jobs])
         assert code == 0
         golds.append((without(summary, "out"), err, out.read_bytes()))

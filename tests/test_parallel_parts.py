@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from spanagree.cli import main
 from spanagree.formats import FilePart
 from spanagree.formats.conll import document_offsets_conll, stream_conll
 from spanagree.formats.jsonl import document_offsets_jsonl
 from spanagree.pipeline import parallel
+from conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,16 +38,10 @@ def verdicts(monkeypatch):
     return found
 
 
-def run(capsys, argv):
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def same_runs(capsys, argv):
     """``argv`` with --jobs 1 and --jobs 2: same exit code, stderr and stdout (JSON: but for options.jobs)."""
-    one = run(capsys, argv + ["--jobs", "1"])
-    two = run(capsys, argv + ["--jobs", "2"])
+    one = run(capsys, *argv + ["--jobs", "1"])
+    two = run(capsys, *argv + ["--jobs", "2"])
     assert one[0] == two[0]
     assert one[2] == two[2]
     if one[0] == 0 and "json" in argv:

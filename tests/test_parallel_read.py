@@ -16,6 +16,7 @@ import pytest
 
 from spanagree.pipeline import parallel
 from spanagree.cli import main
+from conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo" / "brat"
@@ -36,12 +37,6 @@ def small_shards(monkeypatch):
     return calls
 
 
-def run(capsys, argv):
-    code = main(argv)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def without_jobs(out: str):
     data = json.loads(out)
     data.get("options", {}).pop("jobs", None)
@@ -51,9 +46,9 @@ def without_jobs(out: str):
 def assert_same_runs(capsys, calls, argv, *, sharded=True):
     """``argv`` with --jobs 1 and --jobs 2: same exit code, stdout and stderr (JSON: but for options.jobs)."""
     before = len(calls)
-    one = run(capsys, argv + ["--jobs", "1"])
+    one = run(capsys, *argv + ["--jobs", "1"])
     assert len(calls) == before
-    two = run(capsys, argv + ["--jobs", "2"])
+    two = run(capsys, *argv + ["--jobs", "2"])
     assert (len(calls) > before) == sharded
     assert one[0] == two[0]
     assert one[2] == two[2]

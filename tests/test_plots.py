@@ -9,18 +9,12 @@ import sys
 import pytest
 from lxml import etree
 
-from spanagree.cli import main
 from spanagree.measures.registry import value
 from spanagree.report.notebook import cell
+from conftest import run
 
 SVG = "{http://www.w3.org/2000/svg}"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def svg_texts(path) -> dict[str, str]:

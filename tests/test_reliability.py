@@ -19,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from spanagree.cli import main
 from spanagree.errors import FormatError, UsageError
 from spanagree.formats import MAX_RECORD_BYTES, read
 from spanagree.formats.brat import read_brat
@@ -28,16 +27,10 @@ from spanagree.outputs import (Interrupted, OutputError, check_not_inputs, signa
                                write_atomically)
 from spanagree.span import Span, SpanSet
 
-from conftest import DEMO
+from conftest import DEMO, run
 
 ANN1 = DEMO / "jsonl" / "ann1.jsonl"
 ANN2 = DEMO / "jsonl" / "ann2.jsonl"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def one_error(err: str) -> str:

@@ -249,7 +249,10 @@ def test_the_forked_shards_really_spool_in_their_own_processes(tmp_path, monkeyp
     monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
     result = agree(ANNOTATORS, report=True, jobs=2)
-    files = {entry[0] for entry in result.spool.entries.values()}
+    from spanagree.pipeline.spool import unpacked_entry
+
+    spool = result.spool
+    files = {spool.files[unpacked_entry(entry)[0]] for entry in spool.entries.values()}
     assert len({Path(f).name.split("-")[0] for f in files}) == 2  # two processes wrote records
     assert list(result.spool.entries) == result.documents
 

@@ -12,22 +12,16 @@ import numpy as np
 import pytest
 
 from spanagree import SpanagreeWarning, UsageError, agree, score
-from spanagree.cli import main
 from spanagree.measures.registry import value
 from spanagree.measures.significance import holm, paired_comparisons
 from spanagree.pipeline import parallel
 from spanagree.pipeline.units import sentence_counts, sentence_starts
 from spanagree.report.schemas import schema
 from spanagree.span import Document, Span, SpanSet
+from conftest import run
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSTEMS = ["arcada", "drexel_cci", "flytxt", "mic-cis", "sjtu_adapt", "spinningbytes", "uh_ritual"]
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def f1(counts) -> float:

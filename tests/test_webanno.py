@@ -16,18 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spanagree import agree
-from spanagree.cli import main
 from spanagree.errors import FormatError, UsageError
 from spanagree.formats import detect_format, read
 from spanagree.formats.webanno import webanno_document, write_webanno
 from spanagree.span import Span, SpanSet
-
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+from conftest import run
 
 
 @pytest.fixture

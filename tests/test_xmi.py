@@ -12,19 +12,12 @@ import json
 import pytest
 
 from spanagree import agree
-from spanagree.cli import main
 from spanagree.formats import detect_format, read
 
-from conftest import DEMO
+from conftest import DEMO, run
 from xmi_build import cassis_typesystem, cassis_xmi
 
 SAMPLES = "uima-xmi-samples"
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def spans_of(spanset, doc_id="1"):

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from spanagree.cli import main
 from spanagree.errors import FormatError, SpanagreeWarning, UsageError
 from spanagree.formats import read
 from spanagree.formats.xml import read_xml, write_xml
 from spanagree.span import Span, SpanSet
+from conftest import run
 
 DEMO = Path(__file__).resolve().parent.parent / "corpora" / "demo"
 
@@ -46,12 +46,6 @@ def spans_of(spanset, doc_id=None):
 
 def covered(spanset):
     return [(s.label, s.text(spanset.documents[s.doc].text)) for s in spanset]
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,57 +25,29 @@ import os
 import shutil
 import sys
 
-from .spool import ObjectSpool
+from .spool import ProcessFiles, unpacked_entry
 
 #: Numbers the part files a process writes.
 _FILES = itertools.count()
 
 
-class TextParts:
+class TextParts(ProcessFiles):
     """Each document's text in one output, appended to a file of this process's in ``folder``
-    (``<pid>-part-<n>.txt``, UTF-8); the index (document → file number, offset, length, packed
-    in one integer as :class:`~spanagree.pipeline.spool.ObjectSpool` packs them) travels back
-    with the tally and adds up with ``+=``; ``failed``: the documents whose text could not be
-    made (written again by the parent, which then meets the error)."""
+    (``<pid>-<n>.txt``, UTF-8; the index of :class:`~spanagree.pipeline.spool.ProcessFiles`
+    travels back with the tally and adds up with ``+=``); ``failed``: the documents whose text
+    could not be made (written again by the parent, which then meets the error)."""
+
+    SUFFIX = ".txt"
 
     def __init__(self, folder: str):
-        self.folder = folder
-        self.entries: dict[str, int] = {}
-        self.files: list[str] = []
+        super().__init__(folder)
         self.failed: set[str] = set()
-        self._file = None
-        self._pid = None
-        self._number = None
 
     def add(self, doc_id: str, text: str) -> None:
-        if self._file is None or self._pid != os.getpid():
-            self._pid = os.getpid()
-            self._file = open(os.path.join(self.folder, f"{self._pid}-part-{next(_FILES)}.txt"), "ab")
-            self._number = len(self.files)
-            self.files.append(self._file.name)
-        data = text.encode("utf-8")
-        offset = self._file.tell()
-        self._file.write(data)
-        self.entries[doc_id] = ObjectSpool._packed(self._number, offset, len(data))
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        self.entries[doc_id] = self.append(text.encode("utf-8"))
 
     def __iadd__(self, other: "TextParts") -> "TextParts":
-        other.close()
-        number = {}
-        for k, name in enumerate(other.files):
-            if name not in self.files:
-                self.files.append(name)
-            number[k] = self.files.index(name)
-        if number == {k: k for k in number}:
-            self.entries.update(other.entries)
-        else:
-            for doc_id, entry in other.entries.items():
-                k, offset, length = ObjectSpool._unpacked(entry)
-                self.entries[doc_id] = ObjectSpool._packed(number[k], offset, length)
+        self.add_index(other)
         self.failed |= other.failed
         return self
 
@@ -109,7 +81,7 @@ class RangeCopier:
 
     def copy(self, entry: int, skip: int = 0) -> None:
         """Copy the range of a packed entry (:class:`TextParts`), less its first ``skip`` bytes."""
-        number, offset, length = ObjectSpool._unpacked(entry)
+        number, offset, length = unpacked_entry(entry)
         offset, length = offset + skip, length - skip
         pending = self._pending
         if pending is not None and pending[0] == number and pending[1] + pending[2] == offset:
@@ -286,7 +258,7 @@ class ListingParts:
             for doc_id in documents:
                 entry = self.parts.entries.get(doc_id)
                 if entry is not None and doc_id not in self.parts.failed:
-                    if ObjectSpool._unpacked(entry)[2]:
+                    if unpacked_entry(entry)[2]:
                         copier.copy(entry, skip=listing.FIRST_SKIP if first and listing.json else 0)
                         first = False
                     continue

@@ -12,6 +12,10 @@ report is assembled from the files at the end (:mod:`spanagree.report.html`).
 ``merge`` spools each document's clusters and text the same way (pickled: they are read back by
 this process only), so that writing its gold, its adjudication listings and its report reads one
 document at a time (:class:`~spanagree.voting.VoteClusters`).
+
+Both, and ``merge --jobs``' output parts (:class:`~spanagree.pipeline.parts.TextParts`), keep
+their files the one way :class:`ProcessFiles` does: a file per process, appended to, and one
+integer per document saying where its record lies.
 """
 
 from __future__ import annotations
@@ -40,98 +44,99 @@ class SpoolFolder:
         self._finalizer()
 
 
-class DocumentSpool:
-    """Document records written as JSON lines; the index (document → file, offset, length,
-    disagreements) kept in memory, in the order the documents were added.
+def packed_entry(file_number: int, offset: int, length: int) -> int:
+    """Where a record lies (the number of its file, its offset and its length) packed in one
+    integer: what memory keeps per document (:class:`ProcessFiles`)."""
+    return (((offset << LENGTH_BITS) | length) << FILE_BITS) | file_number
 
-    Attributes
-    ----------
-    folder : str
-        Where this process's file goes (one file per spool and process: ``<pid>-<n>.jsonl``).
-    entries : dict
-        ``document id → (file, offset, length, disagreements)``.
+
+def unpacked_entry(entry: int) -> tuple[int, int, int]:
+    """``(file number, offset, length)`` of a :func:`packed_entry`."""
+    file_number = entry & ((1 << FILE_BITS) - 1)
+    entry >>= FILE_BITS
+    return file_number, entry >> LENGTH_BITS, entry & ((1 << LENGTH_BITS) - 1)
+
+
+#: Bits of a packed entry for the file's number and for the record's length (the offset above).
+FILE_BITS, LENGTH_BITS = 16, 40
+
+
+def _same(entry):
+    return entry
+
+
+class ProcessFiles:
+    """Records appended to files of one's own per process in ``folder``
+    (``<pid>-<n><SUFFIX>``), and the index of where each document's record lies (``entries``:
+    document → :func:`packed_entry` into ``files``).
+
+    The index travels back with a tally and adds up with :meth:`add_index` in document order,
+    shard by shard under ``--jobs``: the other side's files are numbered after these. What a
+    record is (pickled objects, text in an output's format) is the subclass's.
     """
 
-    def __init__(self, folder: str):
+    SUFFIX = ".bin"
+
+    def __init__(self, folder: str | None):
         self.folder = folder
-        self.entries: dict[str, tuple[str, int, int, int]] = {}
-        self.more: dict[str, list[tuple[str, int, int, int]]] = {}  # further records of a document (join)
-        self.folder_owner: SpoolFolder | None = None  # keeps the temporary folder alive (the result's)
+        self.entries: dict = {}
+        self.files: list[str] = []   # the files entries point into, by number
         self._file = None
+        self._file_number = None
         self._pid = None
 
-    def add(self, doc_id: str, disagreements: int, record: dict) -> None:
-        """Write ``record`` (a JSON-able dict) for ``doc_id``."""
+    def append(self, data: bytes) -> int:
+        """Append ``data`` to this process's file; its :func:`packed_entry`."""
         if self._file is None or self._pid != os.getpid():
             self._pid = os.getpid()
-            self._file = open(os.path.join(self.folder, f"{self._pid}-{next(_FILES)}.jsonl"), "ab")
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+            self._file = open(os.path.join(self.folder, f"{self._pid}-{next(_FILES)}{self.SUFFIX}"), "ab")
+            weakref.finalize(self, self._file.close)  # closed with the object, if not before
+            self._file_number = len(self.files)
+            self.files.append(self._file.name)
         offset = self._file.tell()
-        self._file.write(line)
-        self.entries[doc_id] = (self._file.name, offset, len(line) - 1, disagreements)
+        self._file.write(data)
+        return packed_entry(self._file_number, offset, len(data))
+
+    def read(self, entry: int) -> bytes:
+        """The bytes of a packed entry."""
+        self.flush()
+        file_number, offset, length = unpacked_entry(entry)
+        with open(self.files[file_number], "rb") as handle:
+            handle.seek(offset)
+            return handle.read(length)
+
+    def add_files(self, other: "ProcessFiles"):
+        """Number ``other``'s files after these (what it wrote is flushed); a function that turns
+        its entries into entries of this object (entries that are not packed integers, records
+        kept in memory, as they are)."""
+        other.flush()
+        number = []
+        for name in other.files:
+            if name not in self.files:
+                self.files.append(name)
+            number.append(self.files.index(name))
+        if number == list(range(len(number))):
+            return _same
+
+        def renumbered(entry):
+            if type(entry) is not int:
+                return entry
+            file_number, offset, length = unpacked_entry(entry)
+            return packed_entry(number[file_number], offset, length)
+
+        return renumbered
+
+    def add_index(self, other: "ProcessFiles") -> None:
+        """Add ``other``'s entries (a document both hold keeps other's), numbered as :meth:`add_files`."""
+        renumbered = self.add_files(other)
+        if renumbered is _same:
+            self.entries.update(other.entries)
+        else:
+            self.entries.update((doc_id, renumbered(entry)) for doc_id, entry in other.entries.items())
 
     def flush(self) -> None:
         if self._file is not None:
             self._file.flush()
-
-    def __iadd__(self, other: "DocumentSpool") -> "DocumentSpool":
-        other.flush()
-        self.entries.update(other.entries)
-        for doc_id, entries in other.more.items():
-            self.more.setdefault(doc_id, []).extend(entries)
-        return self
-
-    def join(self, other: "DocumentSpool") -> None:
-        """Add ``other``'s records, joining a document's records when both spools hold one: records
-        of the same document written by different groups of annotators (``agree --documents
-        pairwise``) become one (spans by annotator united, classified items concatenated,
-        disagreements added)."""
-        other.flush()
-        for doc_id, entry in other.entries.items():
-            mine = self.entries.get(doc_id)
-            if mine is None:
-                self.entries[doc_id] = entry
-            else:
-                self.more.setdefault(doc_id, []).append(entry)
-                self.entries[doc_id] = (*mine[:3], mine[3] + entry[3])
-        for doc_id, entries in other.more.items():
-            self.more.setdefault(doc_id, []).extend(entries)
-
-    def __getstate__(self):
-        self.flush()
-        return {"folder": self.folder, "entries": self.entries, "more": self.more}
-
-    def __setstate__(self, state):
-        self.folder = state["folder"]
-        self.entries = state["entries"]
-        self.more = state.get("more", {})
-        self.folder_owner = None
-        self._file = None
-        self._pid = None
-
-    def __deepcopy__(self, memo):
-        copy = DocumentSpool(self.folder)
-        copy.entries = dict(self.entries)
-        copy.more = {d: list(e) for d, e in self.more.items()}
-        copy.folder_owner = self.folder_owner
-        return copy
-
-    def disagreements(self, doc_id: str) -> int:
-        entry = self.entries.get(doc_id)
-        return entry[3] if entry is not None else 0
-
-    def record(self, doc_id: str) -> dict | None:
-        """The record written for ``doc_id`` (``None`` if none was)."""
-        entry = self.entries.get(doc_id)
-        if entry is None:
-            return None
-        self.flush()
-        record = _read(entry)
-        for more in self.more.get(doc_id, ()):
-            part = _read(more)
-            record["spans"].update(part["spans"])
-            record["items"] += part["items"]
-        return record
 
     def close(self) -> None:
         if self._file is not None:
@@ -139,11 +144,93 @@ class DocumentSpool:
             self._file = None
 
 
-def _read(entry: tuple) -> dict:
-    path, offset, length, _ = entry
-    with open(path, "rb") as handle:
-        handle.seek(offset)
-        return json.loads(handle.read(length).decode("utf-8"))
+class DocumentSpool(ProcessFiles):
+    """Document records written as JSON lines (:class:`ProcessFiles`: one file per process,
+    ``<pid>-<n>.jsonl``); the index kept in memory, in the order the documents were added.
+
+    Attributes
+    ----------
+    folder : str
+        Where this process's file goes.
+    entries : dict
+        ``document id → packed entry`` (:func:`packed_entry`) of its record.
+    disagreeing : dict
+        ``document id →`` how much it disagrees (what the report sorts and colours by).
+    more : dict
+        ``document id →`` further records of the document (:meth:`join`).
+    """
+
+    SUFFIX = ".jsonl"
+
+    def __init__(self, folder: str):
+        super().__init__(folder)
+        self.disagreeing: dict[str, int] = {}
+        self.more: dict[str, list[int]] = {}
+        self.folder_owner: SpoolFolder | None = None  # keeps the temporary folder alive (the result's)
+
+    def add(self, doc_id: str, disagreements: int, record: dict) -> None:
+        """Write ``record`` (a JSON-able dict) for ``doc_id``."""
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        self.entries[doc_id] = self.append(line)
+        self.disagreeing[doc_id] = disagreements
+
+    def __iadd__(self, other: "DocumentSpool") -> "DocumentSpool":
+        renumbered = self.add_files(other)
+        self.entries.update((doc_id, renumbered(entry)) for doc_id, entry in other.entries.items())
+        self.disagreeing.update(other.disagreeing)
+        for doc_id, entries in other.more.items():
+            self.more.setdefault(doc_id, []).extend(map(renumbered, entries))
+        return self
+
+    def join(self, other: "DocumentSpool") -> None:
+        """Add ``other``'s records, joining a document's records when both spools hold one: records
+        of the same document written by different groups of annotators (``agree --documents
+        pairwise``) become one (spans by annotator united, classified items concatenated,
+        disagreements added)."""
+        renumbered = self.add_files(other)
+        for doc_id, entry in other.entries.items():
+            entry = renumbered(entry)
+            if doc_id not in self.entries:
+                self.entries[doc_id] = entry
+                self.disagreeing[doc_id] = other.disagreeing[doc_id]
+            else:
+                self.more.setdefault(doc_id, []).append(entry)
+                self.disagreeing[doc_id] += other.disagreeing[doc_id]
+        for doc_id, entries in other.more.items():
+            self.more.setdefault(doc_id, []).extend(map(renumbered, entries))
+
+    def __getstate__(self):
+        self.flush()
+        return {"folder": self.folder, "entries": self.entries, "files": self.files,
+                "disagreeing": self.disagreeing, "more": self.more}
+
+    def __setstate__(self, state):
+        self.__init__(state["folder"])
+        self.entries, self.files = state["entries"], state["files"]
+        self.disagreeing, self.more = state["disagreeing"], state["more"]
+
+    def __deepcopy__(self, memo):
+        copy = DocumentSpool(self.folder)
+        copy.entries, copy.files = dict(self.entries), list(self.files)
+        copy.disagreeing = dict(self.disagreeing)
+        copy.more = {d: list(e) for d, e in self.more.items()}
+        copy.folder_owner = self.folder_owner
+        return copy
+
+    def disagreements(self, doc_id: str) -> int:
+        return self.disagreeing.get(doc_id, 0)
+
+    def record(self, doc_id: str) -> dict | None:
+        """The record written for ``doc_id`` (``None`` if none was)."""
+        entry = self.entries.get(doc_id)
+        if entry is None:
+            return None
+        record = json.loads(self.read(entry))
+        for more in self.more.get(doc_id, ()):
+            part = json.loads(self.read(more))
+            record["spans"].update(part["spans"])
+            record["items"] += part["items"]
+        return record
 
 
 def span_entry(span) -> tuple:
@@ -169,7 +256,7 @@ def items_entry(records, first_index: dict[int, int], second_index: dict[int, in
     return items, disagreements
 
 
-class ObjectSpool:
+class ObjectSpool(ProcessFiles):
     """One picklable object per document, spooled to disk as a run streams: ``merge``'s clusters
     and texts (:class:`~spanagree.voting.VoteTally`), ``score --errors``' items, so that what
     memory holds per document is where its record lies (one integer), not the record.
@@ -190,17 +277,11 @@ class ObjectSpool:
     (('text', [1, 2]), ['d1', 'd2'])
     """
 
-    #: Bits of a packed entry for the file's number and for the record's length (the offset above).
-    FILE_BITS, LENGTH_BITS = 16, 40
+    SUFFIX = ".pickle"
 
     def __init__(self, folder: str | None):
-        self.folder = folder
-        self.entries: dict[str, int | tuple] = {}
-        self.files: list[str] = []   # the files entries point into, by number
+        super().__init__(folder)
         self.folder_owner: SpoolFolder | None = None  # keeps the temporary folder alive (the result's)
-        self._file = None
-        self._file_number = None
-        self._pid = None
         self._last: tuple[str, object] | None = None  # the record read last (a document is read in turn)
 
     def add(self, doc_id: str, record) -> None:
@@ -210,26 +291,7 @@ class ObjectSpool:
             return
         import pickle
 
-        if self._file is None or self._pid != os.getpid():
-            self._pid = os.getpid()
-            self._file = open(os.path.join(self.folder, f"{self._pid}-{next(_FILES)}.pickle"), "ab")
-            weakref.finalize(self, self._file.close)  # closed with the spool, if not before
-            self._file_number = len(self.files)
-            self.files.append(self._file.name)
-        data = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
-        offset = self._file.tell()
-        self._file.write(data)
-        self.entries[doc_id] = self._packed(self._file_number, offset, len(data))
-
-    @classmethod
-    def _packed(cls, file_number: int, offset: int, length: int) -> int:
-        return (((offset << cls.LENGTH_BITS) | length) << cls.FILE_BITS) | file_number
-
-    @classmethod
-    def _unpacked(cls, entry: int) -> tuple[int, int, int]:
-        file_number = entry & ((1 << cls.FILE_BITS) - 1)
-        entry >>= cls.FILE_BITS
-        return file_number, entry >> cls.LENGTH_BITS, entry & ((1 << cls.LENGTH_BITS) - 1)
+        self.entries[doc_id] = self.append(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
 
     def load(self, doc_id: str):
         """The record spooled for ``doc_id`` (``KeyError`` if none was)."""
@@ -240,22 +302,9 @@ class ObjectSpool:
             return entry[0]
         import pickle
 
-        self.close()  # reading: the writing is over
-        file_number, offset, length = self._unpacked(entry)
-        with open(self.files[file_number], "rb") as handle:
-            handle.seek(offset)
-            record = pickle.loads(handle.read(length))
+        record = pickle.loads(self.read(entry))
         self._last = (doc_id, record)
         return record
-
-    def flush(self) -> None:
-        if self._file is not None:
-            self._file.flush()
-
-    def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
 
     # the mapping operations a tally uses on a dict of per-document lists (``score``'s items)
     __setitem__ = add
@@ -267,20 +316,7 @@ class ObjectSpool:
         self += other
 
     def __iadd__(self, other: "ObjectSpool") -> "ObjectSpool":
-        other.close()  # what is added is complete
-        if other.files == self.files or not other.files:
-            self.entries.update(other.entries)
-        else:  # other's files are numbered after this spool's
-            number = {}
-            for k, name in enumerate(other.files):
-                if name not in self.files:
-                    self.files.append(name)
-                number[k] = self.files.index(name)
-            for doc_id, entry in other.entries.items():
-                if not isinstance(entry, tuple):
-                    file_number, offset, length = self._unpacked(entry)
-                    entry = self._packed(number[file_number], offset, length)
-                self.entries[doc_id] = entry
+        self.add_index(other)
         self._last = None
         return self
 

@@ -1,0 +1,49 @@
+"""The per-process spool files (spanagree.pipeline.spool): records written by several spools (as
+several processes write them) add up into one index whose entries still read their own records."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+from spanagree.pipeline.parts import TextParts
+from spanagree.pipeline.spool import DocumentSpool, ObjectSpool, packed_entry, unpacked_entry
+
+
+def test_a_packed_entry_unpacks_to_its_parts():
+    assert unpacked_entry(packed_entry(3, 123_456_789_012, 4321)) == (3, 123_456_789_012, 4321)
+    assert unpacked_entry(packed_entry(0, 0, 0)) == (0, 0, 0)
+
+
+def test_object_spools_add_up_with_their_files_renumbered(tmp_path):
+    first, second, third = ObjectSpool(str(tmp_path)), ObjectSpool(str(tmp_path)), ObjectSpool(str(tmp_path))
+    first.add("d1", ["one"])
+    second.add("d2", ("two", 2))
+    third.add("d3", {"three": 3})
+    second += third                     # second's files: its own, then third's
+    first += pickle.loads(pickle.dumps(second))  # as a worker's tally comes back
+    assert len(first.files) == 3 and list(first.entries) == ["d1", "d2", "d3"]
+    assert [unpacked_entry(e)[0] for e in first.entries.values()] == [0, 1, 2]
+    assert [first.load(d) for d in first.entries] == [["one"], ("two", 2), {"three": 3}]
+
+
+def test_document_spools_join_a_documents_records(tmp_path):
+    pair_a, pair_b = DocumentSpool(str(tmp_path)), DocumentSpool(str(tmp_path))
+    pair_a.add("d", 2, {"spans": {"A": [1]}, "items": [["x"]]})
+    pair_a.add("e", 0, {"spans": {}, "items": []})
+    pair_b.add("d", 3, {"spans": {"B": [2]}, "items": [["y"]]})
+    pair_a.join(pair_b)
+    assert pair_a.disagreements("d") == 5 and pair_a.disagreements("e") == 0 and pair_a.disagreements("f") == 0
+    assert pair_a.record("d") == {"spans": {"A": [1], "B": [2]}, "items": [["x"], ["y"]]}
+    copied = copy.deepcopy(pair_a)
+    assert copied.record("d") == pair_a.record("d") and copied.files == pair_a.files
+
+
+def test_text_parts_keep_their_failed_documents(tmp_path):
+    mine, theirs = TextParts(str(tmp_path)), TextParts(str(tmp_path))
+    mine.add("d1", "é\n")
+    theirs.add("d2", "b\n")
+    theirs.failed.add("d3")
+    mine += pickle.loads(pickle.dumps(theirs))
+    assert mine.ready("d1") and mine.ready("d2") and not mine.ready("d3")
+    assert [mine.read(mine.entries[d]) for d in ("d1", "d2")] == ["é\n".encode(), b"b\n"]
