@@ -45,3 +45,21 @@ def run(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.fixture
+def small_shards(monkeypatch):
+    """``--jobs`` shards even a test's small corpora (one document per job is enough); the number
+    of items of each forked run, to tell that the run was sharded."""
+    from spanagree.pipeline import parallel
+
+    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
+    calls = []
+    forked = parallel.map_forked
+
+    def counted(function, items, jobs):
+        calls.append(len(items))
+        return forked(function, items, jobs)
+
+    monkeypatch.setattr(parallel, "map_forked", counted)
+    return calls

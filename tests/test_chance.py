@@ -579,15 +579,7 @@ def test_score_chance_streamed_equals_token_agreement_on_the_corpus_read_whole(d
         for lost in sorted((tmp_path / "ann3").glob("*"))[:2]:
             lost.unlink()
         paths[2] = tmp_path / "ann3"
-    outputs = []
-    for jobs in ("1", "2"):
-        code, out, err = run(capsys, "score", *paths, "--chance", "--output", "json", "--jobs", jobs)
-        assert code == 0, err
-        data = json.loads(out)
-        data["options"].pop("jobs")
-        outputs.append((data, err))
-    assert outputs[1] == outputs[0]
-    data, err = outputs[0]
+    data, err = same_under_jobs(capsys, "score", *paths, "--chance", "--output", "json")
     spansets = [read(p, fmt) for p in paths]
     gold = spansets[0]
     with warnings.catch_warnings():
@@ -619,16 +611,7 @@ def test_score_chance_under_align_text_takes_the_golds_tokens(tmp_path, capsys, 
         (folder / f"{doc_id}.txt").write_text(text, encoding="utf-8")
         (folder / f"{doc_id}.ann").write_text("".join(f"T{k}\t{label} {s} {e}\t{text[s:e]}\n"
                                                       for k, (s, e, label) in enumerate(spans, 1)), encoding="utf-8")
-    outputs = []
-    for jobs in ("1", "2"):
-        code, out, err = run(capsys, "score", gold, pred, "--align-text", "--chance", "--output", "json",
-                             "--jobs", jobs)
-        assert code == 0, err
-        data = json.loads(out)
-        data["options"].pop("jobs")
-        outputs.append((data, err))
-    assert outputs[1] == outputs[0]
-    data, err = outputs[0]
+    data, err = same_under_jobs(capsys, "score", gold, pred, "--align-text", "--chance", "--output", "json")
     assert "pred: 1 gold document(s) have no prediction and count as empty: d2" in err
     assert data["aligned_texts"]["documents"] == 1
     chance = data["chance"]
@@ -672,3 +655,17 @@ def test_the_token_tally_pickles_and_adds_up(demo):
     names = [s.name for s in spansets]
     assert first.agreement(names, ids, tokenizer="conll").to_dict() == \
         token_agreement(spansets, tokens="conll").to_dict()
+
+
+def same_under_jobs(capsys, *argv) -> tuple[dict, str]:
+    """The JSON (``options.jobs`` left out) and standard error of a successful run of ``argv``,
+    asserted the same under ``--jobs 1`` and ``--jobs 2``."""
+    outputs = []
+    for jobs in ("1", "2"):
+        code, out, err = run(capsys, *argv, "--jobs", jobs)
+        assert code == 0, err
+        data = json.loads(out)
+        data["options"].pop("jobs")
+        outputs.append((data, err))
+    assert outputs[1] == outputs[0]
+    return outputs[0]

@@ -27,20 +27,7 @@ DEMO = ROOT / "corpora" / "demo"
 FORMATS = ("xml", "webanno", "xmi")
 
 
-@pytest.fixture(autouse=True)
-def small_shards(monkeypatch):
-    """Shard even these ten-document folders (into 8 shards of one or two documents), and count
-    the runs that did."""
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
-    calls = []
-    forked = parallel.map_forked
-
-    def counted(function, items, jobs):
-        calls.append(len(items))
-        return forked(function, items, jobs)
-
-    monkeypatch.setattr(parallel, "map_forked", counted)
-    return calls
+pytestmark = pytest.mark.usefixtures("small_shards")
 
 
 def without(out: str, *keys):

@@ -22,19 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo" / "brat"
 
 
-@pytest.fixture(autouse=True)
-def small_shards(monkeypatch):
-    """Shard even these small corpora, and count the runs that did."""
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
-    calls = []
-    forked = parallel.map_forked
-
-    def counted(function, items, jobs):
-        calls.append(len(items))
-        return forked(function, items, jobs)
-
-    monkeypatch.setattr(parallel, "map_forked", counted)
-    return calls
+pytestmark = pytest.mark.usefixtures("small_shards")
 
 
 def without_jobs(out: str):
