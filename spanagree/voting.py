@@ -302,8 +302,20 @@ def unpacked_summary(packed: bytes) -> tuple[tuple[int, ...], tuple[tuple[int, i
     return tuple(values[:n]), tuple(zip(pairs[::2], pairs[1::2]))
 
 
+class ListedClusters:
+    """What lists merged clusters for adjudication, one at a time (``listed``): a whole
+    :class:`Vote`, or one :class:`VotedDocument`."""
+
+    def adjudication_entries(self, *, every: bool = False):
+        """One entry per listed cluster (``every``: every cluster that is not unanimous), one at a
+        time: what the adjudication listings are written from."""
+        from .report.document import cluster_entry
+
+        return (cluster_entry(self, c) for c in self.listed(every=every))
+
+
 @dataclass
-class Vote:
+class Vote(ListedClusters):
     """The result of :func:`vote`: the clusters of every document, the gold and the adjudication list.
 
     ``clusters`` (:class:`VoteClusters`) and ``texts`` read each document from where the vote
@@ -399,12 +411,6 @@ class Vote:
         """One entry per listed cluster: document, proposed span, kinds, votes, K, every version,
         the context; ``every``: every cluster that is not unanimous (:meth:`disagreements`)."""
         return list(self.adjudication_entries(every=every))
-
-    def adjudication_entries(self, *, every: bool = False):
-        """:meth:`adjudication_rows` one at a time (what the listings are written from)."""
-        from .report.document import cluster_entry
-
-        return (cluster_entry(self, c) for c in self.listed(every=every))
 
     def adjudication_frame(self, *, every: bool = False):
         """:meth:`adjudication_rows` as a DataFrame (the ``--adjudicate`` CSV's columns)."""
@@ -505,7 +511,7 @@ class Vote:
         write_atomically(dest, produce, force=force, what="gold output")
 
 
-class VotedDocument:
+class VotedDocument(ListedClusters):
     """One voted document as the adjudication rows see a :class:`Vote` (the same attributes and
     methods, for this document): what a ``--jobs`` worker writes the document's rows from.
 
@@ -538,12 +544,6 @@ class VotedDocument:
             annotators = self.annotators_on(self.documents[0])
             return (c for c in self.clusters if not c.unanimous(annotators))
         return (c for c in self.clusters if c.kinds)
-
-    def adjudication_entries(self, *, every: bool = False):
-        """:meth:`Vote.adjudication_entries` of this document."""
-        from .report.document import cluster_entry
-
-        return (cluster_entry(self, c) for c in self.listed(every=every))
 
 
 @dataclass

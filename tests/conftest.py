@@ -49,11 +49,12 @@ def run(capsys, *argv) -> tuple[int, str, str]:
 
 @pytest.fixture
 def small_shards(monkeypatch):
-    """``--jobs`` shards even a test's small corpora (one document per job is enough); the number
-    of items of each forked run, to tell that the run was sharded."""
+    """``--jobs`` shards even a test's small corpora (one document and one span per job are
+    enough); the number of items of each forked run, to tell that the run was sharded."""
     from spanagree.pipeline import parallel
 
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
+    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     calls = []
     forked = parallel.map_forked
 

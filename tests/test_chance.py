@@ -508,15 +508,6 @@ def chance_json(capsys, *argv):
     return data, err
 
 
-@pytest.fixture
-def small_shards(monkeypatch):
-    """Fork even for the demo's ten documents (below the sizes where processes pay off)."""
-    from spanagree.pipeline import parallel
-
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
-
-
 @pytest.mark.parametrize("fmt", ["brat", "conll"])
 @pytest.mark.parametrize("design", ["common", "pairwise"])
 def test_cli_chance_is_the_same_under_jobs(demo, tmp_path, capsys, small_shards, fmt, design):

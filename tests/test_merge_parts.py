@@ -16,16 +16,14 @@ from pathlib import Path
 import pytest
 
 from spanagree.cli import main
-from spanagree.pipeline import parallel, parts
+from spanagree.pipeline import parts
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
-def small_shards(monkeypatch):
+def joined_parts(monkeypatch, small_shards):
     """Shard these small corpora, and count the joins of parts the workers wrote."""
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     joined = []
     for cls, method in ((parts.GoldParts, "write"), (parts.ListingParts, "write_rows")):
         original = getattr(cls, method)
@@ -81,14 +79,14 @@ def merged(capsys, tmp_path, inputs, jobs: str, to: str, extra=()):
 
 
 @pytest.mark.parametrize("to", ["brat", "conll", "jsonl", "xml"])
-def test_jobs_write_the_same_gold_and_listings(to, corpus, tmp_path, capsys, small_shards):
+def test_jobs_write_the_same_gold_and_listings(to, corpus, tmp_path, capsys, joined_parts):
     inputs = ([corpus / "conll" / f"ann{k}.conll" for k in (1, 2, 3)] if to == "conll"
               else [corpus / "brat" / f"ann{k}" for k in (1, 2, 3)])
     one = merged(capsys, tmp_path, inputs, "1", to)
-    assert small_shards == []
+    assert joined_parts == []
     two = merged(capsys, tmp_path, inputs, "2", to)
     # the gold (BRAT: the parts of a format written to one file), --adjudicate and --adjudicate-all joined
-    assert sorted(small_shards) == ["GoldParts", "ListingParts", "ListingParts"]
+    assert sorted(joined_parts) == ["GoldParts", "ListingParts", "ListingParts"]
     assert one[0] == two[0] == 0
     assert one == two
     gold = one[3]["gold"]
@@ -100,14 +98,14 @@ def test_jobs_write_the_same_gold_and_listings(to, corpus, tmp_path, capsys, sma
     assert len(one[3]["all"]["clusters"]) == one[1]["not_unanimous"] > one[1]["to_adjudicate"]
 
 
-def test_jobs_write_the_same_report_and_json_listing(corpus, tmp_path, capsys, small_shards):
+def test_jobs_write_the_same_report_and_json_listing(corpus, tmp_path, capsys, joined_parts):
     inputs = [corpus / "brat" / f"ann{k}" for k in (1, 2, 3)]
     runs = [merged(capsys, tmp_path, inputs, jobs, "jsonl", ["--report", str(tmp_path / f"run{jobs}" / "report.html")])
             for jobs in ("1", "2")]
     assert runs[0] == runs[1] and b"<html" in runs[0][3]["report"]
 
 
-def test_a_document_refused_in_a_later_shard_writes_nothing(tmp_path, capsys, small_shards):
+def test_a_document_refused_in_a_later_shard_writes_nothing(tmp_path, capsys, joined_parts):
     """The last document's text has a double space: CoNLL cannot write it. The worker that votes
     on it marks it; the parent meets the error where one process does, after the same warnings,
     and nothing is written."""
@@ -121,7 +119,7 @@ def test_a_document_refused_in_a_later_shard_writes_nothing(tmp_path, capsys, sm
         inputs.append(path)
     one = merged(capsys, tmp_path, inputs, "1", "conll")
     two = merged(capsys, tmp_path, inputs, "2", "conll")
-    assert small_shards == ["GoldParts"]
+    assert joined_parts == ["GoldParts"]
     assert one[0] == two[0] == 2
     assert one[2] == two[2]
     assert "document 'd39': sentence 1 has an empty token" in one[2]

@@ -73,10 +73,8 @@ def corpus(k=3, documents=60, seed=1):
             for a in range(k)]
 
 
-@pytest.fixture(autouse=True)
-def small_shards(monkeypatch):
-    """Fork even for these small corpora (below the size where processes pay off)."""
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+# fork even for these small corpora (below the size where processes pay off)
+pytestmark = pytest.mark.usefixtures("small_shards")
 
 
 def without_jobs(data):
