@@ -143,6 +143,46 @@ def generated(out, **parameters):
         return pool.submit(generate.generate, out, **parameters).result()
 
 
+def xml_folder(sa, brat, dest, log) -> Path:
+    """``dest``: a folder of XML files, one document each (``<id>.xml``), with the documents of the
+    BRAT folder ``brat`` (made with ``spanagree convert`` unless it is newer than ``brat``)."""
+    dest = Path(dest)
+    if dest.is_dir() and dest.stat().st_mtime >= Path(brat).stat().st_mtime and any(dest.iterdir()):
+        return dest
+    _log(log, f"converting {brat} to a folder of XML files")
+    whole = dest.parent / f"{dest.name}.whole.xml"
+    subprocess.run(sa + ["convert", brat, "--format", "brat", "--to", "xml", "--out", whole, "--force"], check=True,
+                   stdout=subprocess.DEVNULL)
+    made = dest.parent / f"{dest.name}.making"
+    shutil.rmtree(made, ignore_errors=True)
+    in_child(split_xml, whole, made)
+    whole.unlink()
+    shutil.rmtree(dest, ignore_errors=True)
+    made.rename(dest)
+    return dest
+
+
+def split_xml(whole, folder) -> None:
+    """``spanagree convert --to xml``'s one file (a header, ``<doc id="...">`` elements each
+    beginning a line, ``</corpus>``) written as one file per document with the same header."""
+    folder = Path(folder)
+    folder.mkdir(parents=True)
+    head, document, doc_id = [], [], None
+    with open(whole, encoding="utf-8") as lines:
+        for line in lines:
+            if doc_id is None and not line.startswith("<doc id="):
+                head.append(line)
+                continue
+            if line.startswith("<doc id="):
+                doc_id = line[len('<doc id="'):line.index('"', len('<doc id="'))]
+            if line.startswith("</corpus>"):
+                break
+            document.append(line)
+            if line.rstrip("\n").endswith("</doc>"):
+                (folder / f"{doc_id}.xml").write_text("".join(head + document) + "</corpus>\n", encoding="utf-8")
+                document = []
+
+
 def in_child(function, *args):
     """``function(*args)`` in a forked child (what it reads never raises this runner's memory)."""
     import concurrent.futures
@@ -653,6 +693,8 @@ def main(argv=None):
         inputs = {"brat": [sdir / "brat" / "ann1", sdir / "brat" / "ann2", "--format", "brat"],
                   "conll": [sdir / "conll" / "ann1.conll", sdir / "conll" / "ann2.conll"],
                   "jsonl": [sdir / "jsonl" / "ann1.jsonl", sdir / "jsonl" / "ann2.jsonl"]}
+        if sa_ok:  # folders of XML files, one document each, converted from the BRAT folders
+            inputs["xml"] = [xml_folder(sa, sdir / "brat" / name, sdir / "xml" / name, log) for name in ("ann1", "ann2")]
         rows = []
         for command in ("agree", "score", "merge"):
             for fmt, paths in inputs.items():
