@@ -166,6 +166,73 @@ def test_one_document_at_a_time_when_the_orders_agree(tmp_path):
     assert max(held) <= streaming.BATCH_DOCUMENTS * 2 + 4
 
 
+def test_a_folder_of_xml_files_leaves_no_parser_behind(tmp_path):
+    """lxml's iterparse, filtering a tag in any namespace, keeps the parser and the file's tree in
+    a reference cycle; the reader filters the tags itself, so each file's parser dies with it."""
+    import gc
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        for i in range(300):
+            (tmp_path / name / f"d{i:03}.xml").write_text(  # as spanagree convert --to xml writes them
+                f'<?xml version="1.0"?>\n<?spanagree xml_doc_tag="doc"?>\n<corpus>\n'
+                f'<doc id="d{i:03}"><PER>Ana</PER> met Bo</doc>\n</corpus>\n')
+    parsers = []
+
+    def counted(compare):
+        def compare_counting(*args, **kwargs):
+            parsers.append(sum(type(o).__name__ == "XMLPullParser" for o in gc.get_objects()))
+            return compare(*args, **kwargs)
+        return compare_counting
+
+    gc.collect()
+    with pytest.MonkeyPatch.context() as patch:
+        from spanagree.agreement import PairsComparison
+
+        patch.setattr(PairsComparison, "compare", counted(PairsComparison.compare))
+        result = agree([open_stream(tmp_path / "a"), open_stream(tmp_path / "b")])
+    assert result.pooled.a == 300 and len(result.documents) == 300
+    assert len(parsers) == 5  # 300 documents in batches of 64
+    assert max(parsers) <= 2  # at most each stream's open file's, not a batch's (128) or every file's (600)
+
+
+def test_reference_cycles_a_reader_leaves_are_freed_batch_by_batch():
+    """The collector is paused while a run streams; the cycles each document's reading leaves
+    behind are freed after each batch (spanagree.collector.collect_young), not at the end."""
+    import weakref
+
+    class Parser:  # what a reader holds in a cycle, as lxml's iterparse did
+        pass
+
+    alive = []
+
+    def documents(name):
+        for i in range(300):
+            parser = Parser()
+            parser.itself = parser
+            weakref.finalize(parser, alive.append, -1)
+            alive.append(1)
+            yield Document(f"d{i:03}", "Ana met Bo", [Span(f"d{i:03}", (0, 3), "PER")], name)
+
+    most = []
+
+    def counted(compare):
+        def compare_counting(*args, **kwargs):
+            most.append(sum(alive))
+            return compare(*args, **kwargs)
+        return compare_counting
+
+    with pytest.MonkeyPatch.context() as patch:
+        from spanagree.agreement import PairsComparison
+
+        patch.setattr(PairsComparison, "compare", counted(PairsComparison.compare))
+        result = agree([DocumentStream("a", "jsonl", documents("a")), DocumentStream("b", "jsonl", documents("b"))])
+    assert result.pooled.a == 300
+    # before each batch is compared: its own 128 parsers, and those of the document each stream was
+    # reading when the batch before was collected (promoted out of reach: 2 per batch)
+    assert most[0] == 128 and max(most) <= 128 + 2 * len(most)
+
+
 def test_a_prediction_lacking_a_document_does_not_hold_the_rest(tmp_path):
     """The gold's d3 waits for the prediction to end; the documents after it are compared meanwhile."""
     gold = [json.dumps({"id": f"d{i}", "text": "Ana met Bo", "spans": [{"start": 0, "end": 3, "label": "PER"}]})

@@ -465,9 +465,16 @@ class _FileReader:
         seen: dict[str, int | None] = {}
         ordinal = 0
         with source if source is not None else self._open() as file:
-            events = etree.iterparse(file, events=("end",), tag="{*}" + doc_tag, **_SAFE)
+            # every element's end, the document elements picked here: lxml's own filter for a tag
+            # in any namespace ("{*}doc") keeps the parser and the file's tree in a reference
+            # cycle, which only the collector would free (spanagree.collector)
+            events = etree.iterparse(file, events=("end",), **_SAFE)
             try:
                 for _, element in events:
+                    tag = element.tag
+                    if tag != doc_tag and (type(tag) is not str or tag[0] != "{"
+                                           or tag[tag.find("}") + 1:] != doc_tag):
+                        continue
                     ordinal += 1
                     line = element.sourceline
                     if next(element.iterancestors("{*}" + doc_tag), None) is not None:
@@ -572,6 +579,7 @@ class _FileReader:
                     position += len(tail)
 
         walk(root)
+        del walk  # it calls itself: a reference cycle, and the collector is paused while reading
         kept = [span for span in spans if span is not None] if self.empty else spans
         return Document("", "".join(parts), kept, path)
 

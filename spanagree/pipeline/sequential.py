@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Protocol, Sequence
 
-from ..collector import collector_paused
+from ..collector import collect_young, collector_paused
 from ..errors import SpanagreeError
 from ..formats import DocumentStream
 from ..span import Document, SpanSet
@@ -322,6 +322,7 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
             if len(ready[g]) >= BATCH_DOCUMENTS:
                 compare(g, ready[g])
                 ready[g] = []
+                collect_young()  # the batch's garbage, reader's cycles included (see spanagree.collector)
 
         def give_up(g: int, doc_id: str) -> None:
             """Group ``g`` will never compare ``doc_id`` (a member it needs ended without it)."""
