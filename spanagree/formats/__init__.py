@@ -151,7 +151,10 @@ class Format:
         :mod:`spanagree.pipeline.parallel`): the module provides ``list_<name>(path, **options) ->
         FolderListing`` (the folder's document files listed in the reader's order, nothing read;
         the errors of the listing as ``stream_<name>`` gives them), and ``stream_<name>`` of a
-        folder reads that listing whole (:func:`listed_documents`).
+        folder reads that listing whole (:func:`listed_documents`). A container (a GATE folder:
+        one folder, several span sets) gives its folders' streams their listings
+        (:attr:`DocumentStream.listing`), which the workers read as they read a listed path;
+        its ``list_<name>`` lists the span set ``stream_<name>`` chooses.
     """
 
     name: str
@@ -374,7 +377,7 @@ FORMATS: dict[str, Format] = {
                        FormatOption("gate_label_feature", "label from this feature of each annotation", metavar="F",
                                     details=" instead of its type (annotations without it are left out, counted in "
                                             "the notes)"),
-                   ), container=True, recognises=True, writable=False),
+                   ), container=True, recognises=True, writable=False, folder_shards=True),
     "labelstudio": Format("labelstudio", "Label Studio", "Label Studio JSON or JSON-MIN export (a .json task list): "
                           "each annotator a span set", (), (), 9, False, (
                               FormatOption("labelstudio_text_field", "the task's data field holding the text",
@@ -491,6 +494,11 @@ class DocumentStream:
     path : str, optional
         The file or folder it is read from (set by :func:`open_stream` and
         :func:`container_streams`), for messages about the whole input.
+    listing : FolderListing, optional
+        A container's span set kept in a folder of document files (:attr:`Format.folder_shards`):
+        the listing ``documents`` reads whole, so that ``--jobs`` workers and Dask tasks read
+        their own shards of it instead (a container's path is several span sets, so the
+        listings come with its streams, not from ``list_<name>``).
     """
 
     name: str
@@ -499,6 +507,7 @@ class DocumentStream:
     notes: list[str] = field(default_factory=list)
     role: str = "annotator"
     path: str | None = None
+    listing: FolderListing | None = None
 
 
 #: The roles a span set in a container may have (:attr:`DocumentStream.role`): an annotator's,
