@@ -86,7 +86,8 @@ def test_agree_score_and_merge_read_their_shards(tmp_path, capsys, small_shards)
                                                             "--output", "json"])
     assert code == 0 and json.loads(out)["documents"] == 10
     assert "2 zero-length GATE annotation(s) left out" in out  # ann2's two points, one per shard, noted once
-    assert len(small_shards) == 1 and small_shards[0] == 8  # 2 jobs x 4 shards of the 10 documents
+    # 2 jobs x 4 shards of the 10 files: scanned for the sets, then read
+    assert small_shards == [8, 8]
     code, out, _ = same_under_jobs(capsys, small_shards, ["score", folder, "--annotators", "ann1,ann2,default",
                                                           "--by", "document", "--output", "json"])
     assert code == 0 and len(json.loads(out)["predictions"]) == 2
@@ -117,9 +118,19 @@ def test_a_bad_file_in_a_later_shard_is_the_error_of_one_process(tmp_path, capsy
     shutil.copytree(FOLDER, folder)
     last = sorted(folder.glob("*.xml"))[-1]
     last.write_text(damage(last.read_text(encoding="utf-8")), encoding="utf-8")
-    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"], sharded=False)
-    assert code == 1 and out == ""
+    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"])
+    assert code == 1 and out == "" and small_shards == [8]  # met by the scan's last shard
     assert err.startswith(f"spanagree: error: {last}:") and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_of_two_bad_files_in_two_shards_the_first_is_the_error(tmp_path, capsys, small_shards):
+    folder = tmp_path / "demo"
+    shutil.copytree(FOLDER, folder)
+    files = sorted(folder.glob("*.xml"))
+    files[-1].write_text(files[-1].read_text(encoding="utf-8")[:200], encoding="utf-8")
+    files[2].write_text(files[2].read_text(encoding="utf-8").replace('EndNode="', 'EndNode="9', 1), encoding="utf-8")
+    code, _, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"])
+    assert code == 1 and err.startswith(f"spanagree: error: {files[2]}:") and "which is not in the text" in err
 
 
 def test_the_sets_are_in_order_of_first_appearance_and_annotators_hold_a_span(tmp_path, capsys, small_shards):

@@ -154,7 +154,8 @@ class Format:
         folder reads that listing whole (:func:`listed_documents`). A container (a GATE folder:
         one folder, several span sets) gives its folders' streams their listings
         (:attr:`DocumentStream.listing`), which the workers read as they read a listed path;
-        its ``list_<name>`` lists the span set ``stream_<name>`` chooses.
+        its ``list_<name>`` lists the span set ``stream_<name>`` chooses, and its
+        ``annotators_<name>`` takes ``jobs=`` (the processes it may use to find the span sets).
     """
 
     name: str
@@ -658,7 +659,7 @@ def is_container(path: str | os.PathLike, format: str | None = None) -> bool:
         return False
 
 
-def open_annotators(path: str | os.PathLike, format: str | None = None, *, annotators=None, also=(),
+def open_annotators(path: str | os.PathLike, format: str | None = None, *, annotators=None, also=(), jobs: int = 1,
                     **options) -> list[DocumentStream]:
     """The span sets one path holds, as streams: one for a single-annotator format, one per
     annotator for a container (:attr:`Format.container`), nothing read yet.
@@ -674,6 +675,8 @@ def open_annotators(path: str | os.PathLike, format: str | None = None, *, annot
         prediction joins only when named).
     also : collection of str
         Names to take even when their role is not ``"annotator"`` (``score --gold curation``).
+    jobs : int
+        As in :func:`container_streams`.
     """
     fmt = get_format(format) if format else get_format(detect_format(path))
     if not fmt.container:
@@ -681,7 +684,7 @@ def open_annotators(path: str | os.PathLike, format: str | None = None, *, annot
             raise UsageError(f"{{option}} picks annotators inside an export that holds several; {path} is "
                              f"{fmt.title}, one annotator per path", option="annotators", flag="--annotators")
         return [open_stream(path, fmt.name, **options)]
-    streams = container_streams(path, fmt.name, **options)
+    streams = container_streams(path, fmt.name, jobs=jobs, **options)
     if annotators is None:
         return [s for s in streams if s.role == "annotator" or s.name in also]
     by_name = {s.name: s for s in streams}
@@ -751,10 +754,15 @@ def _reader_options(path, format: str | None, options: dict) -> tuple[Format, di
     return fmt, own
 
 
-def container_streams(path: str | os.PathLike, format: str | None = None, **options) -> list[DocumentStream]:
+def container_streams(path: str | os.PathLike, format: str | None = None, *, jobs: int = 1,
+                      **options) -> list[DocumentStream]:
     """Every span set a container holds (whatever its role), in the export's order, as streams;
-    ``options`` as in :func:`read` (those the format does not take are ignored)."""
+    ``options`` as in :func:`read` (those the format does not take are ignored). ``jobs``: the
+    processes a container kept in a folder of document files (:attr:`Format.folder_shards`) may
+    use to list its span sets (its ``annotators_<name>`` takes ``jobs=``)."""
     fmt, own = _reader_options(path, format, options)
+    if fmt.folder_shards and jobs > 1:
+        own["jobs"] = jobs
     streams = fmt.annotators()(path, **own)
     for stream in streams:
         stream.path = stream.path or str(path)

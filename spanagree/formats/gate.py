@@ -50,6 +50,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..errors import FormatError
@@ -281,27 +282,28 @@ def _role(name: str) -> str:
     return "other" if name in (DEFAULT_SET, ORIGINAL_MARKUPS) else "annotator"
 
 
-def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES
-                    ) -> list[DocumentStream]:
+def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
+                    jobs: int = 1) -> list[DocumentStream]:
     """One stream per annotation set of a GATE file or folder, in the order of first appearance
     (named sets holding spans: role ``"annotator"``; ``default`` and ``Original markups``: role
     ``"other"``).
 
     The sets are found by scanning every file (:func:`_parse` without text or features: every
-    error is met here, as reading meets it); the streams then share each file's parse. A folder's
-    streams carry their :class:`GateFolder` (:attr:`~spanagree.formats.DocumentStream.listing`), so
-    that ``--jobs`` workers and Dask tasks read their own shard of its files."""
+    error is met here, as reading meets it), a folder's files in shards over ``jobs`` forked
+    processes when there are enough of them; the streams then share each file's parse. A
+    folder's streams carry their :class:`GateFolder`
+    (:attr:`~spanagree.formats.DocumentStream.listing`), so that ``--jobs`` workers and Dask tasks
+    read their own shard of its files."""
     path = str(path)
     files = _files(path)
     parses = _Parses(max_record_bytes)
     order: dict[str, bool] = {}   # set name -> holds a span somewhere
-    for _, file, in_folder in files:
-        if in_folder:
-            found = _parse(file, in_folder, max_record_bytes, full=False)
-        else:  # one file (perhaps a pipe, read once): its parse is the streams'
-            found = parses.parsed(file, in_folder)
-        for name, members in found.sets.items():
-            holds = any(start < end for _, start, end, _, _ in members)
+    if os.path.isdir(path):
+        found = _scanned(files, max_record_bytes, jobs)
+    else:  # one file (perhaps a pipe, read once): its parse is the streams'
+        found = [_holding(parses.parsed(file, in_folder)) for _, file, in_folder in files]
+    for sets in found:
+        for name, holds in sets.items():
             order[name] = order.get(name, False) or holds
     names = [n for n, holds in order.items() if holds or _role(n) == "other"]
     units = {doc_id: (file, in_folder) for doc_id, file, in_folder in files}
@@ -313,6 +315,42 @@ def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_b
         stream.listing = listing if os.path.isdir(path) else None
         streams.append(stream)
     return streams
+
+
+def _holding(parsed: _Parsed) -> dict[str, bool]:
+    """A file's sets, in order: whether each holds a span (an annotation of at least one character)."""
+    return {name: any(start < end for _, start, end, _, _ in members) for name, members in parsed.sets.items()}
+
+
+def _sets_of_files(files: list[tuple[str, str, bool]], limit: int) -> tuple[list[dict[str, bool]], FormatError | None]:
+    """Each file's sets (:func:`_holding`), scanned in order up to the first error, which is
+    returned (with nothing it was raised while handling: it travels back from a worker)."""
+    found = []
+    for _, file, in_folder in files:
+        try:
+            found.append(_holding(_parse(file, in_folder, limit, full=False)))
+        except FormatError as error:
+            error.__context__ = error.__cause__ = error.__traceback__ = None
+            return found, error
+    return found, None
+
+
+def _scanned(files: list[tuple[str, str, bool]], limit: int, jobs: int):
+    """Each file's sets (:func:`_holding`) in order, the files scanned in contiguous shards over
+    ``jobs`` forked processes when each has enough files (else here); the first error of the
+    files in order is raised, as one scan in order meets it."""
+    from ..pipeline import parallel
+
+    jobs = min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+               len(files) // parallel.MIN_DOCUMENTS_PER_JOB)
+    results = None
+    if jobs >= 2:
+        pieces = parallel.shards(files, jobs * parallel.SHARDS_PER_JOB)
+        results = parallel.map_forked(partial(_sets_of_files, limit=limit), pieces, jobs)
+    for found, error in results or [_sets_of_files(files, limit)]:
+        yield from found
+        if error is not None:
+            raise error
 
 
 def list_gate(path, *, name: str | None = None, annotator: str | None = None, gate_label_feature: str | None = None,
