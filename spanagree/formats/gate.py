@@ -40,6 +40,12 @@ A GATE XML file (root ``<GateDocument>``, what GATE Developer's "Save as XML…"
   ``TextWithNodes``, an annotation without ``Type``/``StartNode``/``EndNode``, a start after its
   end, or a node that is not in the text is one :class:`~spanagree.errors.FormatError` naming the
   file (and line).
+* **Reading a folder.** The sets are found first by a scan of every file (checked as reading
+  checks it, so every error is met then; no text or features kept), in shards over the
+  ``--jobs`` processes when there are enough files; then the sets' streams share each file's
+  parse (:class:`_Parses`). Each stream of a folder carries its set's :class:`GateFolder`
+  listing (:attr:`~spanagree.formats.DocumentStream.listing`): ``--jobs`` workers and Dask
+  tasks read their own shard of the files, as for any folder of document files.
 
 GATE XML is read, not written.
 """
