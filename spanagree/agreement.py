@@ -384,7 +384,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if unitizing and pairwise:
         raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has no "
                          "missing annotators); use --documents common", option="unitizing")
-    inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
+    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs)
     if len(inputs) < 2:
         raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
     if compare and len(inputs) < 3:

@@ -499,7 +499,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     several = isinstance(pred, (list, tuple))
     preds = list(pred) if several else [] if pred is None else [pred]
     inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
-                           also=(gold_name,) if gold_name else ())
+                           also=(gold_name,) if gold_name else (), jobs=jobs)
     if gold_name is not None:
         found = [k for k, item in enumerate(inputs) if input_name(item) == gold_name]
         if not found:

@@ -781,7 +781,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
     [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
     """
-    inputs = expand_inputs(inputs, format, format_options, annotators=annotators)
+    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs)
     if len(inputs) < 2:
         raise UsageError(f"merge needs at least two annotators; the inputs hold {len(inputs)}")
     if match not in VOTE_RULES:

@@ -219,8 +219,8 @@ def test_one_id_from_files_of_two_shards_is_the_error_of_one_process(tmp_path, c
 def test_every_folder_format_says_whether_it_is_read_in_shards():
     from spanagree.formats import FORMATS
 
-    assert [name for name, fmt in FORMATS.items() if fmt.folder_shards] == ["brat", "xml", "webanno", "xmi"]
-    for name in ("brat", "xml", "webanno", "xmi"):
+    assert [name for name, fmt in FORMATS.items() if fmt.folder_shards] == ["brat", "xml", "gate", "webanno", "xmi"]
+    for name in ("brat", "xml", "gate", "webanno", "xmi"):
         assert callable(FORMATS[name].lister())
 
 

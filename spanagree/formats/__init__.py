@@ -151,7 +151,11 @@ class Format:
         :mod:`spanagree.pipeline.parallel`): the module provides ``list_<name>(path, **options) ->
         FolderListing`` (the folder's document files listed in the reader's order, nothing read;
         the errors of the listing as ``stream_<name>`` gives them), and ``stream_<name>`` of a
-        folder reads that listing whole (:func:`listed_documents`).
+        folder reads that listing whole (:func:`listed_documents`). A container (a GATE folder:
+        one folder, several span sets) gives its folders' streams their listings
+        (:attr:`DocumentStream.listing`), which the workers read as they read a listed path;
+        its ``list_<name>`` lists the span set ``stream_<name>`` chooses, and its
+        ``annotators_<name>`` takes ``jobs=`` (the processes it may use to find the span sets).
     """
 
     name: str
@@ -374,7 +378,7 @@ FORMATS: dict[str, Format] = {
                        FormatOption("gate_label_feature", "label from this feature of each annotation", metavar="F",
                                     details=" instead of its type (annotations without it are left out, counted in "
                                             "the notes)"),
-                   ), container=True, recognises=True, writable=False),
+                   ), container=True, recognises=True, writable=False, folder_shards=True),
     "labelstudio": Format("labelstudio", "Label Studio", "Label Studio JSON or JSON-MIN export (a .json task list): "
                           "each annotator a span set", (), (), 9, False, (
                               FormatOption("labelstudio_text_field", "the task's data field holding the text",
@@ -491,6 +495,11 @@ class DocumentStream:
     path : str, optional
         The file or folder it is read from (set by :func:`open_stream` and
         :func:`container_streams`), for messages about the whole input.
+    listing : FolderListing, optional
+        A container's span set kept in a folder of document files (:attr:`Format.folder_shards`):
+        the listing ``documents`` reads whole, so that ``--jobs`` workers and Dask tasks read
+        their own shards of it instead (a container's path is several span sets, so the
+        listings come with its streams, not from ``list_<name>``).
     """
 
     name: str
@@ -499,6 +508,7 @@ class DocumentStream:
     notes: list[str] = field(default_factory=list)
     role: str = "annotator"
     path: str | None = None
+    listing: FolderListing | None = None
 
 
 #: The roles a span set in a container may have (:attr:`DocumentStream.role`): an annotator's,
@@ -649,7 +659,7 @@ def is_container(path: str | os.PathLike, format: str | None = None) -> bool:
         return False
 
 
-def open_annotators(path: str | os.PathLike, format: str | None = None, *, annotators=None, also=(),
+def open_annotators(path: str | os.PathLike, format: str | None = None, *, annotators=None, also=(), jobs: int = 1,
                     **options) -> list[DocumentStream]:
     """The span sets one path holds, as streams: one for a single-annotator format, one per
     annotator for a container (:attr:`Format.container`), nothing read yet.
@@ -665,6 +675,8 @@ def open_annotators(path: str | os.PathLike, format: str | None = None, *, annot
         prediction joins only when named).
     also : collection of str
         Names to take even when their role is not ``"annotator"`` (``score --gold curation``).
+    jobs : int
+        As in :func:`container_streams`.
     """
     fmt = get_format(format) if format else get_format(detect_format(path))
     if not fmt.container:
@@ -672,7 +684,7 @@ def open_annotators(path: str | os.PathLike, format: str | None = None, *, annot
             raise UsageError(f"{{option}} picks annotators inside an export that holds several; {path} is "
                              f"{fmt.title}, one annotator per path", option="annotators", flag="--annotators")
         return [open_stream(path, fmt.name, **options)]
-    streams = container_streams(path, fmt.name, **options)
+    streams = container_streams(path, fmt.name, jobs=jobs, **options)
     if annotators is None:
         return [s for s in streams if s.role == "annotator" or s.name in also]
     by_name = {s.name: s for s in streams}
@@ -742,10 +754,15 @@ def _reader_options(path, format: str | None, options: dict) -> tuple[Format, di
     return fmt, own
 
 
-def container_streams(path: str | os.PathLike, format: str | None = None, **options) -> list[DocumentStream]:
+def container_streams(path: str | os.PathLike, format: str | None = None, *, jobs: int = 1,
+                      **options) -> list[DocumentStream]:
     """Every span set a container holds (whatever its role), in the export's order, as streams;
-    ``options`` as in :func:`read` (those the format does not take are ignored)."""
+    ``options`` as in :func:`read` (those the format does not take are ignored). ``jobs``: the
+    processes a container kept in a folder of document files (:attr:`Format.folder_shards`) may
+    use to list its span sets (its ``annotators_<name>`` takes ``jobs=``)."""
     fmt, own = _reader_options(path, format, options)
+    if fmt.folder_shards and jobs > 1:
+        own["jobs"] = jobs
     streams = fmt.annotators()(path, **own)
     for stream in streams:
         stream.path = stream.path or str(path)

@@ -40,6 +40,12 @@ A GATE XML file (root ``<GateDocument>``, what GATE Developer's "Save as XML…"
   ``TextWithNodes``, an annotation without ``Type``/``StartNode``/``EndNode``, a start after its
   end, or a node that is not in the text is one :class:`~spanagree.errors.FormatError` naming the
   file (and line).
+* **Reading a folder.** The sets are found first by a scan of every file (checked as reading
+  checks it, so every error is met then; no text or features kept), in shards over the
+  ``--jobs`` processes when there are enough files; then the sets' streams share each file's
+  parse (:class:`_Parses`). Each stream of a folder carries its set's :class:`GateFolder`
+  listing (:attr:`~spanagree.formats.DocumentStream.listing`): ``--jobs`` workers and Dask
+  tasks read their own shard of the files, as for any folder of document files.
 
 GATE XML is read, not written.
 """
@@ -50,13 +56,15 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..errors import FormatError
 from ..span import Document, Source, Span
-from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, document_files, natural_key, read_document_file
+from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, chosen_stream, collect, document_files, listed_documents,
+               natural_key, read_document_file)
 
-__all__ = ["annotators_gate", "read_gate", "recognise_gate", "stream_gate"]
+__all__ = ["GateFolder", "annotators_gate", "list_gate", "read_gate", "recognise_gate", "stream_gate"]
 
 #: What the default (unnamed) annotation set is called.
 DEFAULT_SET = "default"
@@ -87,7 +95,8 @@ def recognise_gate(path: Path, head: bytes | None) -> bool:
 
 @dataclass
 class _Parsed:
-    """One file: its text and, per set name, its annotations as ``(type, start, end, features, line)``."""
+    """One file: its text and, per set name, its annotations as ``(type, start, end, features, line)``
+    (a scan's, :func:`_parse` with ``full=False``: no text, no features)."""
 
     text: str
     sets: dict[str, list[tuple]] = field(default_factory=dict)
@@ -105,7 +114,9 @@ def _files(path: str) -> list[tuple[str, str, bool]]:
     return document_files(path, _scan)
 
 
-def _parse(file: str, in_folder: bool, limit: int) -> _Parsed:
+def _parse(file: str, in_folder: bool, limit: int, full: bool = True) -> _Parsed:
+    """A file parsed and checked; ``full=False`` (a scan, to find the sets) checks it as fully, with
+    the same errors, but keeps neither the text nor the annotations' features."""
     from lxml import etree
 
     from .xml import _SAFE
@@ -124,7 +135,7 @@ def _parse(file: str, in_folder: bool, limit: int) -> _Parsed:
     text_element = next((e for e in root if isinstance(e.tag, str) and _local(e.tag) == "TextWithNodes"), None)
     if text_element is None:
         raise FormatError(file, "GATE XML without TextWithNodes (the document's text)", root.sourceline)
-    text, nodes = _text_and_nodes(file, text_element)
+    text, nodes = _text_and_nodes(file, text_element, full)
     parsed = _Parsed(text)
     for element in root:
         if not isinstance(element.tag, str) or _local(element.tag) != "AnnotationSet":
@@ -133,13 +144,13 @@ def _parse(file: str, in_folder: bool, limit: int) -> _Parsed:
         name = DEFAULT_SET if name is None or name == "" else name
         if name in parsed.sets:
             raise FormatError(file, f"annotation set {name!r} appears twice", element.sourceline)
-        parsed.sets[name] = [_annotation(file, a, nodes) for a in element
+        parsed.sets[name] = [_annotation(file, a, nodes, full) for a in element
                              if isinstance(a.tag, str) and _local(a.tag) == "Annotation"]
     return parsed
 
 
-def _text_and_nodes(file: str, element) -> tuple[str, dict[str, int]]:
-    """The text of ``<TextWithNodes>`` and each node's offset in it (code points)."""
+def _text_and_nodes(file: str, element, full: bool = True) -> tuple[str, dict[str, int]]:
+    """The text of ``<TextWithNodes>`` (``""`` unless ``full``) and each node's offset in it (code points)."""
     pieces, nodes, offset = [], {}, 0
     if element.text:
         pieces.append(element.text)
@@ -155,10 +166,10 @@ def _text_and_nodes(file: str, element) -> tuple[str, dict[str, int]]:
         if child.tail:
             pieces.append(child.tail)
             offset += len(child.tail)
-    return "".join(pieces), nodes
+    return "".join(pieces) if full else "", nodes
 
 
-def _annotation(file: str, element, nodes: dict[str, int]) -> tuple:
+def _annotation(file: str, element, nodes: dict[str, int], full: bool = True) -> tuple:
     line = element.sourceline
     kind, start, end = element.get("Type"), element.get("StartNode"), element.get("EndNode")
     for attribute, value in (("Type", kind), ("StartNode", start), ("EndNode", end)):
@@ -174,7 +185,7 @@ def _annotation(file: str, element, nodes: dict[str, int]) -> tuple:
     if offsets[0] > offsets[1]:
         raise FormatError(file, f"annotation {element.get('Id')!r} ({kind}) ends before it starts", line)
     features = {}
-    for feature in element:
+    for feature in element if full else ():
         if isinstance(feature.tag, str) and _local(feature.tag) == "Feature":
             name = next((f for f in feature if isinstance(f.tag, str) and _local(f.tag) == "Name"), None)
             value = next((f for f in feature if isinstance(f.tag, str) and _local(f.tag) == "Value"), None)
@@ -187,23 +198,175 @@ def _local(tag: str) -> str:
     return tag[tag.find("}") + 1:] if tag[:1] == "{" else tag.rpartition(":")[2]
 
 
+class _Parses:
+    """The files of one GATE input as parsed, shared by the streams of its annotation sets: the
+    pipeline reads the streams document by document, in turn, so each file is parsed once for
+    all of them while the last :data:`KEEP` files are kept (a stream that runs ahead, past files
+    lacking its set, parses again what has left). Pickled empty (a Dask task carries it)."""
+
+    #: The parsed files kept.
+    KEEP = 16
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.cwd = os.getcwd()  # where a relative path given is read from, whatever a worker's folder
+        self.recent: dict[str, _Parsed] = {}
+
+    def __getstate__(self):
+        return {"limit": self.limit, "cwd": self.cwd, "recent": {}}
+
+    def parsed(self, file: str, in_folder: bool) -> _Parsed:
+        """``file`` parsed (its errors naming it as given)."""
+        found = self.recent.pop(file, None)
+        if found is None:
+            opened = os.path.join(self.cwd, file)
+            try:
+                found = _parse(opened, in_folder, self.limit)
+            except FormatError as error:
+                if error.path == file or error.path != opened:
+                    raise
+                raise FormatError(file, error.message, error.line) from None
+            if len(self.recent) >= self.KEEP:
+                del self.recent[next(iter(self.recent))]
+        self.recent[file] = found
+        return found
+
+
+class GateFolder(FolderListing):
+    """One annotation set of a GATE file or folder, listed (:class:`~spanagree.formats.FolderListing`):
+    a unit per file, ``document id -> (file, in a folder)``; the sets of one input share their
+    files' parses (:class:`_Parses`)."""
+
+    format = "gate"
+
+    def __init__(self, name: str, units: dict, set_name: str, label_feature: str | None, parses: _Parses):
+        super().__init__(name, units)
+        self.set_name, self.label_feature, self.parses = set_name, label_feature, parses
+
+    def new_counts(self) -> dict:
+        return {"points": 0, "unlabelled": 0}
+
+    def documents(self, keys, counts: dict):
+        units, set_name, label_feature, parses = self.units, self.set_name, self.label_feature, self.parses
+        for doc_id in keys:
+            unit = units.get(doc_id)
+            if unit is None:
+                continue
+            file, in_folder = unit
+            parsed = parses.parsed(file, in_folder)
+            annotations = parsed.sets.get(set_name)
+            if annotations is None:
+                continue
+            spans = []
+            for kind, start, end, features, line in annotations:
+                if start == end:
+                    counts["points"] += 1
+                    continue
+                label = kind
+                if label_feature is not None:
+                    label = features.get(label_feature)
+                    if label is None or not label.strip():
+                        counts["unlabelled"] += 1
+                        continue
+                    label = label.strip()
+                spans.append(Span(doc_id, ((start, end),), label, Source(file, line)))
+            spans.sort(key=lambda s: (s.fragments, s.label))
+            yield Document(doc_id, parsed.text, spans, file)
+
+    def finish(self, counts: dict) -> tuple[list[str], list[str]]:
+        notes = []
+        if counts["points"]:
+            notes.append(f"{counts['points']} zero-length GATE annotation(s) left out (a span covers at least one "
+                         "character)")
+        if counts["unlabelled"]:
+            notes.append(f"{counts['unlabelled']} GATE annotation(s) without the feature {self.label_feature!r} "
+                         "left out")
+        return notes, []
+
+
 def _role(name: str) -> str:
     return "other" if name in (DEFAULT_SET, ORIGINAL_MARKUPS) else "annotator"
 
 
-def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES
-                    ) -> list[DocumentStream]:
+def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
+                    jobs: int = 1) -> list[DocumentStream]:
     """One stream per annotation set of a GATE file or folder, in the order of first appearance
     (named sets holding spans: role ``"annotator"``; ``default`` and ``Original markups``: role
-    ``"other"``). The files are parsed once here to find the sets, and again as each stream is read."""
+    ``"other"``).
+
+    The sets are found by scanning every file (:func:`_parse` without text or features: every
+    error is met here, as reading meets it), a folder's files in shards over ``jobs`` forked
+    processes when there are enough of them; the streams then share each file's parse. A
+    folder's streams carry their :class:`GateFolder`
+    (:attr:`~spanagree.formats.DocumentStream.listing`), so that ``--jobs`` workers and Dask tasks
+    read their own shard of its files."""
     path = str(path)
+    files = _files(path)
+    parses = _Parses(max_record_bytes)
     order: dict[str, bool] = {}   # set name -> holds a span somewhere
-    for _, file, in_folder in _files(path):
-        for name, members in _parse(file, in_folder, max_record_bytes).sets.items():
-            holds = any(start < end for _, start, end, _, _ in members)
+    if os.path.isdir(path):
+        found = _scanned(files, max_record_bytes, jobs)
+    else:  # one file (perhaps a pipe, read once): its parse is the streams'
+        found = [_holding(parses.parsed(file, in_folder)) for _, file, in_folder in files]
+    for sets in found:
+        for name, holds in sets.items():
             order[name] = order.get(name, False) or holds
     names = [n for n, holds in order.items() if holds or _role(n) == "other"]
-    return [_stream(path, n, n, gate_label_feature, max_record_bytes) for n in names]
+    units = {doc_id: (file, in_folder) for doc_id, file, in_folder in files}
+    streams = []
+    for name in names:
+        listing = GateFolder(name, units, name, gate_label_feature, parses)
+        notes: list[str] = []
+        stream = DocumentStream(name, "gate", listed_documents(listing, notes), notes, _role(name))
+        stream.listing = listing if os.path.isdir(path) else None
+        streams.append(stream)
+    return streams
+
+
+def _holding(parsed: _Parsed) -> dict[str, bool]:
+    """A file's sets, in order: whether each holds a span (an annotation of at least one character)."""
+    return {name: any(start < end for _, start, end, _, _ in members) for name, members in parsed.sets.items()}
+
+
+def _sets_of_files(files: list[tuple[str, str, bool]], limit: int) -> tuple[list[dict[str, bool]], FormatError | None]:
+    """Each file's sets (:func:`_holding`), scanned in order up to the first error, which is
+    returned (with nothing it was raised while handling: it travels back from a worker)."""
+    found = []
+    for _, file, in_folder in files:
+        try:
+            found.append(_holding(_parse(file, in_folder, limit, full=False)))
+        except FormatError as error:
+            error.__context__ = error.__cause__ = error.__traceback__ = None
+            return found, error
+    return found, None
+
+
+def _scanned(files: list[tuple[str, str, bool]], limit: int, jobs: int):
+    """Each file's sets (:func:`_holding`) in order, the files scanned in contiguous shards over
+    ``jobs`` forked processes when each has enough files (else here); the first error of the
+    files in order is raised, as one scan in order meets it."""
+    from ..pipeline import parallel
+
+    jobs = min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
+               len(files) // parallel.MIN_DOCUMENTS_PER_JOB)
+    results = None
+    if jobs >= 2:
+        pieces = parallel.shards(files, jobs * parallel.SHARDS_PER_JOB)
+        results = parallel.map_forked(partial(_sets_of_files, limit=limit), pieces, jobs)
+    for found, error in results or [_sets_of_files(files, limit)]:
+        yield from found
+        if error is not None:
+            raise error
+
+
+def list_gate(path, *, name: str | None = None, annotator: str | None = None, gate_label_feature: str | None = None,
+              max_record_bytes: int = MAX_RECORD_BYTES) -> GateFolder:
+    """The listing of a GATE folder's one annotation set (``annotator``, as :func:`stream_gate` chooses it)."""
+    stream = stream_gate(path, name=name, annotator=annotator, gate_label_feature=gate_label_feature,
+                         max_record_bytes=max_record_bytes)
+    listing = stream.listing
+    listing.name = stream.name
+    return listing
 
 
 def stream_gate(path, *, name: str | None = None, annotator: str | None = None,
@@ -219,38 +382,3 @@ def read_gate(path, *, name: str | None = None, annotator: str | None = None,
     """:func:`stream_gate` collected."""
     return collect(stream_gate(path, name=name, annotator=annotator, gate_label_feature=gate_label_feature,
                                max_record_bytes=max_record_bytes))
-
-
-def _stream(path: str, set_name: str, name: str, label_feature: str | None, limit: int) -> DocumentStream:
-    notes: list[str] = []
-    stream = DocumentStream(name, "gate", iter(()), notes, _role(set_name))
-    stream.documents = _documents(path, set_name, label_feature, limit, notes)
-    return stream
-
-
-def _documents(path: str, set_name: str, label_feature: str | None, limit: int, notes: list[str]):
-    points = unlabelled = 0
-    for doc_id, file, in_folder in _files(path):
-        parsed = _parse(file, in_folder, limit)
-        annotations = parsed.sets.get(set_name)
-        if annotations is None:
-            continue
-        spans = []
-        for kind, start, end, features, line in annotations:
-            if start == end:
-                points += 1
-                continue
-            label = kind
-            if label_feature is not None:
-                label = features.get(label_feature)
-                if label is None or not label.strip():
-                    unlabelled += 1
-                    continue
-                label = label.strip()
-            spans.append(Span(doc_id, ((start, end),), label, Source(file, line)))
-        spans.sort(key=lambda s: (s.fragments, s.label))
-        yield Document(doc_id, parsed.text, spans, file)
-    if points:
-        notes.append(f"{points} zero-length GATE annotation(s) left out (a span covers at least one character)")
-    if unlabelled:
-        notes.append(f"{unlabelled} GATE annotation(s) without the feature {label_feature!r} left out")

@@ -57,7 +57,7 @@ def open_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
 
 
 def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None, *,
-                  annotators: Sequence[str] | None = None, also: Sequence[str] = ()) -> list[Input]:
+                  annotators: Sequence[str] | None = None, also: Sequence[str] = (), jobs: int = 1) -> list[Input]:
     """The inputs with every container (a path holding several annotators:
     :attr:`spanagree.formats.Format.container`) replaced by its span sets' streams, so that a
     command counts span sets, not paths.
@@ -72,6 +72,8 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
     also : sequence of str
         Names taken from containers even when their role is not ``"annotator"``
         (a curation or a prediction: ``score --gold curation``).
+    jobs : int
+        Processes a container may use to list its span sets (:func:`~spanagree.formats.container_streams`).
 
     Raises
     ------
@@ -95,9 +97,9 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
             # a container that cannot be listed is reported at once: how many span sets it holds
             # decides what the command does
             if annotators is None:
-                streams = open_annotators(item, format, also=also, **(format_options or {}))
+                streams = open_annotators(item, format, also=also, jobs=jobs, **(format_options or {}))
             else:
-                streams = container_streams(item, format, **(format_options or {}))
+                streams = container_streams(item, format, jobs=jobs, **(format_options or {}))
             if (annotators is None and len(streams) == 1 and streams[0].role == "annotator"
                     and streams[0].name == input_name(item)):
                 # One span set, named as the path: the path reads it (and can be read again:

@@ -103,7 +103,8 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
             # the files' ranges do not pair (documents in different orders): read here, as below
         if folders is not None:
             # folders of document files: each task reads its shard's files by path
-            check_paths(client, [os.fspath(item) for item in absolute])
+            check_paths(client, [os.path.abspath(item.path) if isinstance(item, DocumentStream) else os.fspath(item)
+                                 for item in absolute])
             pieces = shards(folder_units(folders), workers * SHARDS_PER_WORKER)
             futures = client.map(shard_task, list(enumerate(pieces)), folders=folders, names=names, groups=groups,
                                  comparison=comparison, common=common, pure=False)

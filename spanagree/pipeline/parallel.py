@@ -9,17 +9,19 @@ what they need is inherited rather than pickled; only accumulators travel back. 
 is unavailable, or the corpus is too small to pay for processes, the caller works in one process.
 
 Where each document is a file of its own (folders of a format that declares
-:attr:`~spanagree.formats.Format.folder_shards`: BRAT, XML, WebAnno TSV, XMI), each process reads
-its own shard of the files (:func:`read_shard`), the parent having only listed them: reading is
-most of a run, and spans read before forking would be copied page by page as the children touch
-them. What a folder gives at its end is made once from the shards' counts (:func:`shards_added`). Files that hold many documents one after the other (CoNLL, JSON lines:
+:attr:`~spanagree.formats.Format.folder_shards`: BRAT, XML, WebAnno TSV, XMI, and the annotation
+sets of a GATE folder, streams that carry their listing), each process reads its own shard of the
+files (:func:`read_shard`), the parent having only listed them: reading is most of a run, and
+spans read before forking would be copied page by page as the children touch them. What a folder
+gives at its end is made once from the shards' counts (:func:`shards_added`). Files that hold many
+documents one after the other (CoNLL, JSON lines:
 :attr:`~spanagree.formats.Format.splits`) are cut into parts of whole documents by their bytes
 alone (:func:`file_parts`), at the same document indices in every file, and each process reads
 its own parts (:func:`_read_in_parts`); what the whole files give at their end is made once from
 the parts' counts. Other inputs are read here first and their documents shared with the
 children: single XML, WebAnno TSV and XMI files, DocBin files (one binary), and the containers,
 which cannot be split (a Label Studio export is one JSON document, an INCEpTION export one zip, a
-GATE file one XML document, a GATE folder's annotators are found by parsing all its files).
+GATE file one XML document).
 """
 
 from __future__ import annotations
@@ -173,13 +175,22 @@ def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=No
 
 def folder_listings(inputs, format, format_options=None) -> list | None:
     """Every input listed as a folder read in shards (:attr:`~spanagree.formats.Format.folder_shards`:
-    its document files listed, nothing read), or ``None`` when some input is not such a folder or
-    listing one fails (the caller then reports it as reading would)."""
+    its document files listed, nothing read; a container's span set of such a folder, a stream,
+    by the listing it carries, :attr:`~spanagree.formats.DocumentStream.listing`), or ``None``
+    when some input is not such a folder or listing one fails (the caller then reports it as
+    reading would)."""
+    import copy
+
     from ..formats import _reader_options, detect_format, get_format
 
     listings = []
     try:
         for item in inputs:
+            if isinstance(item, DocumentStream) and item.listing is not None:
+                listing = copy.copy(item.listing)  # named as the command names the stream
+                listing.name = item.name
+                listings.append(listing)
+                continue
             if not isinstance(item, (str, os.PathLike)) or not os.path.isdir(item):
                 return None
             fmt = get_format(format or detect_format(item))

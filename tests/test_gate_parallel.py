@@ -1,0 +1,228 @@
+"""GATE folders under ``--jobs`` and on Dask: each annotation set's stream carries its folder's
+listing (:class:`spanagree.formats.gate.GateFolder`), so the workers read their own shard of the
+files, and the run is that of one process: the same JSON (apart from the options' echo), the
+same notes summed over the shards, the same one-line error whichever shard holds the bad file.
+In one process the sets' streams share each file's parse.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+
+import pytest
+
+from spanagree import agree
+from spanagree.formats import open_annotators, read
+from spanagree.formats import gate as gate_module
+from spanagree.pipeline import expand_inputs
+from spanagree.pipeline.parallel import folder_listings
+
+from conftest import DEMO, run
+
+sys.path.insert(0, str(DEMO))
+from build_demo import gate_xml  # noqa: E402  (the demo's GATE builder)
+
+pytestmark = pytest.mark.usefixtures("small_shards")
+
+#: The demo's GATE folder: ten documents, sets default (empty), ann1, ann2, ann3.
+FOLDER = DEMO / "gate" / "demo"
+
+
+def without_options(out: str) -> dict:
+    data = json.loads(out)
+    data.pop("options", None)
+    return data
+
+
+def same_under_jobs(capsys, calls, argv, *, sharded=True):
+    """``argv`` with --jobs 1 and --jobs 2: the same exit code, stderr and output (JSON apart from the options)."""
+    before = len(calls)
+    one = run(capsys, *argv, "--jobs", "1")
+    assert len(calls) == before
+    two = run(capsys, *argv, "--jobs", "2")
+    assert (len(calls) > before) == sharded
+    assert one[0] == two[0] and one[2] == two[2]
+    if one[0] == 0 and "json" in argv:
+        assert without_options(one[1]) == without_options(two[1])
+    else:
+        assert one[1] == two[1]
+    return one
+
+
+def with_points(tmp_path):
+    """The demo folder with a zero-length annotation (a GATE point) added to ann2 in its first and
+    its last file: 2 points, in two shards."""
+    folder = tmp_path / "demo"
+    shutil.copytree(FOLDER, folder)
+    files = sorted(folder.glob("*.xml"))
+    for file in (files[0], files[-1]):
+        content = file.read_text(encoding="utf-8")
+        node = re.search(r'<Node id="([0-9]+)"/>', content).group(1)
+        content = content.replace('<AnnotationSet Name="ann2">\n', '<AnnotationSet Name="ann2">\n<Annotation Id="99" '
+                                  f'Type="PER" StartNode="{node}" EndNode="{node}">\n</Annotation>\n', 1)
+        file.write_text(content, encoding="utf-8")
+    return folder, files
+
+
+def test_the_sets_streams_carry_their_folders_listing_named_as_the_command_names_them():
+    inputs = expand_inputs([FOLDER, FOLDER])
+    assert [s.name for s in inputs] == ["ann1", "ann2", "ann3", "ann1#2", "ann2#2", "ann3#2"]
+    listings = folder_listings(inputs, None)
+    assert [(f.name, f.set_name, f.format) for f in listings] == [
+        ("ann1", "ann1", "gate"), ("ann2", "ann2", "gate"), ("ann3", "ann3", "gate"),
+        ("ann1#2", "ann1", "gate"), ("ann2#2", "ann2", "gate"), ("ann3#2", "ann3", "gate")]
+    assert list(listings[0].units) == ["clinic-01", "clinic-02", "clinic-03", "clinic-04", "clinic-05", "news-01",
+                                       "news-02", "news-03", "news-04", "news-05"]
+    (one_file,) = open_annotators(FOLDER / "news-01.xml", annotators=["ann1"])
+    assert one_file.listing is None  # a single GATE file is one XML document: read in the parent
+
+
+def test_agree_score_and_merge_read_their_shards(tmp_path, capsys, small_shards):
+    folder, _ = with_points(tmp_path)
+    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--by", "label,document",
+                                                            "--output", "json"])
+    assert code == 0 and json.loads(out)["documents"] == 10
+    assert "2 zero-length GATE annotation(s) left out" in out  # ann2's two points, one per shard, noted once
+    # 2 jobs x 4 shards of the 10 files: scanned for the sets, then read
+    assert small_shards == [8, 8]
+    code, out, _ = same_under_jobs(capsys, small_shards, ["score", folder, "--annotators", "ann1,ann2,default",
+                                                          "--by", "document", "--output", "json"])
+    assert code == 0 and len(json.loads(out)["predictions"]) == 2
+    golds = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"gold{jobs}.jsonl"
+        code, summary, err = run(capsys, "merge", folder, "--to", "jsonl", "--out", out, "--output", "json",
+                                 "--jobs", jobs)
+        assert code == 0, err
+        golds.append((without_options(summary), err, out.read_bytes()))
+    assert golds[0] == golds[1] and golds[0][2].count(b"\n") == 10
+
+
+def test_two_gate_folders_and_a_brat_folder_share_out_alike(tmp_path, capsys, small_shards):
+    code, out, _ = same_under_jobs(capsys, small_shards, ["agree", FOLDER, DEMO / "brat" / "ann1", "--output",
+                                                          "json"])
+    assert code == 0
+    assert [p["annotators"] for p in json.loads(out)["pairs"]][:3] == [["ann1", "ann2"], ["ann1", "ann3"],
+                                                                       ["ann1", "ann1#2"]]
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda text: text[:200], "not well-formed XML"),
+    (lambda text: text.replace('EndNode="', 'EndNode="9', 1), "which is not in the text"),
+])
+def test_a_bad_file_in_a_later_shard_is_the_error_of_one_process(tmp_path, capsys, small_shards, damage, message):
+    folder = tmp_path / "demo"
+    shutil.copytree(FOLDER, folder)
+    last = sorted(folder.glob("*.xml"))[-1]
+    last.write_text(damage(last.read_text(encoding="utf-8")), encoding="utf-8")
+    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"])
+    assert code == 1 and out == "" and small_shards == [8]  # met by the scan's last shard
+    assert err.startswith(f"spanagree: error: {last}:") and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_of_two_bad_files_in_two_shards_the_first_is_the_error(tmp_path, capsys, small_shards):
+    folder = tmp_path / "demo"
+    shutil.copytree(FOLDER, folder)
+    files = sorted(folder.glob("*.xml"))
+    files[-1].write_text(files[-1].read_text(encoding="utf-8")[:200], encoding="utf-8")
+    files[2].write_text(files[2].read_text(encoding="utf-8").replace('EndNode="', 'EndNode="9', 1), encoding="utf-8")
+    code, _, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"])
+    assert code == 1 and err.startswith(f"spanagree: error: {files[2]}:") and "which is not in the text" in err
+
+
+def test_the_sets_are_in_order_of_first_appearance_and_annotators_hold_a_span(tmp_path, capsys, small_shards):
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    texts = ["Ana met Bo.", "Bo met Ana.", "Cy met Di."]
+    (folder / "d1.xml").write_text(gate_xml(texts[0], {"B": [(0, 3, "PER")], "P": [(3, 3, "PER")]}), "utf-8")
+    (folder / "d2.xml").write_text(gate_xml(texts[1], {"A": [(0, 2, "PER")], "B": [(7, 10, "PER")]}), "utf-8")
+    (folder / "d10.xml").write_text(gate_xml(texts[2], {"A": [(0, 2, "PER")], "B": [(0, 2, "PER")],
+                                                        "P": [(4, 4, "X")]}), "utf-8")
+    # P holds only points (zero-length): not an annotator; B comes first (d1), A in d2; d10 after d2
+    assert [(s.name, s.role) for s in gate_module.annotators_gate(folder)] == [
+        ("default", "other"), ("B", "annotator"), ("A", "annotator")]
+    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"])
+    assert code == 0, err
+    (pair,) = json.loads(out)["pairs"]
+    # d1 lacks A (left out); d2: B's "Ana" and A's "Bo" differ (b = c = 1); d10: both "Cy" (a = 1)
+    assert pair["annotators"] == ["B", "A"] and (pair["a"], pair["b"], pair["c"]) == (1, 1, 1)
+
+
+def test_in_one_process_a_file_is_scanned_once_and_parsed_once_for_all_its_sets(monkeypatch):
+    parses = []
+    parse = gate_module._parse
+
+    def counted(file, in_folder, limit, full=True):
+        parses.append((file.rpartition("/")[2], full))
+        return parse(file, in_folder, limit, full)
+
+    monkeypatch.setattr(gate_module, "_parse", counted)
+    streams = open_annotators(FOLDER)
+    assert [s.name for s in streams] == ["ann1", "ann2", "ann3"]
+    assert len(parses) == 10 and not any(full for _, full in parses)  # the scan: no text, no features
+    del parses[:]
+    iterators = [iter(s.documents) for s in streams]
+    for _ in range(10):  # the pipeline reads the streams document by document, in turn
+        assert len({next(i).id for i in iterators}) == 1
+    assert [next(i, None) for i in iterators] == [None, None, None]
+    assert len(parses) == 10 and all(full for _, full in parses)
+
+
+def test_the_bratiaa_example_in_gate_files_agrees_under_jobs_as_in_brat(shared_corpora, tmp_path, capsys,
+                                                                       small_shards):
+    project = shared_corpora / "bratiaa-example" / "example-project"
+    names = ["Lisa", "Maria", "Max", "Peter"]
+    brat = [read(project / name, "brat") for name in names]
+    folder = tmp_path / "gate"
+    folder.mkdir()
+    for doc_id, document in brat[0].documents.items():
+        sets = {s.name: [(span.start, span.end, span.label) for span in s.documents[doc_id].spans] for s in brat}
+        (folder / f"{doc_id}.xml").write_text(gate_xml(document.text, sets), encoding="utf-8")
+    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--match", "overlap", "--output",
+                                                            "json"])
+    assert code == 0, err
+    from_brat = agree(brat, match="overlap")
+    assert [(p["annotators"], p["a"], p["b"], p["c"]) for p in json.loads(out)["pairs"]] == \
+           [([p.first, p.second], p.counts.a, p.counts.b, p.counts.c) for p in from_brat.pairs]
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install '.[test]')")
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                                  silence_logs=50) as local:
+        yield local.scheduler_address
+
+
+def test_agree_score_merge_and_an_error_on_the_cluster_equal_a_local_run(scheduler, tmp_path, capsys, monkeypatch):
+    from spanagree.pipeline import parallel
+
+    sharded = []
+    added = parallel.shards_added
+
+    def counted(results, folders):
+        sharded.append([folder.format for folder in folders])
+        return added(results, folders)
+
+    monkeypatch.setattr(parallel, "shards_added", counted)
+    folder, files = with_points(tmp_path)
+    for argv in (["agree", folder, "--by", "label,document"], ["score", folder, "--by", "document"]):
+        local = run(capsys, *argv, "--output", "json")
+        remote = run(capsys, *argv, "--output", "json", "--scheduler", scheduler)
+        assert local[0] == remote[0] == 0 and local[2] == remote[2]
+        assert without_options(remote[1]) == without_options(local[1])
+    outs = []
+    for where in ([], ["--scheduler", scheduler]):
+        out = tmp_path / f"gold{len(where)}.jsonl"
+        code, summary, err = run(capsys, "merge", folder, "--to", "jsonl", "--out", out, "--output", "json", *where)
+        assert code == 0, err
+        outs.append((without_options(summary), err, out.read_bytes()))
+    assert outs[0] == outs[1]
+    assert sharded == [["gate"] * 3] * 3  # each run's tasks read their shards of the files
+    files[-1].write_text(files[-1].read_text(encoding="utf-8")[:200], encoding="utf-8")
+    local = run(capsys, "agree", folder, "--output", "json")
+    remote = run(capsys, "agree", folder, "--output", "json", "--scheduler", scheduler)
+    assert local == remote and local[0] == 1 and local[2].startswith(f"spanagree: error: {files[-1]}:")
