@@ -47,6 +47,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from operator import itemgetter, methodcaller
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
@@ -260,8 +261,17 @@ def _scan(top: str) -> tuple[list[tuple[str, str, str | None]], list[str]]:
             skipped.extend(sorted(prefix + stem + ".txt" for stem in txts))
     if not any_ann:
         raise FormatError(top, "empty folder: no .ann file in it (BRAT is a folder of .txt and .ann files)")
-    entries.sort(key=lambda entry: natural_key(entry[0]))
+    if len(set(map(_digits_as_zero, map(itemgetter(0), entries)))) == 1:
+        entries.sort(key=itemgetter(0))  # ids of one shape: natural order is the ids' own order
+    else:
+        entries.sort(key=lambda entry: natural_key(entry[0]))
     return entries, skipped
+
+
+# An id with each ASCII digit made 0: ids of the same shape have the same length and the same
+# runs of digits at the same places, so that natural order (runs of digits compared as numbers,
+# equal lengths here) is the order of the ids as strings (``doc00007`` < ``doc00012``).
+_digits_as_zero = methodcaller("translate", str.maketrans("123456789", "000000000"))
 
 
 def _walk_error(error: OSError) -> None:
