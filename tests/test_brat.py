@@ -129,6 +129,26 @@ def test_nested_sub_folders_give_slash_ids_sorted(tmp_path):
     assert source.path == os.path.join(str(folder), "sub", "deeper", "a.ann") and source.line == 1
 
 
+def test_ids_of_one_shape_are_in_natural_order_as_others_are(tmp_path):
+    # ids of one shape (digits at the same places): their order as strings is the natural order
+    same = make(tmp_path / "same", {f"s1/d{n}.{ext}": "Ana" for n in ("07", "12", "03") for ext in ("txt", "ann")})
+    mixed = make(tmp_path / "mixed", {f"{stem}.{ext}": "Ana" for stem in ("d7", "d12", "d3", "s1/d1")
+                                      for ext in ("txt", "ann")})
+    assert list(read_quietly(same).documents) == ["s1/d03", "s1/d07", "s1/d12"]
+    assert list(read_quietly(mixed).documents) == ["d3", "d7", "d12", "s1/d1"]
+
+
+@pytest.mark.parametrize("tail", ["", "\n", "#1\tAnnotatorNotes T1\tnote\n", "T3\tPER 0 3;4 7\tAna met\n"])
+def test_a_file_of_plain_t_lines_reads_as_with_any_other_line(tmp_path, tail):
+    # "T1 .. T2 .." is read by one regular expression (with or without a line end at its end); with
+    # a blank line or any other line after them, line by line: the two spans and sources are the same
+    ann = "T1\tPER 0 3\tAna\nT2\tPER 8 10\tBo\n" + tail
+    folder = make(tmp_path / "ann1", {"d.txt": "Ana met Bo", "d.ann": ann if tail else ann[:-1]})
+    spans = read_quietly(folder).documents["d"].spans
+    assert [(s.fragments, s.label, s.source.line) for s in spans[:2]] == [(((0, 3),), "PER", 1), (((8, 10),), "PER", 2)]
+    assert len(spans) == 2 + tail.startswith("T")
+
+
 def test_sources_name_and_trailing_slash(tmp_path):
     folder = make(tmp_path / "ann1", {"d.txt": "Ana met Bo", "d.ann": "\nT1\tPER 0 3\tAna\n\nT2\tPER 8 10\tBo\n"})
     spanset = read_quietly(str(folder) + os.sep)

@@ -47,6 +47,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from operator import itemgetter, methodcaller
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
@@ -260,8 +261,17 @@ def _scan(top: str) -> tuple[list[tuple[str, str, str | None]], list[str]]:
             skipped.extend(sorted(prefix + stem + ".txt" for stem in txts))
     if not any_ann:
         raise FormatError(top, "empty folder: no .ann file in it (BRAT is a folder of .txt and .ann files)")
-    entries.sort(key=lambda entry: natural_key(entry[0]))
+    if len(set(map(_digits_as_zero, map(itemgetter(0), entries)))) == 1:
+        entries.sort(key=itemgetter(0))  # ids of one shape: natural order is the ids' own order
+    else:
+        entries.sort(key=lambda entry: natural_key(entry[0]))
     return entries, skipped
+
+
+# An id with each ASCII digit made 0: ids of the same shape have the same length and the same
+# runs of digits at the same places, so that natural order (runs of digits compared as numbers,
+# equal lengths here) is the order of the ids as strings (``doc00007`` < ``doc00012``).
+_digits_as_zero = methodcaller("translate", str.maketrans("123456789", "000000000"))
 
 
 def _walk_error(error: OSError) -> None:
@@ -296,6 +306,13 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
     data = _read_utf8(ann_path, limit)
     if data[:1] == "\ufeff":
         data = data[1:]
+    spans = _plain_spans(data, text, doc_id, ann_path)
+    if spans is not None:
+        if line_ends == "lf" and crlf:
+            spans = _onto_crlf(spans, text)
+            counts["lf_offsets"] += 1
+            return Document(doc_id, stored, spans, ann_path)
+        return Document(doc_id, text, spans, ann_path)
     lines = data.split("\n")
     if "\r" in data:
         lines = [line[:-1] if line[-1:] == "\r" else line for line in lines]
@@ -381,6 +398,38 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
         warnings.warn(f"{ann_path}:{line_no}: {tid}'s text column {_shown(column)} differs from the text "
                       f"{_shown(covered)}{more}{hint}", SpanagreeWarning, stacklevel=3)
     return Document(doc_id, text, spans, ann_path)
+
+
+# A plain T line: one fragment, a text column; offsets of at most 18 digits (int() takes them all).
+_PLAIN_T_LINE = re.compile(r"^T[^\t\n]*\t([^\t\n ]+) ([0-9]{1,18}) ([0-9]{1,18})\t([^\n]*)$", re.MULTILINE)
+
+
+def _plain_spans(data: str, text: str, doc_id: str, ann_path: str) -> list[Span] | None:
+    """The spans of a ``.ann`` whose every line is a plain ``T`` line (one fragment, a text column)
+    within the text and whose text columns all agree with the text, found by one regular
+    expression over the file; ``None`` for any other file (no error, no warning: the line-by-line
+    reader then reads it and gives them). A file without line ends of ``\\r``, as its caller
+    checks, reads the same either way."""
+    if "\r" in data:
+        return None
+    found = _PLAIN_T_LINE.findall(data)
+    if len(found) != data.count("\n") + (data[-1:] not in ("\n", "")):
+        return None  # some line is not a plain T line
+    trusted, at = Span.trusted, Source.at
+    n = len(text)
+    spans = []
+    lineno = 0
+    for label, start, end, column in found:
+        lineno += 1
+        start = int(start)
+        end = int(end)
+        if not start < end <= n:
+            return None
+        covered = text[start:end]
+        if column != covered and column.split() != covered.split():
+            return None
+        spans.append(trusted(doc_id, ((start, end),), label, at(ann_path, lineno)))
+    return spans
 
 
 def _counted_on_lf(lines: list[str], text: str) -> bool:
