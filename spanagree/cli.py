@@ -474,7 +474,8 @@ def command_merge(args) -> str:
                   scheduler=args.scheduler,
                   outputs=OutputPlan(args.to, format_options(args),
                                      {every: path for every, path in ((False, args.adjudicate),
-                                                                      (True, args.adjudicate_all)) if path}))
+                                                                      (True, args.adjudicate_all)) if path},
+                                     dest=args.out))
     result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
                  force=args.force, **format_options(args))
     if args.plots:

@@ -553,12 +553,20 @@ class OutputPlan:
     (:class:`PreparedOutputs`, :mod:`spanagree.pipeline.parts`).
 
     ``format``, ``format_options``: the gold's (as :meth:`Vote.write` takes them); ``listings``:
-    ``{every: path}`` of the adjudication files (``every``: ``--adjudicate-all``'s).
+    ``{every: path}`` of the adjudication files (``every``: ``--adjudicate-all``'s); ``dest``: the
+    gold's path, beside which a Dask cluster's workers spool (:meth:`place`).
     """
 
     format: str
     format_options: dict = field(default_factory=dict)
     listings: dict = field(default_factory=dict)
+    dest: str | os.PathLike | None = None
+
+    def place(self) -> str | None:
+        """The folder the outputs go to (the gold's, else the first listing's), ``None`` without
+        an output: where a Dask cluster's workers spool (:func:`~spanagree.pipeline.cluster.shared_spool`)."""
+        first = self.dest if self.dest is not None else next(iter(self.listings.values()), None)
+        return None if first is None else os.path.dirname(os.path.abspath(first))
 
     def writer_options(self, format: str, format_options: dict) -> dict | None:
         """The gold writer's options for ``format`` (``None``: the format is not written in parts)."""
@@ -734,8 +742,11 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         ``context_after`` of the adjudication rows); 0 gives empty strings.
     outputs : OutputPlan, optional
         The outputs :meth:`Vote.write` will be asked for (``merge``'s command line): with
-        ``jobs`` above 1 each process writes its documents' share of them as it votes, and
-        :meth:`Vote.write` joins the shares (the same bytes, without a serial tail).
+        ``jobs`` above 1, or on a cluster, each process writes its documents' share of them as it
+        votes, and :meth:`Vote.write` joins the shares (the same bytes, without a serial tail).
+        On a cluster, the workers spool beside the outputs (:meth:`OutputPlan.place`, a folder
+        they must share with the client); without it, or when they cannot write there, every
+        document's clusters are kept in memory.
 
     Returns
     -------
@@ -802,17 +813,30 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     names = unique_names(inputs)
     from .pipeline.spool import SpoolFolder
 
-    # each document's clusters go to disk as it is voted on (not on a cluster: the client cannot
-    # read its workers' disks)
-    folder = SpoolFolder() if scheduler is None else None
-    accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
-                      VoteComparison(rule, k, names, present=present, majority=majority,
-                                     folder=folder.path if folder is not None else None,
-                                     outputs=outputs if jobs > 1 else None, context=context),
-                      format=format, format_options=format_options, label_map=label_map, only=only,
-                      align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
-                      count_labels=rule.strict_labels,
-                      progress=progress, scheduler=scheduler)
+    # each document's clusters go to disk as it is voted on: in a temporary folder, or on a
+    # cluster in one beside the outputs that the workers share with the client (else in memory)
+    client = None
+    if scheduler is None:
+        folder = SpoolFolder()
+    else:
+        from .pipeline.cluster import connect, shared_spool
+
+        client = connect(scheduler)
+        folder = shared_spool(client, outputs.place() if outputs is not None else None,
+                              [input_path(item) for item in inputs])
+    try:
+        accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
+                          VoteComparison(rule, k, names, present=present, majority=majority,
+                                         folder=folder.path if folder is not None else None,
+                                         outputs=outputs if jobs > 1 or client is not None else None,
+                                         context=context),
+                          format=format, format_options=format_options, label_map=label_map, only=only,
+                          align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
+                          count_labels=rule.strict_labels,
+                          progress=progress, scheduler=client)
+    finally:
+        if client is not None and client is not scheduler:
+            client.close()
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     design = documents
@@ -893,9 +917,10 @@ class VoteComparison:
     """``merge``'s comparison: every document's copies clustered and voted on.
 
     ``folder``: where each document's clusters are spooled as they are voted on (``None``: kept
-    in memory, as on a Dask cluster). ``outputs``: the outputs to write as the vote goes, each
-    document's share by the process that votes on it (``merge --jobs``; only with a ``folder``,
-    which the parent reads), ``context`` their rows' context."""
+    in memory, as on a Dask cluster whose workers share no folder with the client). ``outputs``:
+    the outputs to write as the vote goes, each document's share by the process that votes on it
+    (``merge --jobs``, or on a cluster; only with a ``folder``, which the parent or the client
+    reads), ``context`` their rows' context."""
 
     def __init__(self, rule: MatchRule, min_votes: int, names: list[str], *, present: bool = False,
                  majority: bool = False, folder: str | None = None, outputs: OutputPlan | None = None,

@@ -253,7 +253,7 @@ def test_the_forked_shards_really_spool_in_their_own_processes(tmp_path, monkeyp
 
     spool = result.spool
     files = {spool.files[unpacked_entry(entry)[0]] for entry in spool.entries.values()}
-    assert len({Path(f).name.split("-")[0] for f in files}) == 2  # two processes wrote records
+    assert len({Path(f).name.rsplit("-", 2)[1] for f in files}) == 2  # two processes (<host>-<pid>-<n>) wrote records
     assert list(result.spool.entries) == result.documents
 
 

@@ -17,6 +17,12 @@ JSON-lines files are read the same way, each task reading its byte ranges of eve
 not pair are then read by the client). Other inputs are read by the client, and each task is sent
 its shard's documents.
 
+**Spooling.** ``merge`` spools each document's clusters, and writes its share of the outputs, as
+``--jobs`` does, into a hidden temporary folder beside its first output
+(:func:`shared_spool`), which the workers share with the client; the client joins the parts
+(:mod:`spanagree.pipeline.parts`). When some worker cannot write there, the clusters travel back
+to the client and are kept in its memory.
+
 The client needs ``dask[distributed]`` (``pip install 'spanagree[dask]'``); the workers need
 spanagree installed, in the same version.
 """
@@ -75,6 +81,63 @@ def check_paths(client, paths: list[str]) -> None:
                              "need a filesystem shared with the client (the same path on every machine)")
 
 
+def unwritable_on_workers(client, folder: str) -> dict[str, str]:
+    """Per worker address, why it cannot make a file in ``folder`` (the workers that can are
+    left out): each worker makes and removes a file of its own there."""
+    def probe(folder=folder):
+        from spanagree.pipeline.spool import process_name
+
+        name = os.path.join(folder, f".probe-{process_name()}")
+        try:
+            with open(name, "xb"):
+                pass
+            os.remove(name)
+        except OSError as error:
+            return error.strerror or type(error).__name__
+        return None
+
+    found = client.run(probe)
+    return {worker: why for worker, why in found.items() if why is not None}
+
+
+def shared_spool(client, near: str | None, inputs=()):
+    """A hidden temporary folder (:class:`~spanagree.pipeline.spool.SpoolFolder`) in ``near``
+    (the folder of ``merge``'s first output, or its nearest existing parent) into which every
+    worker of ``client`` can write, for the spool and the output parts; ``None`` (the clusters
+    are then kept in the client's memory) without ``near``, when it is or lies inside one of the
+    ``inputs`` (paths), or when some worker cannot write there (with a warning naming it).
+    """
+    import warnings
+    from pathlib import Path
+
+    from ..errors import SpanagreeWarning
+    from .spool import SpoolFolder
+
+    if near is None:
+        return None
+    near = os.path.abspath(near)
+    while not os.path.isdir(near) and os.path.dirname(near) != near:
+        near = os.path.dirname(near)
+    place = Path(near).resolve()
+    for item in inputs:
+        if isinstance(item, (str, os.PathLike)):
+            source = Path(item).resolve()
+            if source == place or source in place.parents:
+                return None
+    try:
+        folder = SpoolFolder(dir=near)
+    except OSError:
+        return None
+    refused = unwritable_on_workers(client, folder.path)
+    if refused:
+        folder.remove()
+        worker, why = sorted(refused.items())[0]
+        warnings.warn(f"Dask worker {worker} cannot write into {near} ({why}): merge keeps every document's "
+                      "clusters in this process's memory (docs/cluster.md)", SpanagreeWarning, stacklevel=3)
+        return None
+    return folder
+
+
 def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, format=None, format_options=None,
                           **common) -> Accumulator:
     """The accumulator of ``inputs`` compared on a Dask cluster. Parameters as
@@ -106,7 +169,9 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
             check_paths(client, [os.path.abspath(item.path) if isinstance(item, DocumentStream) else os.fspath(item)
                                  for item in absolute])
             pieces = shards(folder_units(folders), workers * SHARDS_PER_WORKER)
-            futures = client.map(shard_task, list(enumerate(pieces)), folders=folders, names=names, groups=groups,
+            # the listings (every document file of every folder) go to each worker once, not with each task
+            [listings] = client.scatter([folders], broadcast=True, hash=False)
+            futures = client.map(shard_task, list(enumerate(pieces)), folders=listings, names=names, groups=groups,
                                  comparison=comparison, common=common, pure=False)
             result = shards_added(client.gather(futures), folders) if pieces else None
             if result is not None:

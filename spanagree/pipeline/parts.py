@@ -1,4 +1,5 @@
-"""Outputs written in parts by the ``--jobs`` workers and joined in document order by the parent.
+"""Outputs written in parts by the ``--jobs`` workers (or a Dask cluster's) and joined in document
+order by the parent (or the client).
 
 ``merge --jobs N`` would otherwise vote in N processes and then write its gold and its
 adjudication listings in one: each document read back from the spool, its gold text and its
@@ -16,6 +17,10 @@ cannot shape) is only marked failed: the parent writes it again when it gets to 
 order, and so raises the error one process raises, after the vote's warnings, into the temporary
 output that is then removed. BRAT's gold, a file pair per document, is written by the workers
 into folders of their own (:class:`FolderParts`) and moved into the temporary output.
+
+On a Dask cluster the workers write the same parts into a folder they share with the client
+(:func:`~spanagree.pipeline.cluster.shared_spool`), which joins them as the parent does: one
+writer for both.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import os
 import shutil
 import sys
 
-from .spool import ProcessFiles, unpacked_entry
+from .spool import ProcessFiles, process_name, unpacked_entry
 
 #: Numbers the part files a process writes.
 _FILES = itertools.count()
@@ -33,7 +38,7 @@ _FILES = itertools.count()
 
 class TextParts(ProcessFiles):
     """Each document's text in one output, appended to a file of this process's in ``folder``
-    (``<pid>-<n>.txt``, UTF-8; the index of :class:`~spanagree.pipeline.spool.ProcessFiles`
+    (``<host>-<pid>-<n>.txt``, UTF-8; the index of :class:`~spanagree.pipeline.spool.ProcessFiles`
     travels back with the tally and adds up with ``+=``); ``failed``: the documents whose text
     could not be made (written again by the parent, which then meets the error)."""
 
@@ -176,7 +181,8 @@ class GoldParts:
 
 class FolderParts:
     """BRAT's gold written in parts: each process writes its documents' ``.txt`` and ``.ann`` into
-    a folder of its own in ``folder``; the parent moves them into the gold's folder."""
+    a folder of its own in ``folder`` (``<host>-<pid>-brat-<n>``); the parent moves them into the
+    gold's folder."""
 
     def __init__(self, folder: str):
         self.folder = folder
@@ -192,7 +198,7 @@ class FolderParts:
         if self._own is None or self._pid != os.getpid():
             self._pid = os.getpid()
             self._own = len(self.folders)
-            self.folders.append(os.path.join(self.folder, f"{self._pid}-brat-{next(_FILES)}"))
+            self.folders.append(os.path.join(self.folder, f"{process_name()}-brat-{next(_FILES)}"))
             os.mkdir(self.folders[-1])
         write_brat_document(self.folders[self._own], doc_id, document)
         self.entries[doc_id] = self._own

@@ -24,6 +24,7 @@ import itertools
 import json
 import os
 import shutil
+import socket
 import tempfile
 import weakref
 
@@ -34,14 +35,23 @@ _FILES = itertools.count()
 
 class SpoolFolder:
     """A temporary folder for the spool files of one run, removed when the last object that
-    holds it is gone (or on :meth:`remove`)."""
+    holds it is gone (or on :meth:`remove`): in the system's temporary folder, or a hidden one
+    (``.spanagree-spool-*``) in ``dir`` (``merge`` on a Dask cluster: a folder its workers share
+    with the client, :func:`~spanagree.pipeline.cluster.shared_spool`)."""
 
-    def __init__(self):
-        self.path = tempfile.mkdtemp(prefix="spanagree-report-")
+    def __init__(self, dir: str | None = None):
+        self.path = tempfile.mkdtemp(prefix="spanagree-report-" if dir is None else ".spanagree-spool-", dir=dir)
         self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, True)
 
     def remove(self) -> None:
         self._finalizer()
+
+
+def process_name() -> str:
+    """This process's name in the spool files it writes: ``<host>-<pid>``, unique among the
+    machines of a cluster that share a folder (process ids repeat from one machine to another)."""
+    host = socket.gethostname().replace(os.sep, "_") or "host"
+    return f"{host}-{os.getpid()}"
 
 
 def packed_entry(file_number: int, offset: int, length: int) -> int:
@@ -67,7 +77,7 @@ def _same(entry):
 
 class ProcessFiles:
     """Records appended to files of one's own per process in ``folder``
-    (``<pid>-<n><SUFFIX>``), and the index of where each document's record lies (``entries``:
+    (``<host>-<pid>-<n><SUFFIX>``, :func:`process_name`), and the index of where each document's record lies (``entries``:
     document → :func:`packed_entry` into ``files``).
 
     The index travels back with a tally and adds up with :meth:`add_index` in document order,
@@ -89,7 +99,7 @@ class ProcessFiles:
         """Append ``data`` to this process's file; its :func:`packed_entry`."""
         if self._file is None or self._pid != os.getpid():
             self._pid = os.getpid()
-            self._file = open(os.path.join(self.folder, f"{self._pid}-{next(_FILES)}{self.SUFFIX}"), "ab")
+            self._file = open(os.path.join(self.folder, f"{process_name()}-{next(_FILES)}{self.SUFFIX}"), "ab")
             weakref.finalize(self, self._file.close)  # closed with the object, if not before
             self._file_number = len(self.files)
             self.files.append(self._file.name)
@@ -139,6 +149,9 @@ class ProcessFiles:
             self._file.flush()
 
     def close(self) -> None:
+        """Close this process's file (a later :meth:`append` opens another): what another machine
+        reads from a shared folder is what was written before the file was closed (NFS's
+        close-to-open consistency), so a worker closes its files before its tally is sent back."""
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -146,7 +159,7 @@ class ProcessFiles:
 
 class DocumentSpool(ProcessFiles):
     """Document records written as JSON lines (:class:`ProcessFiles`: one file per process,
-    ``<pid>-<n>.jsonl``); the index kept in memory, in the order the documents were added.
+    ``<host>-<pid>-<n>.jsonl``); the index kept in memory, in the order the documents were added.
 
     Attributes
     ----------
@@ -200,7 +213,7 @@ class DocumentSpool(ProcessFiles):
             self.more.setdefault(doc_id, []).extend(map(renumbered, entries))
 
     def __getstate__(self):
-        self.flush()
+        self.close()  # sent back to the parent or the client, which reads the file: closed (see ProcessFiles.close)
         return {"folder": self.folder, "entries": self.entries, "files": self.files,
                 "disagreeing": self.disagreeing, "more": self.more}
 
@@ -261,11 +274,12 @@ class ObjectSpool(ProcessFiles):
     and texts (:class:`~spanagree.voting.VoteTally`), ``score --errors``' items, so that what
     memory holds per document is where its record lies (one integer), not the record.
 
-    Each process appends to a file of its own in ``folder`` (``<pid>-<n>.pickle``); the index
-    (document → file, offset, length, packed in one integer) travels with the tally and adds up
-    with ``+=`` in document order, shard by shard under ``--jobs``. Without a folder
-    (``folder=None``: a Dask cluster, whose workers' disks the client cannot read) the objects
-    are kept in memory and travel with the index instead.
+    Each process appends to a file of its own in ``folder`` (``<host>-<pid>-<n>.pickle``); the
+    index (document → file, offset, length, packed in one integer) travels with the tally and
+    adds up with ``+=`` in document order, shard by shard under ``--jobs`` or on a Dask cluster
+    (whose workers write into a folder they share with the client). Without a folder
+    (``folder=None``: a cluster whose workers share no folder with the client) the objects are
+    kept in memory and travel with the index instead.
 
     Examples
     --------
@@ -321,7 +335,7 @@ class ObjectSpool(ProcessFiles):
         return self
 
     def __getstate__(self):
-        self.flush()
+        self.close()  # sent back to the parent or the client, which reads the file: closed (see ProcessFiles.close)
         return {"folder": self.folder, "entries": self.entries, "files": self.files}
 
     def __setstate__(self, state):
