@@ -280,7 +280,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
-          annotators=None, errors: bool = False, context: int = CONTEXT, report: bool = False,
+          annotators=None, errors: bool = False, context: int = CONTEXT, report: bool | str = False,
           documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
           resamples: int = 10_000, progress: bool = False, scheduler=None) -> Agreement:
     """Pairwise agreement of two or more annotators.
@@ -344,10 +344,13 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     context : int
         Characters of text before and after each disagreement (its ``context_before`` and
         ``context_after``); 0 gives empty strings.
-    report : bool
+    report : bool or path
         Keep every document's text, spans and classified pairs for the HTML report, spooled to a
         temporary file while comparing (memory stays flat); write it with
         :meth:`Agreement.write_report` (docs/report.md).
+        On a Dask cluster (``scheduler``) the workers spool into a folder they share with this
+        process: beside the report, when ``report`` is the path it will be written to (else, or
+        when some worker cannot write there, the records are kept in memory; docs/cluster.md).
 
     documents : {"common", "pairwise"}
         Which documents each pair compares. ``"common"``: the documents every annotator has (the
@@ -400,24 +403,23 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         level.tokenize()
     names = unique_names(inputs)
     pairs = list(itertools.combinations(range(len(inputs)), 2))
-    folder = None
-    if report:
-        from .pipeline.spool import SpoolFolder
-
-        folder = SpoolFolder()
     groups = [Group(pair) for pair in pairs] if pairwise else [Group(tuple(range(len(inputs))))]
     token_group = None
     if chance and pairwise:  # the tokens of each document among the annotators who have it
         token_group = len(groups)
         groups.append(Group(tuple(range(len(inputs))), present=True))
-    accumulator = run(inputs, names, groups,
-                      PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None,
-                                      members=[g.members for g in groups] if pairwise else None, units=unit,
-                                      lang=lang, unitizing=len(inputs) if unitizing else None,
-                                      tokens=level, token_group=token_group),
-                      format=format, format_options=format_options, label_map=label_map, only=only,
-                      align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
-                      scheduler=scheduler)
+    from .pipeline.cluster import report_spooling
+
+    # the report's records are spooled: to a temporary folder, or beside the report on a cluster
+    with report_spooling(report, scheduler, inputs) as (folder, client):
+        accumulator = run(inputs, names, groups,
+                          PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None,
+                                          members=[g.members for g in groups] if pairwise else None, units=unit,
+                                          lang=lang, unitizing=len(inputs) if unitizing else None,
+                                          tokens=level, token_group=token_group),
+                          format=format, format_options=format_options, label_map=label_map, only=only,
+                          align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
+                          scheduler=client)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     paths = [input_path(item) for item in inputs]

@@ -426,7 +426,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
           options: dict | None = None, annotators=None, gold_name: str | None = None,
-          context: int = CONTEXT, report: bool = False, compare: bool = False, test: str = "randomization",
+          context: int = CONTEXT, report: bool | str = False, compare: bool = False, test: str = "randomization",
           unit: str = "document", resamples: int = 10_000,
           progress: bool = False, scheduler=None) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
@@ -467,10 +467,13 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     gold_name : str, optional
         The gold is the span set of this name among the inputs (containers expanded, their
         curations and predictions included); the others, in order, are the predictions.
-    report : bool
+    report : bool or path
         Keep every document's text, spans and classified spans for the HTML report, spooled to a
         temporary file while comparing; write it with :meth:`Score.write_report`, or
         :func:`spanagree.report.html.write_report` for several predictions (docs/report.md).
+        On a Dask cluster (``scheduler``) the workers spool into a folder they share with this
+        process: beside the report, when ``report`` is the path it will be written to (else, or
+        when some worker cannot write there, the records are kept in memory; docs/cluster.md).
 
     Returns
     -------
@@ -535,24 +538,22 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
     if align_text:
         common["align_text"] = True
-    folder = items_folder = None
-    if report:
-        from .pipeline.spool import SpoolFolder
-
-        folder = SpoolFolder()
+    items_folder = None
     if errors and scheduler is None and not any(isinstance(item, SpanSet) for item in inputs):
         # read from files: the listing's items go to disk as documents are scored (span sets in
         # memory keep theirs, whose spans are the caller's own objects)
         from .pipeline.spool import SpoolFolder
 
         items_folder = SpoolFolder()
-    accumulator = run(inputs, names, groups, ScoreComparison(rule, errors, context, folder.path if folder else None,
-                                                             units=unit, lang=lang,
-                                                             items=items_folder.path if items_folder else None,
-                                                             tokens=levels),
-                      format=format,
-                      format_options=format_options, jobs=jobs, progress=progress, scheduler=scheduler,
-                      **common)
+    from .pipeline.cluster import report_spooling
+
+    # the report's records are spooled: to a temporary folder, or beside the report on a cluster
+    with report_spooling(report, scheduler, inputs) as (folder, client):
+        accumulator = run(inputs, names, groups,
+                          ScoreComparison(rule, errors, context, folder.path if folder else None, units=unit, lang=lang,
+                                          items=items_folder.path if items_folder else None, tokens=levels),
+                          format=format, format_options=format_options, jobs=jobs, progress=progress, scheduler=client,
+                          **common)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     gold_order = accumulator.orders[0]

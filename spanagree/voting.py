@@ -811,20 +811,12 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     rule = MatchRule(match, labels)
     label_map, only = parse_label_map(label_map), parse_label_list(only)
     names = unique_names(inputs)
-    from .pipeline.spool import SpoolFolder
+    from .pipeline.cluster import spooling
 
     # each document's clusters go to disk as it is voted on: in a temporary folder, or on a
     # cluster in one beside the outputs that the workers share with the client (else in memory)
-    client = None
-    if scheduler is None:
-        folder = SpoolFolder()
-    else:
-        from .pipeline.cluster import connect, shared_spool
-
-        client = connect(scheduler)
-        folder = shared_spool(client, outputs.place() if outputs is not None else None,
-                              [input_path(item) for item in inputs])
-    try:
+    with spooling(scheduler, outputs.place() if outputs is not None else None, [input_path(item) for item in inputs],
+                  kept="merge keeps every document's clusters") as (folder, client):
         accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
                           VoteComparison(rule, k, names, present=present, majority=majority,
                                          folder=folder.path if folder is not None else None,
@@ -834,9 +826,6 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
                           align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
                           count_labels=rule.strict_labels,
                           progress=progress, scheduler=client)
-    finally:
-        if client is not None and client is not scheduler:
-            client.close()
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     design = documents

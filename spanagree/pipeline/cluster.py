@@ -30,6 +30,7 @@ spanagree installed, in the same version.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from ..errors import SpanagreeError, UsageError
@@ -100,12 +101,13 @@ def unwritable_on_workers(client, folder: str) -> dict[str, str]:
     return {worker: why for worker, why in found.items() if why is not None}
 
 
-def shared_spool(client, near: str | None, inputs=()):
+def shared_spool(client, near: str | None, inputs=(), *, kept: str = "merge keeps every document's clusters"):
     """A hidden temporary folder (:class:`~spanagree.pipeline.spool.SpoolFolder`) in ``near``
-    (the folder of ``merge``'s first output, or its nearest existing parent) into which every
-    worker of ``client`` can write, for the spool and the output parts; ``None`` (the clusters
-    are then kept in the client's memory) without ``near``, when it is or lies inside one of the
-    ``inputs`` (paths), or when some worker cannot write there (with a warning naming it).
+    (the folder of ``merge``'s first output or of the report, or its nearest existing parent)
+    into which every worker of ``client`` can write, for the spool and the output parts; ``None``
+    (the records are then kept in the client's memory) without ``near``, when it is or lies
+    inside one of the ``inputs`` (paths), or when some worker cannot write there (with a warning
+    naming it, and saying what is ``kept`` in memory instead).
     """
     import warnings
     from pathlib import Path
@@ -132,10 +134,53 @@ def shared_spool(client, near: str | None, inputs=()):
     if refused:
         folder.remove()
         worker, why = sorted(refused.items())[0]
-        warnings.warn(f"Dask worker {worker} cannot write into {near} ({why}): merge keeps every document's "
-                      "clusters in this process's memory (docs/cluster.md)", SpanagreeWarning, stacklevel=3)
+        warnings.warn(f"Dask worker {worker} cannot write into {near} ({why}): {kept} in this process's memory "
+                      "(docs/cluster.md)", SpanagreeWarning, stacklevel=4)
         return None
     return folder
+
+
+@contextmanager
+def spooling(scheduler, near: str | None, inputs=(), *, kept: str):
+    """``(folder, scheduler)`` for a run that spools per-document records (``merge``'s clusters,
+    the report's documents): locally (``scheduler`` is ``None``) a temporary folder
+    (:class:`~spanagree.pipeline.spool.SpoolFolder`); on a Dask cluster the folder
+    :func:`shared_spool` makes beside ``near`` (``None``: none the workers share, the records
+    are kept in memory) and the client connected to check it, to run on, closed on leaving when
+    it was made here."""
+    from .spool import SpoolFolder
+
+    if scheduler is None:
+        yield SpoolFolder(), None
+        return
+    client = connect(scheduler)
+    try:
+        yield shared_spool(client, near, inputs, kept=kept), client
+    finally:
+        if client is not scheduler:
+            client.close()
+
+
+def report_spooling(report, scheduler, inputs):
+    """:func:`spooling` for the report's document records (``agree``/``score --report``;
+    ``report``: ``True`` or the path the report goes to, beside which a cluster's workers
+    spool); ``(None, scheduler)`` without a report. Where the workers share no folder with this
+    process, the folder is a :class:`~spanagree.pipeline.spool.MemoryFolder`: the records are
+    kept in memory."""
+    from .finish import input_path
+    from .spool import MemoryFolder
+
+    if not report:
+        return nullcontext((None, scheduler))
+    near = os.path.dirname(os.path.abspath(report)) if isinstance(report, (str, os.PathLike)) else None
+
+    @contextmanager
+    def spooled():
+        with spooling(scheduler, near, [input_path(item) for item in inputs],
+                      kept="the report's documents are kept") as (folder, client):
+            yield folder if folder is not None else MemoryFolder(), client
+
+    return spooled()
 
 
 def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, format=None, format_options=None,

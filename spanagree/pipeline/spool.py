@@ -54,6 +54,21 @@ def process_name() -> str:
     return f"{host}-{os.getpid()}"
 
 
+#: The path of a :class:`MemoryFolder`: a :class:`DocumentSpool` given it keeps its records in memory.
+IN_MEMORY = ":memory:"
+
+
+class MemoryFolder:
+    """In place of a :class:`SpoolFolder` where a Dask cluster's workers share no folder with the
+    client (:func:`~spanagree.pipeline.cluster.report_spooling`): the spools given its path
+    (:data:`IN_MEMORY`) keep their records in memory, and they travel back with the tally."""
+
+    path = IN_MEMORY
+
+    def remove(self) -> None:
+        pass
+
+
 def packed_entry(file_number: int, offset: int, length: int) -> int:
     """Where a record lies (the number of its file, its offset and its length) packed in one
     integer: what memory keeps per document (:class:`ProcessFiles`)."""
@@ -184,7 +199,7 @@ class DocumentSpool(ProcessFiles):
     def add(self, doc_id: str, disagreements: int, record: dict) -> None:
         """Write ``record`` (a JSON-able dict) for ``doc_id``."""
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-        self.entries[doc_id] = self.append(line)
+        self.entries[doc_id] = (line,) if self.folder == IN_MEMORY else self.append(line)
         self.disagreeing[doc_id] = disagreements
 
     def __iadd__(self, other: "DocumentSpool") -> "DocumentSpool":
@@ -233,14 +248,18 @@ class DocumentSpool(ProcessFiles):
     def disagreements(self, doc_id: str) -> int:
         return self.disagreeing.get(doc_id, 0)
 
+    def _line(self, entry) -> bytes:
+        """A record's line: in memory (a 1-tuple, :data:`IN_MEMORY`) or where the entry says."""
+        return entry[0] if type(entry) is tuple else self.read(entry)
+
     def record(self, doc_id: str) -> dict | None:
         """The record written for ``doc_id`` (``None`` if none was)."""
         entry = self.entries.get(doc_id)
         if entry is None:
             return None
-        record = json.loads(self.read(entry))
+        record = json.loads(self._line(entry))
         for more in self.more.get(doc_id, ()):
-            part = json.loads(self.read(more))
+            part = json.loads(self._line(more))
             record["spans"].update(part["spans"])
             record["items"] += part["items"]
         return record
