@@ -64,3 +64,14 @@ def small_shards(monkeypatch):
 
     monkeypatch.setattr(parallel, "map_forked", counted)
     return calls
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """The address of a ``distributed.LocalCluster`` of two one-thread worker processes, one per
+    test module (skipped with a reason when ``dask[distributed]`` is not installed)."""
+    distributed = pytest.importorskip("distributed",
+                                      reason="dask[distributed] is not installed (pip install '.[test]')")
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                                  silence_logs=50) as local:
+        yield local.scheduler_address

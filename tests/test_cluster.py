@@ -19,13 +19,6 @@ ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo"
 
 
-@pytest.fixture(scope="module")
-def scheduler():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  silence_logs=50) as local:
-        yield local.scheduler_address
-
-
 def run(capsys, *argv) -> dict:
     assert main([str(a) for a in argv]) == 0
     return json.loads(capsys.readouterr().out)

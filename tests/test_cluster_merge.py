@@ -10,15 +10,13 @@ with the client the clusters come back to it, and the outputs are the same.
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install '.[test]')")
 
-from test_cluster import scheduler  # noqa: E402,F401  (a two-worker LocalCluster, for this module)
-from test_merge_parts import corpus, merged  # noqa: E402,F401  (30 generated documents; one merge run's outputs)
+from test_merge_parts import corpus, merged, refused_at_the_end  # noqa: E402,F401  (fixtures and helpers)
 
 from spanagree import vote  # noqa: E402
 from spanagree.pipeline import cluster, parts  # noqa: E402
@@ -119,14 +117,7 @@ def test_a_document_refused_in_a_later_shard_writes_nothing_on_the_cluster(sched
     """The last document's text has a double space: CoNLL cannot write it. The worker that votes
     on it marks it; the client meets the error where one process does, and nothing is written,
     the spool folder included."""
-    lines = [{"id": f"d{n}", "text": f"Ana met Bo in Porto {n}", "spans": [{"start": 0, "end": 3, "label": "PER"}]}
-             for n in range(40)]
-    lines[-1]["text"] = "Ana met  Bo"
-    inputs = []
-    for name in ("ann1", "ann2"):
-        path = tmp_path / f"{name}.jsonl"
-        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-        inputs.append(path)
+    inputs = refused_at_the_end(tmp_path)
     runs = []
     for where, extra in (("local", []), ("cluster", ["--scheduler", scheduler])):
         (tmp_path / where).mkdir()

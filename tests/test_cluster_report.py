@@ -13,7 +13,6 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install '.[test]')")
 
-from test_cluster import scheduler  # noqa: E402,F401  (a two-worker LocalCluster, for this module)
 from test_merge_parts import corpus  # noqa: E402,F401  (30 generated documents, three annotators)
 
 from spanagree import agree, score  # noqa: E402

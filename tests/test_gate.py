@@ -153,15 +153,22 @@ def test_a_folder_is_a_corpus_and_a_missing_set_is_a_missing_document(tmp_path, 
     assert (pair["a"], pair["b"], pair["c"], pair["f1"]) == (1, 0, 0, 1.0)
 
 
-def test_the_bratiaa_example_in_gate_files_agrees_exactly_as_in_brat(shared_corpora, tmp_path):
+def bratiaa_in_gate(shared_corpora, tmp_path):
+    """The bratiaa example project's four annotators read from BRAT, and written as a folder of
+    GATE files (one file per document, one annotation set per annotator): the span sets and the folder."""
     project = shared_corpora / "bratiaa-example" / "example-project"
-    names = ["Lisa", "Maria", "Max", "Peter"]
-    brat = [read(project / name, "brat") for name in names]
+    brat = [read(project / name, "brat") for name in ("Lisa", "Maria", "Max", "Peter")]
     folder = tmp_path / "gate"
     folder.mkdir()
     for doc_id, document in brat[0].documents.items():
         sets = {s.name: [(span.start, span.end, span.label) for span in s.documents[doc_id].spans] for s in brat}
         (folder / f"{doc_id}.xml").write_text(gate_xml(document.text, sets), encoding="utf-8")
+    return brat, folder
+
+
+def test_the_bratiaa_example_in_gate_files_agrees_exactly_as_in_brat(shared_corpora, tmp_path):
+    names = ["Lisa", "Maria", "Max", "Peter"]
+    brat, folder = bratiaa_in_gate(shared_corpora, tmp_path)
     for options in ({}, {"match": "overlap"}, {"match": "partial", "labels": "ignore"}):
         from_gate, from_brat = agree([folder], **options), agree(brat, **options)
         assert from_gate.annotators == names

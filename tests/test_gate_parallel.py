@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from spanagree import agree
-from spanagree.formats import open_annotators, read
+from spanagree.formats import open_annotators
 from spanagree.formats import gate as gate_module
 from spanagree.pipeline import expand_inputs
 from spanagree.pipeline.parallel import folder_listings
@@ -24,6 +24,7 @@ from conftest import DEMO, run
 
 sys.path.insert(0, str(DEMO))
 from build_demo import gate_xml  # noqa: E402  (the demo's GATE builder)
+from test_gate import bratiaa_in_gate  # noqa: E402
 
 pytestmark = pytest.mark.usefixtures("small_shards")
 
@@ -173,28 +174,13 @@ def test_in_one_process_a_file_is_scanned_once_and_parsed_once_for_all_its_sets(
 
 def test_the_bratiaa_example_in_gate_files_agrees_under_jobs_as_in_brat(shared_corpora, tmp_path, capsys,
                                                                        small_shards):
-    project = shared_corpora / "bratiaa-example" / "example-project"
-    names = ["Lisa", "Maria", "Max", "Peter"]
-    brat = [read(project / name, "brat") for name in names]
-    folder = tmp_path / "gate"
-    folder.mkdir()
-    for doc_id, document in brat[0].documents.items():
-        sets = {s.name: [(span.start, span.end, span.label) for span in s.documents[doc_id].spans] for s in brat}
-        (folder / f"{doc_id}.xml").write_text(gate_xml(document.text, sets), encoding="utf-8")
+    brat, folder = bratiaa_in_gate(shared_corpora, tmp_path)
     code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--match", "overlap", "--output",
                                                             "json"])
     assert code == 0, err
     from_brat = agree(brat, match="overlap")
     assert [(p["annotators"], p["a"], p["b"], p["c"]) for p in json.loads(out)["pairs"]] == \
            [([p.first, p.second], p.counts.a, p.counts.b, p.counts.c) for p in from_brat.pairs]
-
-
-@pytest.fixture(scope="module")
-def scheduler():
-    distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install '.[test]')")
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
-                                  silence_logs=50) as local:
-        yield local.scheduler_address
 
 
 def test_agree_score_merge_and_an_error_on_the_cluster_equal_a_local_run(scheduler, tmp_path, capsys, monkeypatch):

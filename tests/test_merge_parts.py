@@ -49,6 +49,20 @@ def corpus(tmp_path_factory):
     return top
 
 
+def refused_at_the_end(folder) -> list:
+    """Two JSON-lines annotators of 40 documents in ``folder``; the last document's text has a
+    double space, which CoNLL cannot write."""
+    lines = [{"id": f"d{n}", "text": f"Ana met Bo in Porto {n}", "spans": [{"start": 0, "end": 3, "label": "PER"}]}
+             for n in range(40)]
+    lines[-1]["text"] = "Ana met  Bo"
+    inputs = []
+    for name in ("ann1", "ann2"):
+        path = folder / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        inputs.append(path)
+    return inputs
+
+
 def merged(capsys, tmp_path, inputs, jobs: str, to: str, extra=()):
     """Run merge; its exit code, stdout (JSON without the options echo), stderr and every output's bytes."""
     out = tmp_path / f"run{jobs}"
@@ -109,14 +123,7 @@ def test_a_document_refused_in_a_later_shard_writes_nothing(tmp_path, capsys, jo
     """The last document's text has a double space: CoNLL cannot write it. The worker that votes
     on it marks it; the parent meets the error where one process does, after the same warnings,
     and nothing is written."""
-    lines = [{"id": f"d{n}", "text": f"Ana met Bo in Porto {n}", "spans": [{"start": 0, "end": 3, "label": "PER"}]}
-             for n in range(40)]
-    lines[-1]["text"] = "Ana met  Bo"
-    inputs = []
-    for name in ("ann1", "ann2"):
-        path = tmp_path / f"{name}.jsonl"
-        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-        inputs.append(path)
+    inputs = refused_at_the_end(tmp_path)
     one = merged(capsys, tmp_path, inputs, "1", "conll")
     two = merged(capsys, tmp_path, inputs, "2", "conll")
     assert joined_parts == ["GoldParts"]
