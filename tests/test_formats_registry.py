@@ -53,9 +53,9 @@ def test_declared_options_are_the_reader_and_writer_keywords(fmt):
     assert keyword_only(fmt.streamer()) == fmt.reader_keywords | {"max_record_bytes"} | chosen
     assert keyword_only(getattr(module, f"read_{fmt.name}")) - {"max_record_bytes", "annotator"} == fmt.reader_keywords
     if fmt.container:
-        # a container kept in a folder of document files may find its span sets in --jobs processes
-        jobs = {"jobs"} if fmt.folder_shards else set()
-        assert keyword_only(fmt.annotators()) == fmt.reader_keywords | {"max_record_bytes"} | jobs
+        # a container kept in a folder of document files may share out finding its span sets (--jobs)
+        shared = {"share_out"} if fmt.folder_shards else set()
+        assert keyword_only(fmt.annotators()) == fmt.reader_keywords | {"max_record_bytes"} | shared
     assert hasattr(module, f"write_{fmt.name}") == fmt.writable
     if fmt.writable:
         assert keyword_only(fmt.writer()) == fmt.writer_keywords

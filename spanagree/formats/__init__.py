@@ -155,7 +155,8 @@ class Format:
         one folder, several span sets) gives its folders' streams their listings
         (:attr:`DocumentStream.listing`), which the workers read as they read a listed path;
         its ``list_<name>`` lists the span set ``stream_<name>`` chooses, and its
-        ``annotators_<name>`` takes ``jobs=`` (the processes it may use to find the span sets).
+        ``annotators_<name>`` takes ``share_out=`` (what shares out the work of finding the span
+        sets: :func:`container_streams`).
     """
 
     name: str
@@ -659,8 +660,8 @@ def is_container(path: str | os.PathLike, format: str | None = None) -> bool:
         return False
 
 
-def open_annotators(path: str | os.PathLike, format: str | None = None, *, annotators=None, also=(), jobs: int = 1,
-                    **options) -> list[DocumentStream]:
+def open_annotators(path: str | os.PathLike, format: str | None = None, *, annotators=None, also=(),
+                    share_out=None, **options) -> list[DocumentStream]:
     """The span sets one path holds, as streams: one for a single-annotator format, one per
     annotator for a container (:attr:`Format.container`), nothing read yet.
 
@@ -675,7 +676,7 @@ def open_annotators(path: str | os.PathLike, format: str | None = None, *, annot
         prediction joins only when named).
     also : collection of str
         Names to take even when their role is not ``"annotator"`` (``score --gold curation``).
-    jobs : int
+    share_out : callable, optional
         As in :func:`container_streams`.
     """
     fmt = get_format(format) if format else get_format(detect_format(path))
@@ -684,7 +685,7 @@ def open_annotators(path: str | os.PathLike, format: str | None = None, *, annot
             raise UsageError(f"{{option}} picks annotators inside an export that holds several; {path} is "
                              f"{fmt.title}, one annotator per path", option="annotators", flag="--annotators")
         return [open_stream(path, fmt.name, **options)]
-    streams = container_streams(path, fmt.name, jobs=jobs, **options)
+    streams = container_streams(path, fmt.name, share_out=share_out, **options)
     if annotators is None:
         return [s for s in streams if s.role == "annotator" or s.name in also]
     by_name = {s.name: s for s in streams}
@@ -754,15 +755,17 @@ def _reader_options(path, format: str | None, options: dict) -> tuple[Format, di
     return fmt, own
 
 
-def container_streams(path: str | os.PathLike, format: str | None = None, *, jobs: int = 1,
+def container_streams(path: str | os.PathLike, format: str | None = None, *, share_out=None,
                       **options) -> list[DocumentStream]:
     """Every span set a container holds (whatever its role), in the export's order, as streams;
-    ``options`` as in :func:`read` (those the format does not take are ignored). ``jobs``: the
-    processes a container kept in a folder of document files (:attr:`Format.folder_shards`) may
-    use to list its span sets (its ``annotators_<name>`` takes ``jobs=``)."""
+    ``options`` as in :func:`read` (those the format does not take are ignored). ``share_out``:
+    for a container kept in a folder of document files (:attr:`Format.folder_shards`), what
+    shares out listing its span sets, ``share_out(function, files)`` giving each contiguous
+    shard's ``function(shard)`` in order, or ``None`` (then the files are listed here); ``--jobs``
+    gives its processes' (:func:`spanagree.pipeline.parallel.sharing`)."""
     fmt, own = _reader_options(path, format, options)
-    if fmt.folder_shards and jobs > 1:
-        own["jobs"] = jobs
+    if fmt.folder_shards and share_out is not None:
+        own["share_out"] = share_out
     streams = fmt.annotators()(path, **own)
     for stream in streams:
         stream.path = stream.path or str(path)

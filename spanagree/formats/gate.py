@@ -289,14 +289,16 @@ def _role(name: str) -> str:
 
 
 def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
-                    jobs: int = 1) -> list[DocumentStream]:
+                    share_out=None) -> list[DocumentStream]:
     """One stream per annotation set of a GATE file or folder, in the order of first appearance
     (named sets holding spans: role ``"annotator"``; ``default`` and ``Original markups``: role
     ``"other"``).
 
     The sets are found by scanning every file (:func:`_parse` without text or features: every
-    error is met here, as reading meets it), a folder's files in shards over ``jobs`` forked
-    processes when there are enough of them; the streams then share each file's parse. A
+    error is met here, as reading meets it), a folder's files in contiguous shards by
+    ``share_out`` when it is given and takes them (``share_out(function, files)``: each shard's
+    ``function(shard)`` in order, or ``None``; ``--jobs`` gives its forked processes', from
+    :func:`spanagree.pipeline.parallel.sharing`); the streams then share each file's parse. A
     folder's streams carry their :class:`GateFolder`
     (:attr:`~spanagree.formats.DocumentStream.listing`), so that ``--jobs`` workers and Dask tasks
     read their own shard of its files."""
@@ -305,7 +307,7 @@ def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_b
     parses = _Parses(max_record_bytes)
     order: dict[str, bool] = {}   # set name -> holds a span somewhere
     if os.path.isdir(path):
-        found = _scanned(files, max_record_bytes, jobs)
+        found = _scanned(files, max_record_bytes, share_out)
     else:  # one file (perhaps a pipe, read once): its parse is the streams'
         found = [_holding(parses.parsed(file, in_folder)) for _, file, in_folder in files]
     for sets in found:
@@ -341,18 +343,11 @@ def _sets_of_files(files: list[tuple[str, str, bool]], limit: int) -> tuple[list
     return found, None
 
 
-def _scanned(files: list[tuple[str, str, bool]], limit: int, jobs: int):
-    """Each file's sets (:func:`_holding`) in order, the files scanned in contiguous shards over
-    ``jobs`` forked processes when each has enough files (else here); the first error of the
-    files in order is raised, as one scan in order meets it."""
-    from ..pipeline import parallel
-
-    jobs = min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
-               len(files) // parallel.MIN_DOCUMENTS_PER_JOB)
-    results = None
-    if jobs >= 2:
-        pieces = parallel.shards(files, jobs * parallel.SHARDS_PER_JOB)
-        results = parallel.map_forked(partial(_sets_of_files, limit=limit), pieces, jobs)
+def _scanned(files: list[tuple[str, str, bool]], limit: int, share_out=None):
+    """Each file's sets (:func:`_holding`) in order, the files scanned in contiguous shards by
+    ``share_out`` when it takes them (else here); the first error of the files in order is
+    raised, as one scan in order meets it."""
+    results = share_out(partial(_sets_of_files, limit=limit), files) if share_out is not None else None
     for found, error in results or [_sets_of_files(files, limit)]:
         yield from found
         if error is not None:

@@ -73,7 +73,8 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
         Names taken from containers even when their role is not ``"annotator"``
         (a curation or a prediction: ``score --gold curation``).
     jobs : int
-        Processes a container may use to list its span sets (:func:`~spanagree.formats.container_streams`).
+        Processes a container kept in a folder may use to list its span sets
+        (:func:`~spanagree.formats.container_streams`, :func:`.parallel.sharing`).
 
     Raises
     ------
@@ -86,6 +87,9 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
     """
     from ..formats import container_streams, is_container, open_annotators
     from .finish import input_name, unique_names
+    from .parallel import sharing
+
+    share_out = sharing(jobs)
 
     if annotators is not None:
         annotators = [a.strip() for a in (annotators.split(",") if isinstance(annotators, str) else annotators)]
@@ -97,9 +101,9 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
             # a container that cannot be listed is reported at once: how many span sets it holds
             # decides what the command does
             if annotators is None:
-                streams = open_annotators(item, format, also=also, jobs=jobs, **(format_options or {}))
+                streams = open_annotators(item, format, also=also, share_out=share_out, **(format_options or {}))
             else:
-                streams = container_streams(item, format, jobs=jobs, **(format_options or {}))
+                streams = container_streams(item, format, share_out=share_out, **(format_options or {}))
             if (annotators is None and len(streams) == 1 and streams[0].role == "annotator"
                     and streams[0].name == input_name(item)):
                 # One span set, named as the path: the path reads it (and can be read again:
@@ -291,11 +295,9 @@ def usable_jobs(jobs: int) -> int:
     import warnings
 
     from ..errors import SpanagreeWarning
+    from .parallel import usable_cores
 
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        usable = os.cpu_count() or 1
+    usable = usable_cores()
     if jobs > usable:
         warnings.warn(f"--jobs {jobs}: this machine lets spanagree use {usable} core(s); using {usable} (more "
                       "processes than cores only add the cost of starting them)", SpanagreeWarning, stacklevel=3)

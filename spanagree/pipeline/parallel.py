@@ -70,6 +70,33 @@ def shards(items: list, parts: int) -> list[list]:
     return result
 
 
+def sharing(jobs: int):
+    """What shares out a reader's work on a folder's files over ``jobs`` forked processes
+    (``None`` for one job): ``share_out(function, items)`` is each contiguous shard's
+    ``function(shard)``, in order, or ``None`` where the items are too few for the processes to
+    pay (:data:`MIN_DOCUMENTS_PER_JOB` each) or processes cannot be forked. The formats are handed
+    it (:func:`~spanagree.formats.container_streams`: finding a GATE folder's annotation sets), so
+    that they need not know the pipeline."""
+    if jobs < 2:
+        return None
+
+    def share_out(function: Callable[[Any], Any], items: list) -> list | None:
+        processes = min(jobs, usable_cores(), len(items) // MIN_DOCUMENTS_PER_JOB)
+        if processes < 2:
+            return None
+        return map_forked(function, shards(items, processes * SHARDS_PER_JOB), processes)
+
+    return share_out
+
+
+def usable_cores() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def map_forked(function: Callable[[Any], Any], items: list, jobs: int) -> list | None:
     """``[function(item) for item in items]`` over ``jobs`` forked processes, in order.
 
