@@ -185,7 +185,9 @@ def test_score_chance_reads_its_shards_too(tmp_path, capsys, small_shards):
 
 
 def test_too_few_documents_stay_in_one_process(monkeypatch, capsys, small_shards):
+    """Too few documents to read in shards, and too few spans to compare in several processes."""
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
+    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 50_000)
     assert_same_runs(capsys, small_shards, ["agree", str(DEMO / "ann1"), str(DEMO / "ann2")], sharded=False)
 
 
