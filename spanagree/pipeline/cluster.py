@@ -110,9 +110,9 @@ def shared_spool(client, near: str | None, inputs=(), *, kept: str = "merge keep
     naming it, and saying what is ``kept`` in memory instead).
     """
     import warnings
-    from pathlib import Path
 
     from ..errors import SpanagreeWarning
+    from ..outputs import check_not_inputs
     from .spool import SpoolFolder
 
     if near is None:
@@ -120,12 +120,11 @@ def shared_spool(client, near: str | None, inputs=(), *, kept: str = "merge keep
     near = os.path.abspath(near)
     while not os.path.isdir(near) and os.path.dirname(near) != near:
         near = os.path.dirname(near)
-    place = Path(near).resolve()
-    for item in inputs:
-        if isinstance(item, (str, os.PathLike)):
-            source = Path(item).resolve()
-            if source == place or source in place.parents:
-                return None
+    try:  # the spool folder, a new one in `near`, would lie inside an input when `near` is or lies in one
+        check_not_inputs([os.path.join(near, ".spanagree-spool")],
+                         [item for item in inputs if isinstance(item, (str, os.PathLike))])
+    except UsageError:
+        return None
     try:
         folder = SpoolFolder(dir=near)
     except OSError:
