@@ -212,3 +212,52 @@ def test_agree_score_merge_and_an_error_on_the_cluster_equal_a_local_run(schedul
     local = run(capsys, "agree", folder, "--output", "json")
     remote = run(capsys, "agree", folder, "--output", "json", "--scheduler", scheduler)
     assert local == remote and local[0] == 1 and local[2].startswith(f"spanagree: error: {files[-1]}:")
+
+
+def scans_counted(monkeypatch) -> list[str]:
+    """The files this process scans for their sets (:func:`gate._parse` with ``full=False``)."""
+    scanned = []
+    parse = gate_module._parse
+
+    def counted(file, in_folder, limit, full=True):
+        if not full:
+            scanned.append(file)
+        return parse(file, in_folder, limit, full)
+
+    monkeypatch.setattr(gate_module, "_parse", counted)
+    return scanned
+
+
+def test_on_the_cluster_the_sets_are_found_by_a_few_tasks_on_the_workers(scheduler, tmp_path, capsys, monkeypatch):
+    from distributed import Client, get_task_stream
+    from distributed.utils import key_split
+
+    folder, _ = with_points(tmp_path)
+    scanned = scans_counted(monkeypatch)
+    local = run(capsys, "agree", folder, "--by", "label,document", "--output", "json")
+    assert len(scanned) == 10  # locally, one scan of the ten files in this process
+    with Client(scheduler, set_as_default=False) as client, get_task_stream(client) as stream:
+        remote = run(capsys, "agree", folder, "--by", "label,document", "--output", "json", "--scheduler", scheduler)
+        workers = set(client.scheduler_info()["workers"])
+    assert local[0] == remote[0] == 0 and local[2] == remote[2]
+    assert without_options(remote[1]) == without_options(local[1])
+    assert len(scanned) == 10  # on the cluster this process scanned nothing
+    scans = [task for task in stream.data if key_split(task["key"]) == "share_task"]
+    # 2 workers x 4 shards: eight tasks of one or two files each, run on the cluster's workers
+    assert len(scans) == 8 and {task["worker"] for task in scans} <= workers
+
+
+def test_on_the_cluster_a_bad_file_given_relatively_is_the_error_of_one_process(scheduler, tmp_path, capsys,
+                                                                               monkeypatch):
+    folder = tmp_path / "demo"
+    shutil.copytree(FOLDER, folder)
+    files = sorted(folder.glob("*.xml"))
+    files[-1].write_text(files[-1].read_text(encoding="utf-8")[:200], encoding="utf-8")
+    files[4].write_text(files[4].read_text(encoding="utf-8").replace('EndNode="', 'EndNode="9', 1), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the workers' folder is another: they read demo/... from here
+    local = run(capsys, "agree", "demo", "--output", "json")
+    remote = run(capsys, "agree", "demo", "--output", "json", "--scheduler", scheduler)
+    assert local == remote and local[0] == 1 and local[1] == ""
+    # the first bad file of the fifth (the third task's), with its line, not the last file's
+    assert re.match(rf"spanagree: error: demo/{files[4].name}:[0-9]+: annotation .* which is not in the text\n$",
+                    local[2])
