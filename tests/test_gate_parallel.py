@@ -267,3 +267,19 @@ def test_on_the_cluster_a_bad_file_given_relatively_is_the_error_of_one_process(
     # the first bad file of the fifth (the third task's), with its line, not the last file's
     assert re.match(rf"spanagree: error: demo/{files[4].name}:[0-9]+: annotation .* which is not in the text\n$",
                     local[2])
+
+
+def test_a_clusters_share_out_gives_each_contiguous_shard_in_order_and_checks_the_paths_first(scheduler):
+    from distributed import Client
+
+    from spanagree.errors import SpanagreeError
+    from spanagree.pipeline.cluster import sharing
+
+    with Client(scheduler, set_as_default=False) as client:
+        share_out = sharing(client)
+        # 2 workers x 4 shards of ten items: [0, 1], [2, 3], [4], ..., [9]
+        assert share_out(sum, list(range(10)), reads=[str(FOLDER)]) == [1, 5, 4, 5, 6, 7, 8, 9]
+        assert share_out(sum, []) is None
+        with pytest.raises(SpanagreeError, match=r"^Dask worker tcp://\S+ cannot see /nowhere/gate: the workers read "
+                                                 "the inputs by path"):
+            share_out(sum, [1, 2], reads=[str(FOLDER), "/nowhere/gate"])
