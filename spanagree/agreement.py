@@ -27,6 +27,7 @@ from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .measures.counts import Counts
 from .pipeline import Group, expand_inputs, run
+from .pipeline.cluster import one_client
 from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
@@ -275,6 +276,7 @@ def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs:
                                           "spans": spans, "items": items})
 
 
+@one_client
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
           label_map=None, align_whitespace: bool = False, align_text: bool = False, chance: bool = False,
           lang: str | None = None,
@@ -387,7 +389,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if unitizing and pairwise:
         raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has no "
                          "missing annotators); use --documents common", option="unitizing")
-    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs)
+    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
     if len(inputs) < 2:
         raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
     if compare and len(inputs) < 3:

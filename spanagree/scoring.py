@@ -40,6 +40,7 @@ from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
 from .pipeline import Group, expand_inputs, run
+from .pipeline.cluster import one_client
 from .measures.registry import undefined_rates
 from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
                                sorted_labels, warn_duplicates)
@@ -420,6 +421,7 @@ class ScoreComparison:
                 "items": [[group, *item] for item in found]})
 
 
+@one_client
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
           only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False, errors: bool = False,
           chance: bool = False,
@@ -502,7 +504,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     several = isinstance(pred, (list, tuple))
     preds = list(pred) if several else [] if pred is None else [pred]
     inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
-                           also=(gold_name,) if gold_name else (), jobs=jobs)
+                           also=(gold_name,) if gold_name else (), jobs=jobs, scheduler=scheduler)
     if gold_name is not None:
         found = [k for k, item in enumerate(inputs) if input_name(item) == gold_name]
         if not found:

@@ -29,6 +29,7 @@ spanagree installed, in the same version.
 
 from __future__ import annotations
 
+import functools
 import os
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -62,6 +63,27 @@ def connect(scheduler):
                              f"{str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
 
 
+def one_client(command):
+    """``command`` (``agree``, ``score``, ``vote``: a keyword ``scheduler``) run with one client for
+    the whole run: given an address, the client is connected before the command starts and
+    closed when it ends, and the command is given it as its ``scheduler``. Its inputs are
+    expanded on it (a GATE folder's annotation sets are found on the workers: :func:`sharing`),
+    then the workers' spool is checked (:func:`spooling`) and the shards compared
+    (:func:`accumulate_on_cluster`) on it, each taking the client as it is."""
+    @functools.wraps(command)
+    def on_one_client(*args, scheduler=None, **options):
+        if scheduler is None:
+            return command(*args, **options)
+        client = connect(scheduler)
+        try:
+            return command(*args, scheduler=client, **options)
+        finally:
+            if client is not scheduler:
+                client.close()
+
+    return on_one_client
+
+
 def missing_on_workers(client, paths: list[str]) -> dict[str, list[str]]:
     """Per worker address, the paths (of ``paths``) it cannot see."""
     def missing(paths=paths):
@@ -80,6 +102,36 @@ def check_paths(client, paths: list[str]) -> None:
         worker, paths = sorted(gone.items())[0]
         raise SpanagreeError(f"Dask worker {worker} cannot see {paths[0]}: the workers read the inputs by path and "
                              "need a filesystem shared with the client (the same path on every machine)")
+
+
+def sharing(client):
+    """What shares out a reader's work on a folder's files over the workers of ``client`` (a
+    ``distributed.Client``), as :func:`spanagree.pipeline.parallel.sharing` does over forked
+    processes: ``share_out(function, items, reads)`` is each contiguous shard's ``function(shard)``,
+    in order, computed on the workers (``None`` for no items). The shards are few and coarse
+    (:data:`SHARDS_PER_WORKER` a worker, however many the items); the items go to each worker
+    once, not with each task; ``reads``, the paths the function reads, are checked first
+    (:func:`check_paths`: a worker that cannot see one ends the run with one line). The formats
+    are handed it (:func:`~spanagree.formats.container_streams`: a GATE folder's annotation sets
+    are found by scanning its files on the workers)."""
+    def share_out(function, items: list, reads=()) -> list | None:
+        from .parallel import shards
+
+        if not items:
+            return None
+        check_paths(client, [os.path.abspath(path) for path in reads])
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        bounds = [(piece[0], piece[-1] + 1) for piece in shards(range(len(items)), workers * SHARDS_PER_WORKER)]
+        [scattered] = client.scatter([items], broadcast=True, hash=False)
+        return client.gather(client.map(share_task, bounds, items=scattered, function=function, pure=False))
+
+    return share_out
+
+
+def share_task(bounds: tuple[int, int], *, items: list, function):
+    """One shard of :func:`sharing`'s items (``items[start:end]``) given to ``function`` on a worker."""
+    start, end = bounds
+    return function(items[start:end])
 
 
 def unwritable_on_workers(client, folder: str) -> dict[str, str]:
