@@ -1,5 +1,6 @@
 """Per-document records spooled to disk as a run streams: the HTML report's (``--report``,
-:class:`DocumentSpool`) and ``merge``'s clusters (:class:`ObjectSpool`).
+:class:`DocumentSpool`), ``merge``'s clusters and the ``--errors`` listings' items
+(:class:`ObjectSpool`).
 
 A comparison that reports writes one JSON line per document it compares (its text, every
 copy's spans, how they were paired and classified: see docs/report.md) to a temporary file and
@@ -11,7 +12,9 @@ report is assembled from the files at the end (:mod:`spanagree.report.html`).
 
 ``merge`` spools each document's clusters and text the same way (pickled: they are read back by
 this process only), so that writing its gold, its adjudication listings and its report reads one
-document at a time (:class:`~spanagree.voting.VoteClusters`).
+document at a time (:class:`~spanagree.voting.VoteClusters`); so do ``score --errors`` and
+``agree --errors`` with each document's listed items (:class:`ObjectSpool`), written to the
+listing document by document.
 
 Both, and ``merge --jobs``' output parts (:class:`~spanagree.pipeline.parts.TextParts`), keep
 their files the one way :class:`ProcessFiles` does: a file per process, appended to, and one
@@ -290,15 +293,17 @@ def items_entry(records, first_index: dict[int, int], second_index: dict[int, in
 
 class ObjectSpool(ProcessFiles):
     """One picklable object per document, spooled to disk as a run streams: ``merge``'s clusters
-    and texts (:class:`~spanagree.voting.VoteTally`), ``score --errors``' items, so that what
-    memory holds per document is where its record lies (one integer), not the record.
+    and texts (:class:`~spanagree.voting.VoteTally`), ``score --errors``' and ``agree --errors``'
+    items, so that what memory holds per document is where its record lies (one integer), not
+    the record.
 
     Each process appends to a file of its own in ``folder`` (``<host>-<pid>-<n>.pickle``); the
     index (document → file, offset, length, packed in one integer) travels with the tally and
     adds up with ``+=`` in document order, shard by shard under ``--jobs`` or on a Dask cluster
     (whose workers write into a folder they share with the client). Without a folder
-    (``folder=None``: a cluster whose workers share no folder with the client) the objects are
-    kept in memory and travel with the index instead.
+    (``folder=None``, or a :class:`MemoryFolder`'s :data:`IN_MEMORY`: a cluster whose workers
+    share no folder with the client) the objects are kept in memory and travel with the index
+    instead.
 
     Examples
     --------
@@ -319,7 +324,7 @@ class ObjectSpool(ProcessFiles):
 
     def add(self, doc_id: str, record) -> None:
         """Spool ``record`` for ``doc_id`` (a document given twice keeps its last record)."""
-        if self.folder is None:
+        if self.folder is None or self.folder == IN_MEMORY:
             self.entries[doc_id] = (record,)
             return
         import pickle
