@@ -21,7 +21,9 @@ its shard's documents.
 ``--jobs`` does, into a hidden temporary folder beside its first output
 (:func:`shared_spool`), which the workers share with the client; the client joins the parts
 (:mod:`spanagree.pipeline.parts`). When some worker cannot write there, the clusters travel back
-to the client and are kept in its memory.
+to the client and are kept in its memory. ``agree`` and ``score`` spool the report's document
+records and the ``--errors`` listings' items the same way, beside the report and the listing
+(:func:`spooling_beside`).
 
 The client needs ``dask[distributed]`` (``pip install 'spanagree[dask]'``); the workers need
 spanagree installed, in the same version.
