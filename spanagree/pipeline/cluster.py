@@ -21,7 +21,9 @@ its shard's documents.
 ``--jobs`` does, into a hidden temporary folder beside its first output
 (:func:`shared_spool`), which the workers share with the client; the client joins the parts
 (:mod:`spanagree.pipeline.parts`). When some worker cannot write there, the clusters travel back
-to the client and are kept in its memory.
+to the client and are kept in its memory. ``agree`` and ``score`` spool the report's document
+records and the ``--errors`` listings' items the same way, beside the report and the listing
+(:func:`spooling_beside`).
 
 The client needs ``dask[distributed]`` (``pip install 'spanagree[dask]'``); the workers need
 spanagree installed, in the same version.
@@ -212,24 +214,55 @@ def spooling(scheduler, near: str | None, inputs=(), *, kept: str):
             client.close()
 
 
-def report_spooling(report, scheduler, inputs):
-    """:func:`spooling` for the report's document records (``agree``/``score --report``;
-    ``report``: ``True`` or the path the report goes to, beside which a cluster's workers
-    spool); ``(None, scheduler)`` without a report. Where the workers share no folder with this
-    process, the folder is a :class:`~spanagree.pipeline.spool.MemoryFolder`: the records are
-    kept in memory."""
-    from .finish import input_path
-    from .spool import MemoryFolder
+def spooling_beside(scheduler, inputs, *outputs):
+    """:func:`spooling`'s folders for the per-document records of the outputs of ``agree`` and
+    ``score`` (the report's documents, ``--errors``' items), one folder per output; the records
+    of an output go beside it (in its folder) on a Dask cluster.
 
-    if not report:
-        return nullcontext((None, scheduler))
-    near = os.path.dirname(os.path.abspath(report)) if isinstance(report, (str, os.PathLike)) else None
+    Parameters
+    ----------
+    scheduler
+        ``None`` (a local run, ``--jobs`` included), or a Dask scheduler's address or client.
+    inputs : list
+        The run's inputs (no spool folder may lie inside one).
+    *outputs : tuple
+        Per output, ``(where, kept)``: ``where`` is false (not asked for), ``True`` (asked for,
+        written nowhere known) or the path the output will be written to; ``kept`` says, in the
+        warning of a folder the workers cannot write into, what is kept in memory instead.
+
+    Returns
+    -------
+    context manager
+        Yields ``(folders, client)``: per output ``None`` (not asked for), or a
+        :class:`~spanagree.pipeline.spool.SpoolFolder` — locally a temporary one; on a cluster
+        the one :func:`shared_spool` makes beside the output's path — or, on a cluster without a
+        path or where the workers share no folder with this process, a
+        :class:`~spanagree.pipeline.spool.MemoryFolder` (the records are kept in memory and travel
+        back with the tallies). ``client``: the client to run on (``scheduler`` itself when no
+        output is asked for), closed on leaving when it was made here.
+    """
+    from .finish import input_path
+    from .spool import MemoryFolder, SpoolFolder
+
+    if not any(where for where, _ in outputs):
+        return nullcontext(([None] * len(outputs), scheduler))
+    if scheduler is None:
+        return nullcontext(([SpoolFolder() if where else None for where, _ in outputs], None))
 
     @contextmanager
     def spooled():
-        with spooling(scheduler, near, [input_path(item) for item in inputs],
-                      kept="the report's documents are kept") as (folder, client):
-            yield folder if folder is not None else MemoryFolder(), client
+        client = connect(scheduler)
+        paths = [input_path(item) for item in inputs]
+        try:
+            folders = []
+            for where, kept in outputs:
+                near = os.path.dirname(os.path.abspath(where)) if isinstance(where, (str, os.PathLike)) else None
+                folder = shared_spool(client, near, paths, kept=kept) if where else None
+                folders.append(folder if folder is not None or not where else MemoryFolder())
+            yield folders, client
+        finally:
+            if client is not scheduler:
+                client.close()
 
     return spooled()
 
