@@ -293,7 +293,6 @@ def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs:
                                           "spans": spans, "items": items})
 
 
-@one_client
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
           label_map=None, align_whitespace: bool = False, align_text: bool = False, chance: bool = False,
           lang: str | None = None,
@@ -413,46 +412,48 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if unitizing and pairwise:
         raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has no "
                          "missing annotators); use --documents common", option="unitizing")
-    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
-    if len(inputs) < 2:
-        raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
-    if compare and len(inputs) < 3:
-        raise UsageError("{option} compares pairs of annotators: give three annotators or more", option="compare")
-    rule = MatchRule(match, labels, partial_credit)
-    label_map, only = parse_label_map(label_map), parse_label_list(only)
-    level = None
-    if chance:  # the tokenizer chosen (and loaded: a language or pipeline that cannot be is bad usage) first
-        from .measures.tokens import TokenLevel, tokenizer_for
-        from .pipeline import input_format
+    with one_client(scheduler) as scheduler:  # connected for the run when given an address
+        inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
+        if len(inputs) < 2:
+            raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
+        if compare and len(inputs) < 3:
+            raise UsageError("{option} compares pairs of annotators: give three annotators or more", option="compare")
+        rule = MatchRule(match, labels, partial_credit)
+        label_map, only = parse_label_map(label_map), parse_label_list(only)
+        level = None
+        if chance:  # the tokenizer chosen (and loaded: a language or pipeline that cannot be is bad usage) first
+            from .measures.tokens import TokenLevel, tokenizer_for
+            from .pipeline import input_format
 
-        level = TokenLevel(tokenizer_for(inputs[:1] if align_text else inputs, partial(input_format, format=format)), lang, spacy_model, labels)
-        level.tokenize()
-    names = unique_names(inputs)
-    pairs = list(itertools.combinations(range(len(inputs)), 2))
-    groups = [Group(pair) for pair in pairs] if pairwise else [Group(tuple(range(len(inputs))))]
-    token_group = None
-    if chance and pairwise:  # the tokens of each document among the annotators who have it
-        token_group = len(groups)
-        groups.append(Group(tuple(range(len(inputs))), present=True))
-    from .pipeline.cluster import spooling_beside
+            level = TokenLevel(tokenizer_for(inputs[:1] if align_text else inputs, partial(input_format, format=format)),
+                               lang, spacy_model, labels)
+            level.tokenize()
+        names = unique_names(inputs)
+        pairs = list(itertools.combinations(range(len(inputs)), 2))
+        groups = [Group(pair) for pair in pairs] if pairwise else [Group(tuple(range(len(inputs))))]
+        token_group = None
+        if chance and pairwise:  # the tokens of each document among the annotators who have it
+            token_group = len(groups)
+            groups.append(Group(tuple(range(len(inputs))), present=True))
+        from .pipeline.cluster import spooling_beside
 
-    # the report's records and the listing's items are spooled per document: to a temporary
-    # folder, or beside the report and the --errors file on a cluster (span sets in memory,
-    # compared here, keep their items in memory: their spans are the caller's own objects)
-    in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
-    with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
-                         (False if in_memory else errors, "the error listing's items are kept")) as (
-            (folder, items_folder), client):
-        accumulator = run(inputs, names, groups,
-                          PairsComparison(rule, pairs, bool(errors), context,
-                                          folder.path if folder is not None else None,
-                                          members=[g.members for g in groups] if pairwise else None, units=unit,
-                                          lang=lang, unitizing=len(inputs) if unitizing else None,
-                                          tokens=level, token_group=token_group,
-                                          items=items_folder.path if items_folder is not None else None),
-                          format=format, format_options=format_options, label_map=label_map, only=only,
-                          align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
-                          scheduler=client)
+        # the report's records and the listing's items are spooled per document: to a temporary
+        # folder, or beside the report and the --errors file on a cluster (span sets in memory,
+        # compared here, keep their items in memory: their spans are the caller's own objects)
+        in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
+        with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
+                             (False if in_memory else errors, "the error listing's items are kept")) as (
+                (folder, items_folder), client):
+            accumulator = run(inputs, names, groups,
+                              PairsComparison(rule, pairs, bool(errors), context,
+                                              folder.path if folder is not None else None,
+                                              members=[g.members for g in groups] if pairwise else None, units=unit,
+                                              lang=lang, unitizing=len(inputs) if unitizing else None,
+                                              tokens=level, token_group=token_group,
+                                              items=items_folder.path if items_folder is not None else None),
+                              format=format, format_options=format_options, label_map=label_map, only=only,
+                              align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
+                              scheduler=client)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     paths = [input_path(item) for item in inputs]

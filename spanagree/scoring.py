@@ -421,7 +421,6 @@ class ScoreComparison:
                 "items": [[group, *item] for item in found]})
 
 
-@one_client
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
           only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False,
           errors: bool | str = False, chance: bool = False,
@@ -510,58 +509,59 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     check_context(context)
     several = isinstance(pred, (list, tuple))
     preds = list(pred) if several else [] if pred is None else [pred]
-    inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
-                           also=(gold_name,) if gold_name else (), jobs=jobs, scheduler=scheduler)
-    if gold_name is not None:
-        found = [k for k, item in enumerate(inputs) if input_name(item) == gold_name]
-        if not found:
-            raise UsageError(f"no span set called {gold_name!r} among the inputs; there are: "
-                             + ", ".join(input_name(item) for item in inputs), option="gold_name", flag="--gold")
-        inputs.insert(0, inputs.pop(found[0]))
-    gold, preds = inputs[0], inputs[1:]
-    if align_text:  # CoNLL predictions against a gold with raw text: paired in order
-        from .pipeline import paired_in_order
+    with one_client(scheduler) as scheduler:  # connected for the run when given an address
+        inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
+                               also=(gold_name,) if gold_name else (), jobs=jobs, scheduler=scheduler)
+        if gold_name is not None:
+            found = [k for k, item in enumerate(inputs) if input_name(item) == gold_name]
+            if not found:
+                raise UsageError(f"no span set called {gold_name!r} among the inputs; there are: "
+                                 + ", ".join(input_name(item) for item in inputs), option="gold_name", flag="--gold")
+            inputs.insert(0, inputs.pop(found[0]))
+        gold, preds = inputs[0], inputs[1:]
+        if align_text:  # CoNLL predictions against a gold with raw text: paired in order
+            from .pipeline import paired_in_order
 
-        preds = [paired_in_order(gold, pred, format, format_options) for pred in preds]
-    several = several or len(preds) > 1
-    if not preds:
-        raise UsageError("score needs at least one prediction; the inputs hold one span set")
-    if compare and len(preds) < 2:
-        raise UsageError("{option} compares predictions: give two or more", option="compare")
-    rule = MatchRule(match, labels, partial_credit)
-    label_map, only = parse_label_map(label_map), parse_label_list(only)
-    inputs = [gold, *preds]
-    levels = None
-    if chance:  # per prediction, the tokenizer chosen (and loaded: one that cannot be is bad usage) first;
-        # --align-text: the gold's (the prediction's spans are mapped onto its text)
-        from .measures.tokens import TokenLevel, tokenizer_for
-        from .pipeline import input_format
+            preds = [paired_in_order(gold, pred, format, format_options) for pred in preds]
+        several = several or len(preds) > 1
+        if not preds:
+            raise UsageError("score needs at least one prediction; the inputs hold one span set")
+        if compare and len(preds) < 2:
+            raise UsageError("{option} compares predictions: give two or more", option="compare")
+        rule = MatchRule(match, labels, partial_credit)
+        label_map, only = parse_label_map(label_map), parse_label_list(only)
+        inputs = [gold, *preds]
+        levels = None
+        if chance:  # per prediction, the tokenizer chosen (and loaded: one that cannot be is bad usage) first;
+            # --align-text: the gold's (the prediction's spans are mapped onto its text)
+            from .measures.tokens import TokenLevel, tokenizer_for
+            from .pipeline import input_format
 
-        format_of = partial(input_format, format=format)
-        levels = [TokenLevel(tokenizer_for([gold] if align_text else [gold, pred], format_of), lang, spacy_model,
-                             labels) for pred in preds]
-        for level in levels:
-            level.tokenize()
-    names = [input_name(item) for item in inputs]
-    groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
-    common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
-    if align_text:
-        common["align_text"] = True
-    # the listing's items are spooled per document as they are scored: to a temporary folder, or
-    # beside the --errors file on a cluster (span sets in memory, compared here, keep theirs in
-    # memory: their spans are the caller's own objects); the report's records likewise
-    in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
-    from .pipeline.cluster import spooling_beside
+            format_of = partial(input_format, format=format)
+            levels = [TokenLevel(tokenizer_for([gold] if align_text else [gold, pred], format_of), lang, spacy_model,
+                                 labels) for pred in preds]
+            for level in levels:
+                level.tokenize()
+        names = [input_name(item) for item in inputs]
+        groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
+        common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
+        if align_text:
+            common["align_text"] = True
+        # the listing's items are spooled per document as they are scored: to a temporary folder, or
+        # beside the --errors file on a cluster (span sets in memory, compared here, keep theirs in
+        # memory: their spans are the caller's own objects); the report's records likewise
+        in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
+        from .pipeline.cluster import spooling_beside
 
-    with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
-                         (False if in_memory else errors, "the error listing's items are kept")) as (
-            (folder, items_folder), client):
-        accumulator = run(inputs, names, groups,
-                          ScoreComparison(rule, bool(errors), context, folder.path if folder else None, units=unit,
-                                          lang=lang, items=items_folder.path if items_folder else None,
-                                          tokens=levels),
-                          format=format, format_options=format_options, jobs=jobs, progress=progress, scheduler=client,
-                          **common)
+        with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
+                             (False if in_memory else errors, "the error listing's items are kept")) as (
+                (folder, items_folder), client):
+            accumulator = run(inputs, names, groups,
+                              ScoreComparison(rule, bool(errors), context, folder.path if folder else None, units=unit,
+                                              lang=lang, items=items_folder.path if items_folder else None,
+                                              tokens=levels),
+                              format=format, format_options=format_options, jobs=jobs, progress=progress,
+                              scheduler=client, **common)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     gold_order = accumulator.orders[0]

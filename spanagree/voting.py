@@ -704,7 +704,6 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
     return min_votes
 
 
-@one_client
 def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
          only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False, jobs: int = 1,
          format: str | None = None,
@@ -794,40 +793,42 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
     [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
     """
-    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
-    if len(inputs) < 2:
-        raise UsageError(f"merge needs at least two annotators; the inputs hold {len(inputs)}")
-    if match not in VOTE_RULES:
-        raise UsageError(f"unknown merge rule {match!r}; choose one of: {', '.join(VOTE_RULES)}")
-    if labels not in LABEL_RULES:
-        raise UsageError(f"unknown label rule {labels!r}; choose one of: {', '.join(LABEL_RULES)}")
-    check_jobs(jobs)
-    from .scoring import check_context
+    with one_client(scheduler) as scheduler:  # connected for the run when given an address
+        inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
+        if len(inputs) < 2:
+            raise UsageError(f"merge needs at least two annotators; the inputs hold {len(inputs)}")
+        if match not in VOTE_RULES:
+            raise UsageError(f"unknown merge rule {match!r}; choose one of: {', '.join(VOTE_RULES)}")
+        if labels not in LABEL_RULES:
+            raise UsageError(f"unknown label rule {labels!r}; choose one of: {', '.join(LABEL_RULES)}")
+        check_jobs(jobs)
+        from .scoring import check_context
 
-    check_context(context)
-    if documents not in MERGE_DESIGNS:
-        raise UsageError(f"unknown document design {documents!r}; choose one of: {', '.join(MERGE_DESIGNS)}")
-    present = documents == "present"
-    majority = min_votes is None or min_votes == "majority"
-    k = resolve_min_votes(None if majority else min_votes, len(inputs))
-    rule = MatchRule(match, labels)
-    label_map, only = parse_label_map(label_map), parse_label_list(only)
-    names = unique_names(inputs)
-    from .pipeline.cluster import spooling
+        check_context(context)
+        if documents not in MERGE_DESIGNS:
+            raise UsageError(f"unknown document design {documents!r}; choose one of: {', '.join(MERGE_DESIGNS)}")
+        present = documents == "present"
+        majority = min_votes is None or min_votes == "majority"
+        k = resolve_min_votes(None if majority else min_votes, len(inputs))
+        rule = MatchRule(match, labels)
+        label_map, only = parse_label_map(label_map), parse_label_list(only)
+        names = unique_names(inputs)
+        from .pipeline.cluster import spooling
 
-    # each document's clusters go to disk as it is voted on: in a temporary folder, or on a
-    # cluster in one beside the outputs that the workers share with the client (else in memory)
-    with spooling(scheduler, outputs.place() if outputs is not None else None, [input_path(item) for item in inputs],
-                  kept="merge keeps every document's clusters") as (folder, client):
-        accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
-                          VoteComparison(rule, k, names, present=present, majority=majority,
-                                         folder=folder.path if folder is not None else None,
-                                         outputs=outputs if jobs > 1 or client is not None else None,
-                                         context=context),
-                          format=format, format_options=format_options, label_map=label_map, only=only,
-                          align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
-                          count_labels=rule.strict_labels,
-                          progress=progress, scheduler=client)
+        # each document's clusters go to disk as it is voted on: in a temporary folder, or on a
+        # cluster in one beside the outputs that the workers share with the client (else in memory)
+        with spooling(scheduler, outputs.place() if outputs is not None else None,
+                      [input_path(item) for item in inputs],
+                      kept="merge keeps every document's clusters") as (folder, client):
+            accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
+                              VoteComparison(rule, k, names, present=present, majority=majority,
+                                             folder=folder.path if folder is not None else None,
+                                             outputs=outputs if jobs > 1 or client is not None else None,
+                                             context=context),
+                              format=format, format_options=format_options, label_map=label_map, only=only,
+                              align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
+                              count_labels=rule.strict_labels,
+                              progress=progress, scheduler=client)
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     design = documents

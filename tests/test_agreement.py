@@ -303,3 +303,20 @@ def test_conll_files_are_compared_by_token_position():
     one_sentence = conll_spanset("sys", "EU rejects German call Peter Blackburn", [])
     with pytest.raises(FormatError, match="document 1: 1 sentences in sys, 2 in gold"):
         agree([first, one_sentence])
+
+
+
+def test_warnings_name_the_file_that_called_the_command():
+    """agree, score and vote warn as from their caller (not from a wrapper or a helper of theirs):
+    here two of a's spans repeat one key, and b has a document that a lacks."""
+    from spanagree import score, vote
+
+    a = SpanSet.from_spans("a", [Span("d", ((0, 3),), "X"), Span("d", ((0, 3),), "X")], {"d": "abcdef"})
+    b = SpanSet.from_spans("b", [Span("d", ((0, 3),), "X"), Span("e", ((0, 3),), "X")],
+                           {"d": "abcdef", "e": "abcdef"})
+    for run in (lambda: agree([a, b]), lambda: score(a, b), lambda: vote([a, b])):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run()
+        assert len(caught) == 2, [str(w.message) for w in caught]
+        assert {w.filename for w in caught} == {__file__}

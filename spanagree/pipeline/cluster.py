@@ -31,7 +31,6 @@ spanagree installed, in the same version.
 
 from __future__ import annotations
 
-import functools
 import os
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -65,25 +64,24 @@ def connect(scheduler):
                              f"{str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
 
 
-def one_client(command):
-    """``command`` (``agree``, ``score``, ``vote``: a keyword ``scheduler``) run with one client for
-    the whole run: given an address, the client is connected before the command starts and
-    closed when it ends, and the command is given it as its ``scheduler``. Its inputs are
-    expanded on it (a GATE folder's annotation sets are found on the workers: :func:`sharing`),
-    then the workers' spool is checked (:func:`spooling`) and the shards compared
-    (:func:`accumulate_on_cluster`) on it, each taking the client as it is."""
-    @functools.wraps(command)
-    def on_one_client(*args, scheduler=None, **options):
-        if scheduler is None:
-            return command(*args, **options)
-        client = connect(scheduler)
-        try:
-            return command(*args, scheduler=client, **options)
-        finally:
-            if client is not scheduler:
-                client.close()
-
-    return on_one_client
+@contextmanager
+def one_client(scheduler):
+    """The run's one ``distributed.Client`` (``None`` without ``scheduler``): given an address, it
+    is connected on entering and closed on leaving; a client is used as it is. ``agree``,
+    ``score`` and ``vote`` expand their inputs on it (a GATE folder's annotation sets are found on
+    the workers: :func:`sharing`), then check the workers' spool (:func:`spooling`) and compare
+    the shards (:func:`accumulate_on_cluster`) on it, each taking the client as it is. A context
+    manager rather than a decorator, so that the commands' warnings still name their caller's
+    line (a wrapper would be the frame they name)."""
+    if scheduler is None:
+        yield None
+        return
+    client = connect(scheduler)
+    try:
+        yield client
+    finally:
+        if client is not scheduler:
+            client.close()
 
 
 def missing_on_workers(client, paths: list[str]) -> dict[str, list[str]]:

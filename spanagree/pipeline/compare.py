@@ -252,10 +252,12 @@ class PairTallies(list):
 
 
 def warn_duplicates(name: str, count: int, rule: MatchRule) -> None:
+    """The warning that ``name``'s ``count`` spans repeat another's matching key, warned from the
+    commands' ``finished`` (``agree`` and ``score``: the warning names their caller's line)."""
     if count:
         key = "fragments and label" if rule.strict_labels else "fragments"
         warnings.warn(f"{name}: {count} span(s) identical on the matching key ({key}) counted once",
-                      SpanagreeWarning, stacklevel=3)
+                      SpanagreeWarning, stacklevel=4)
 
 
 @dataclass
