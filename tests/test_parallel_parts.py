@@ -197,3 +197,26 @@ def test_too_few_documents_stay_in_one_process(tmp_path, capsys, verdicts, monke
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
     assert same_runs(capsys, ["agree", *map(str, conll_files(tmp_path)), "--output", "json"])[0] == 0
     assert verdicts == []
+
+
+def test_parts_are_cut_by_bytes_and_shrink_towards_the_end(tmp_path):
+    # ann1: 16 records, the first 8 three times as long as the last 8 (300 and 100 bytes: 3200
+    # bytes); ann2 the same 16 ids in records of 100 bytes (1600 bytes): 4800 bytes in all
+    def record(doc_id: int, size: int) -> str:
+        head = json.dumps({"id": f"d{doc_id:02d}", "text": "", "pad": ""})
+        return head[:-2] + "x" * (size - len(head) - 1) + '"}\n'
+
+    paths = [tmp_path / "ann1.jsonl", tmp_path / "ann2.jsonl"]
+    paths[0].write_text("".join(record(d, 300 if d < 8 else 100) for d in range(16)))
+    paths[1].write_text("".join(record(d, 100) for d in range(16)))
+    files = parallel.splittable_files(paths, None)
+    parts = parallel.file_parts(files, 4)
+    # shares of 7/16, 5/16, 3/16 and 1/16 of 4800 bytes end at bytes 2100, 3600 and 4500 of the
+    # two files together, where document i begins at byte 300 i + 100 i = 400 i (i ≤ 8), then
+    # 2400 + 100 (i - 8) + 100 i: the first to begin at or after 2100 is document 6 (2400;
+    # document 5: 2000), at or after 3600 document 10 (3600), at or after 4500 document 15 (4600)
+    assert [part.documents_before for part in parts[0]] == [0, 6, 10, 15]
+    assert [(part.start, part.stop) for part in parts[0]] == [(0, 1800), (1800, 2600), (2600, 3100), (3100, 3200)]
+    assert [(part.start, part.stop) for part in parts[1]] == [(0, 600), (600, 1000), (1000, 1500), (1500, 1600)]
+    assert [part.lines_before for part in parts[1]] == [0, 6, 10, 15]
+    # the parts' bytes, both files: 2400, 1200, 1000, 200 (half, a quarter, a fifth, a 24th)

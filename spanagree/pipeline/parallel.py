@@ -328,27 +328,66 @@ def splittable_files(inputs, format, format_options=None) -> list | None:
 
 
 def file_parts(files, pieces: int, offsets: list | None = None) -> list[list]:
-    """Each file of ``files`` (as :func:`splittable_files` gives them) cut into ``pieces``
+    """Each file of ``files`` (as :func:`splittable_files` gives them) cut into at most ``pieces``
     :class:`~spanagree.formats.FilePart` of whole documents, at the same document indices in
-    every file (those of the first, cut into nearly equal pieces): part ``p`` of every file holds
-    the same documents when the files list the same documents in the same order. A file with
-    fewer documents has empty parts at its end; its last part runs to its end. ``offsets``: each
-    file's ``(document offsets, lines before each)``, found if not given.
+    every file (the first file's documents, cut where :func:`part_cuts` says): part ``p`` of
+    every file holds the same documents when the files list the same documents in the same order.
+    A file with fewer documents has empty parts at its end; its last part runs to its end.
+    ``offsets``: each file's ``(document offsets, lines before each)``, found if not given.
     """
     from ..formats import FilePart
 
     if offsets is None:
         offsets = [fmt.document_offsets()(path) for path, fmt, _ in files]
-    counts = [len(piece) for piece in shards(range(len(offsets[0][0])), pieces)]
-    cuts = [sum(counts[:p]) for p in range(len(counts) + 1)]  # document index where each part begins
+    sizes = [os.path.getsize(path) for path, _, _ in files]
+    documents = len(offsets[0][0])
+    # where each of the first file's documents begins, in the bytes of all the files together
+    begins = [sum(starts[i] if i < len(starts) else size for (starts, _), size in zip(offsets, sizes))
+              for i in range(documents)]
+    cuts = part_cuts(begins, sum(sizes), pieces)  # document index where each part begins
     result = []
-    for (path, _, _), (starts, lines) in zip(files, offsets):
-        size = os.path.getsize(path)
+    for size, (starts, lines) in zip(sizes, offsets):
         bounds = [(starts[c], lines[c], c) if c < len(starts) else (size, None, len(starts)) for c in cuts]
         bounds[0], bounds[-1] = (0, 0, 0), (size, None, len(starts))
         result.append([FilePart(start, stop, before or 0, documents)
                        for (start, before, documents), (stop, _, _) in zip(bounds, bounds[1:])])
     return result
+
+
+def part_cuts(begins: list[int], total: int, pieces: int) -> list[int]:
+    """Where each of at most ``pieces`` parts begins (a document index, from 0, and the number of
+    documents last), the documents beginning at byte ``begins[i]`` of ``total`` bytes.
+
+    The parts are cut by bytes, not by documents (the work of a document goes with its bytes),
+    and shrink towards the end: part ``k`` of ``P`` gets a share ``2(P - k) - 1`` of the bytes
+    (out of ``P²``), so the last parts are small and the processes, taking parts as they finish
+    others, end close together (equal parts leave one process idle for up to a part's time while
+    another ends its last; here the last part is ``1/P²`` of the work). A part begins at the first
+    document beginning at or after its share's first byte; parts that would hold no document are
+    not made.
+
+    Examples
+    --------
+    Eight documents of 100 bytes in four parts of 7/16, 5/16, 3/16 and 1/16 of the bytes: the
+    shares end at bytes 350, 600 and 750, so the parts begin at the documents beginning at
+    bytes 0, 400 and 600 (none begins at or after 750: the last two shares make one part):
+
+    >>> part_cuts([0, 100, 200, 300, 400, 500, 600, 700], 800, 4)
+    [0, 4, 6, 8]
+    >>> part_cuts([0, 100], 200, 4), part_cuts([], 0, 4)
+    ([0, 1, 2], [0, 0])
+    """
+    import bisect
+
+    documents = len(begins)
+    cuts, share = [0], 0
+    for k in range(pieces - 1):
+        share += 2 * (pieces - k) - 1
+        cut = bisect.bisect_left(begins, total * share / pieces ** 2)
+        if cuts[-1] < cut < documents:
+            cuts.append(cut)
+    cuts.append(documents)
+    return cuts
 
 
 def _read_in_parts(files, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
