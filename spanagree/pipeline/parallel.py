@@ -16,9 +16,10 @@ spans read before forking would be copied page by page as the children touch the
 gives at its end is made once from the shards' counts (:func:`shards_added`). Files that hold many
 documents one after the other (CoNLL, JSON lines:
 :attr:`~spanagree.formats.Format.splits`) are cut into parts of whole documents by their bytes
-alone (:func:`file_parts`), at the same document indices in every file, and each process reads
-its own parts (:func:`_read_in_parts`); what the whole files give at their end is made once from
-the parts' counts. Other inputs are read here first and their documents shared with the
+alone (:func:`parts_as_found`), at the same document indices in every file, in shrinking sizes
+(:func:`part_shares`), and each process reads its own parts (:func:`_read_in_parts`), beginning
+with the first while the parent scans for the others; what the whole files give at their end is
+made once from the parts' counts. Other inputs are read here first and their documents shared with the
 children: single XML, WebAnno TSV and XMI files, DocBin files (one binary), and the containers,
 which cannot be split (a Label Studio export is one JSON document, an INCEpTION export one zip, a
 GATE file one XML document).
