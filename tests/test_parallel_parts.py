@@ -224,7 +224,8 @@ def test_parts_are_cut_by_bytes_and_shrink_towards_the_end(tmp_path):
 
 def hundred_bytes(number: int) -> str:
     """A record of 100 bytes, its line end included."""
-    return json.dumps({"id": f"d{number}", "text": "Ana", "spans": [{"start": 0, "end": 3, "label": "PER"}]}).ljust(99) + "\n"
+    record = {"id": f"d{number}", "text": "Ana", "spans": [{"start": 0, "end": 3, "label": "PER"}]}
+    return json.dumps(record).ljust(99) + "\n"
 
 
 def test_a_part_is_given_as_soon_as_the_scan_has_passed_its_end(tmp_path):

@@ -144,8 +144,9 @@ class Format:
         ``part=`` (a :class:`FilePart`), and the module provides
         ``document_starts_<name>(path)`` (where documents begin, found in the bytes alone: each
         document's byte offset and the lines before it, yielded as the scan finds them),
-        ``document_offsets_<name>(path) -> (offsets, lines before each)`` (the same as lists) and ``part_notes_<name>(path, counts, **options) -> (notes, warnings)`` (what the
-        whole file gives at its end, made from its parts' :attr:`FilePart.counts` added up).
+        ``document_offsets_<name>(path) -> (offsets, lines before each)`` (the same as lists) and
+        ``part_notes_<name>(path, counts, **options) -> (notes, warnings)`` (what the whole file
+        gives at its end, made from its parts' :attr:`FilePart.counts` added up).
     folder_shards : bool
         A folder keeps its documents in files of their own (one document per file, or a known set
         of documents per file), read in shards (``--jobs`` workers, Dask tasks:
