@@ -27,6 +27,7 @@ from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .measures.counts import Counts
 from .pipeline import Group, expand_inputs, run
+from .pipeline.cluster import one_client
 from .measures.registry import undefined_rates
 from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
                                parse_label_map, sorted_labels, warn_duplicates)
@@ -34,7 +35,7 @@ from .pipeline.labels import label_warnings
 from .pipeline.finish import (announce_texts, check_jobs, common_documents, in_first_order, input_path,
                               pairwise_documents, unique_names)
 from .formats import DocumentStream
-from .scoring import ErrorItem, check_context, disagreements_of
+from .scoring import ErrorItem, check_context, disagreements_of, spooled_items
 from .span import CONTEXT, SpanSet
 
 #: ``agree``'s document designs (``--documents``): which documents each pair compares.
@@ -53,8 +54,9 @@ class Agreement:
     left_out: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
-    #: Builds :meth:`errors` when first asked for (``agree()`` compares the documents again).
-    listing: Callable[[], list[list]] | None = field(default=None, repr=False, compare=False)
+    #: Gives each pair's disagreements (an iterable per pair): read from the spool where they were
+    #: kept while comparing (``agree(errors=...)``), else by comparing the documents again.
+    listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
     _errors: list | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -71,9 +73,17 @@ class Agreement:
         ``(first, second, item)``; the item's ``pred`` is the first annotator's span, its ``gold``
         the second's (see :func:`agree`'s ``errors``)."""
         if self._errors is None:
-            listings = self.listing() if self.listing is not None else [[] for _ in self.pairs]
-            self._errors = [(p.first, p.second, item) for p, items in zip(self.pairs, listings) for item in items]
+            self._errors = list(self._listed())
         return self._errors
+
+    def iter_errors(self):
+        """:meth:`errors` one at a time, without keeping them when they were spooled while comparing
+        (``agree(..., errors=True)``: what ``--errors`` writes from, document by document)."""
+        return iter(self._errors) if self._errors is not None else self._listed()
+
+    def _listed(self):
+        listings = self.listing() if self.listing is not None else [() for _ in self.pairs]
+        return ((p.first, p.second, item) for p, items in zip(self.pairs, listings) for item in items)
 
     def errors_frame(self):
         """The disagreements as a DataFrame (the ``agree --errors`` columns)."""
@@ -167,7 +177,8 @@ class PairsComparison:
 
     def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
                  report: str | None = None, members: list[tuple[int, ...]] | None = None, units: str = "document",
-                 lang: str | None = None, unitizing: int | None = None, tokens=None, token_group: int | None = None):
+                 lang: str | None = None, unitizing: int | None = None, tokens=None, token_group: int | None = None,
+                 items: str | None = None):
         self.rule = rule
         self.pairs = pairs
         # agree --chance: how tokens are tallied (a TokenLevel), and the group that tallies them
@@ -184,16 +195,21 @@ class PairsComparison:
             [(p, group.index(i), group.index(j)) for p, (i, j) in enumerate(pairs) if i in group and j in group]
             for group in members]
         self.listing = listing
+        self.items = items    # where the listing's items are spooled per document (None: kept in memory)
         self.context = context
         self.report = report  # the spool folder of the report's document records, when asked for
 
     def tally(self) -> PairTallies:
-        from .pipeline.spool import DocumentSpool
+        from .pipeline.spool import DocumentSpool, ObjectSpool
 
         from .measures.tokens import TokenTally
         from .measures.unitizing import UnitizingTally
 
-        return PairTallies((PairTally() for _ in self.pairs),
+        pairs = [PairTally() for _ in self.pairs]
+        if self.listing and self.items is not None:
+            for pair in pairs:
+                pair.items = ObjectSpool(self.items)
+        return PairTallies(pairs,
                            DocumentSpool(self.report) if self.report is not None else None,
                            UnitizingTally(self.unitizing) if self.unitizing else None,
                            TokenTally() if self.tokens is not None else None)
@@ -237,8 +253,10 @@ class PairsComparison:
             counts = compare_pair(spansets[i], spansets[j], documents, self.rule, each=each)
             pair.add(counts)
             if each is not None:
-                if listing_each is not None:
-                    pair.items.update(zip(documents, (found for found, _ in counts.each)))
+                if listing_each is not None:  # a document without disagreement keeps nothing
+                    for doc_id, (found, _) in zip(documents, counts.each):
+                        if found:
+                            pair.items[doc_id] = found
                 compared.append([records for _, records in counts.each])
         if tally.report is not None:
             members = list(range(len(spansets))) if self.members is None else list(self.members[group])
@@ -275,12 +293,13 @@ def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs:
                                           "spans": spans, "items": items})
 
 
+@one_client
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
           label_map=None, align_whitespace: bool = False, align_text: bool = False, chance: bool = False,
           lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
-          annotators=None, errors: bool = False, context: int = CONTEXT, report: bool | str = False,
+          annotators=None, errors: bool | str = False, context: int = CONTEXT, report: bool | str = False,
           documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
           resamples: int = 10_000, progress: bool = False, scheduler=None) -> Agreement:
     """Pairwise agreement of two or more annotators.
@@ -336,9 +355,16 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     annotators : list of str or "A,B", optional
         Pick and order the span sets by name, containers' annotators included (a container's
         curation joins only when named here).
-    errors : bool
-        Keep every disagreement of every pair (:meth:`Agreement.errors`) while comparing. Without
-        it, span sets in memory and paths are compared again when the listing is first asked for.
+    errors : bool or path
+        Keep every disagreement of every pair (:meth:`Agreement.errors`) while comparing: each
+        document's are spooled to a temporary folder as it is compared, and read back document by
+        document (:meth:`Agreement.iter_errors`), so memory stays flat; span sets in memory keep
+        theirs in memory. On a Dask cluster (``scheduler``) the workers spool into a folder they
+        share with this process, beside the listing when ``errors`` is the path it will be written
+        to (``--errors FILE``); with ``errors=True``, or when some worker cannot write there (a
+        warning says so), the disagreements travel back with the tallies and are kept in this
+        process's memory (docs/cluster.md). Without it, span sets in memory and paths are compared
+        again when the listing is first asked for.
         The first annotator of a pair plays the prediction of :func:`spanagree.score` and the
         second the gold: ``spurious`` = only the first marked it (b), ``missed`` = only the second (c).
     context : int
@@ -387,7 +413,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if unitizing and pairwise:
         raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has no "
                          "missing annotators); use --documents common", option="unitizing")
-    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs)
+    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
     if len(inputs) < 2:
         raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
     if compare and len(inputs) < 3:
@@ -408,15 +434,22 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     if chance and pairwise:  # the tokens of each document among the annotators who have it
         token_group = len(groups)
         groups.append(Group(tuple(range(len(inputs))), present=True))
-    from .pipeline.cluster import report_spooling
+    from .pipeline.cluster import spooling_beside
 
-    # the report's records are spooled: to a temporary folder, or beside the report on a cluster
-    with report_spooling(report, scheduler, inputs) as (folder, client):
+    # the report's records and the listing's items are spooled per document: to a temporary
+    # folder, or beside the report and the --errors file on a cluster (span sets in memory,
+    # compared here, keep their items in memory: their spans are the caller's own objects)
+    in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
+    with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
+                         (False if in_memory else errors, "the error listing's items are kept")) as (
+            (folder, items_folder), client):
         accumulator = run(inputs, names, groups,
-                          PairsComparison(rule, pairs, errors, context, folder.path if folder is not None else None,
+                          PairsComparison(rule, pairs, bool(errors), context,
+                                          folder.path if folder is not None else None,
                                           members=[g.members for g in groups] if pairwise else None, units=unit,
                                           lang=lang, unitizing=len(inputs) if unitizing else None,
-                                          tokens=level, token_group=token_group),
+                                          tokens=level, token_group=token_group,
+                                          items=items_folder.path if items_folder is not None else None),
                           format=format, format_options=format_options, label_map=label_map, only=only,
                           align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
                           scheduler=client)
@@ -475,9 +508,12 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
             result.spool.join(group.compared.report)
         result.spool.folder_owner = folder  # the temporary files live as long as the result
     if errors:
-        listings = [[item for d in pair.by_document for item in tally.items.get(d, ())]
-                    for pair, tally in zip(counted, tallies)]
-        result.listing = lambda listings=listings: listings  # noqa: E731
+        spools = [(tally.items, list(pair.by_document)) for pair, tally in zip(counted, tallies)]
+        if items_folder is not None:
+            for spool, _ in spools:
+                spool.close()
+                spool.folder_owner = items_folder  # the spool lives as long as the result (its folder)
+        result.listing = partial(_spooled_listings, spools)
     elif all(not isinstance(item, DocumentStream) for item in inputs):
         result.listing = partial(_listing, inputs, format=format, format_options=format_options, match=match,
                                  labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
@@ -519,12 +555,18 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     return result
 
 
+def _spooled_listings(spools) -> list:
+    """Per pair, its disagreements kept while comparing (``spools``: per pair, the items by
+    document and its documents), read document by document as they are iterated."""
+    return [spooled_items(items, documents) for items, documents in spools]
+
+
 def _listing(inputs, **options) -> list[list]:
     """Every pair's disagreements, compared again (quietly: the first run warned)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpanagreeWarning)
         result = agree(inputs, errors=True, **options)
-    return result.listing()
+    return [list(items) for items in result.listing()]
 
 
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],

@@ -333,7 +333,7 @@ def command_agree(args) -> str:
     check_common(args)
     check_listing_outputs(args, args.paths)
     check_report(args, args.paths, others=[args.errors, args.plots])
-    result = agree(args.paths, errors=bool(args.errors), context=args.context, report=args.report or False,
+    result = agree(args.paths, errors=args.errors or False, context=args.context, report=args.report or False,
                    documents=args.documents, unitizing=args.unitizing, **run_options(args))
     if args.errors:
         rows, columns = iter_disagreement_rows(result), DISAGREEMENT_COLUMNS
@@ -364,7 +364,7 @@ def command_score(args) -> str:
         raise UsageError(f"--beta must be >= 0, got {args.beta!r}")
     check_listing_outputs(args, [args.gold_path, *args.preds])
     check_report(args, [args.gold_path, *args.preds], others=[args.errors, args.plots])
-    results = score(args.gold_path, args.preds, beta=args.beta, errors=bool(args.errors), gold_name=args.gold,
+    results = score(args.gold_path, args.preds, beta=args.beta, errors=args.errors or False, gold_name=args.gold,
                     context=args.context, report=args.report or False, **run_options(args))
     if not isinstance(results, list):
         results = [results]

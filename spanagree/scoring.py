@@ -40,6 +40,7 @@ from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
 from .pipeline import Group, expand_inputs, run
+from .pipeline.cluster import one_client
 from .measures.registry import undefined_rates
 from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
                                sorted_labels, warn_duplicates)
@@ -420,9 +421,10 @@ class ScoreComparison:
                 "items": [[group, *item] for item in found]})
 
 
+@one_client
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
-          only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False, errors: bool = False,
-          chance: bool = False,
+          only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False,
+          errors: bool | str = False, chance: bool = False,
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
           options: dict | None = None, annotators=None, gold_name: str | None = None,
@@ -444,9 +446,16 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         As in :func:`spanagree.agree`.
     beta : float
         F-beta's β (β > 1 favours recall).
-    errors : bool
-        Keep the error listing (:attr:`Score.items`) while comparing. Without it, span sets in
-        memory and paths are compared again when the listing is first asked for.
+    errors : bool or path
+        Keep the error listing (:attr:`Score.items`) while comparing: each document's items are
+        spooled to a temporary folder as it is scored, and read back document by document
+        (:meth:`Score.iter_items`); span sets in memory keep theirs in memory. On a Dask cluster
+        (``scheduler``) the workers spool into a folder they share with this process, beside the
+        listing when ``errors`` is the path it will be written to (``--errors FILE``); with
+        ``errors=True``, or when some worker cannot write there (a warning says so), the items
+        travel back with the tallies and are kept in this process's memory (docs/cluster.md).
+        Without it, span sets in memory and paths are compared again when the listing is first
+        asked for.
     chance, lang, spacy_model, bootstrap, seed
         Token-level agreement and bootstrap intervals (the prediction is the first side, the gold
         the second), as in :func:`spanagree.agree`.
@@ -502,7 +511,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     several = isinstance(pred, (list, tuple))
     preds = list(pred) if several else [] if pred is None else [pred]
     inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
-                           also=(gold_name,) if gold_name else (), jobs=jobs)
+                           also=(gold_name,) if gold_name else (), jobs=jobs, scheduler=scheduler)
     if gold_name is not None:
         found = [k for k, item in enumerate(inputs) if input_name(item) == gold_name]
         if not found:
@@ -538,20 +547,19 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
     if align_text:
         common["align_text"] = True
-    items_folder = None
-    if errors and scheduler is None and not any(isinstance(item, SpanSet) for item in inputs):
-        # read from files: the listing's items go to disk as documents are scored (span sets in
-        # memory keep theirs, whose spans are the caller's own objects)
-        from .pipeline.spool import SpoolFolder
+    # the listing's items are spooled per document as they are scored: to a temporary folder, or
+    # beside the --errors file on a cluster (span sets in memory, compared here, keep theirs in
+    # memory: their spans are the caller's own objects); the report's records likewise
+    in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
+    from .pipeline.cluster import spooling_beside
 
-        items_folder = SpoolFolder()
-    from .pipeline.cluster import report_spooling
-
-    # the report's records are spooled: to a temporary folder, or beside the report on a cluster
-    with report_spooling(report, scheduler, inputs) as (folder, client):
+    with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
+                         (False if in_memory else errors, "the error listing's items are kept")) as (
+            (folder, items_folder), client):
         accumulator = run(inputs, names, groups,
-                          ScoreComparison(rule, errors, context, folder.path if folder else None, units=unit, lang=lang,
-                                          items=items_folder.path if items_folder else None, tokens=levels),
+                          ScoreComparison(rule, bool(errors), context, folder.path if folder else None, units=unit,
+                                          lang=lang, items=items_folder.path if items_folder else None,
+                                          tokens=levels),
                           format=format, format_options=format_options, jobs=jobs, progress=progress, scheduler=client,
                           **common)
     accumulator.raise_reading_error()
@@ -571,8 +579,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         if errors:
             if items_folder is not None:
                 tally.items.close()
-                tally.items.folder_owner = items_folder  # the spool lives as long as the result
-            listing = partial(_spooled_items, tally.items, scored)
+                tally.items.folder_owner = items_folder  # the spool lives as long as the result (its folder)
+            listing = partial(spooled_items, tally.items, scored)
         elif all(not isinstance(item, DocumentStream) for item in (inputs[0], inputs[p])):
             listing = partial(_listing, inputs[0], inputs[p], format=format, format_options=format_options,
                               match=match, labels=labels, partial_credit=partial_credit, only=only,
@@ -642,7 +650,7 @@ def check_context(context) -> None:
                          option="context", flag="--context")
 
 
-def _spooled_items(items, documents: list[str]):
+def spooled_items(items, documents: list[str]):
     """The items kept while comparing (:attr:`Score.items`), document by document."""
     for doc_id in documents:
         yield from items.get(doc_id, ())

@@ -90,6 +90,7 @@ from pathlib import Path
 from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, expand_inputs, run
+from .pipeline.cluster import one_client
 from .pipeline.compare import parse_label_list, parse_label_map
 from .pipeline.labels import label_warnings, selected
 from .pipeline.finish import (announce_texts, check_jobs, common_documents, input_path, present_documents,
@@ -703,6 +704,7 @@ def resolve_min_votes(min_votes, annotators: int) -> int:
     return min_votes
 
 
+@one_client
 def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",
          only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False, jobs: int = 1,
          format: str | None = None,
@@ -792,7 +794,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
     [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
     """
-    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs)
+    inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
     if len(inputs) < 2:
         raise UsageError(f"merge needs at least two annotators; the inputs hold {len(inputs)}")
     if match not in VOTE_RULES:

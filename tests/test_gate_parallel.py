@@ -2,7 +2,9 @@
 listing (:class:`spanagree.formats.gate.GateFolder`), so the workers read their own shard of the
 files, and the run is that of one process: the same JSON (apart from the options' echo), the
 same notes summed over the shards, the same one-line error whichever shard holds the bad file.
-In one process the sets' streams share each file's parse.
+The scan that finds the sets is shared out too: over the processes, or on a cluster over the
+workers (a few tasks, seen in the scheduler's task stream). In one process the sets' streams
+share each file's parse.
 """
 
 from __future__ import annotations
@@ -66,6 +68,20 @@ def with_points(tmp_path):
                                   f'Type="PER" StartNode="{node}" EndNode="{node}">\n</Annotation>\n', 1)
         file.write_text(content, encoding="utf-8")
     return folder, files
+
+
+def scans_counted(monkeypatch) -> list[str]:
+    """The files this process scans for their sets (:func:`gate._parse` with ``full=False``)."""
+    scanned = []
+    parse = gate_module._parse
+
+    def counted(file, in_folder, limit, full=True):
+        if not full:
+            scanned.append(file)
+        return parse(file, in_folder, limit, full)
+
+    monkeypatch.setattr(gate_module, "_parse", counted)
+    return scanned
 
 
 def test_the_sets_streams_carry_their_folders_listing_named_as_the_command_names_them():
@@ -195,9 +211,12 @@ def test_agree_score_merge_and_an_error_on_the_cluster_equal_a_local_run(schedul
 
     monkeypatch.setattr(parallel, "shards_added", counted)
     folder, files = with_points(tmp_path)
+    scanned = scans_counted(monkeypatch)
     for argv in (["agree", folder, "--by", "label,document"], ["score", folder, "--by", "document"]):
         local = run(capsys, *argv, "--output", "json")
+        before = len(scanned)
         remote = run(capsys, *argv, "--output", "json", "--scheduler", scheduler)
+        assert len(scanned) == before  # the sets were found on the workers
         assert local[0] == remote[0] == 0 and local[2] == remote[2]
         assert without_options(remote[1]) == without_options(local[1])
     outs = []
@@ -207,8 +226,60 @@ def test_agree_score_merge_and_an_error_on_the_cluster_equal_a_local_run(schedul
         assert code == 0, err
         outs.append((without_options(summary), err, out.read_bytes()))
     assert outs[0] == outs[1]
+    assert len(scanned) == 10 * 3  # the local runs' scans only
     assert sharded == [["gate"] * 3] * 3  # each run's tasks read their shards of the files
     files[-1].write_text(files[-1].read_text(encoding="utf-8")[:200], encoding="utf-8")
     local = run(capsys, "agree", folder, "--output", "json")
     remote = run(capsys, "agree", folder, "--output", "json", "--scheduler", scheduler)
     assert local == remote and local[0] == 1 and local[2].startswith(f"spanagree: error: {files[-1]}:")
+
+
+def test_on_the_cluster_the_sets_are_found_by_a_few_tasks_on_the_workers(scheduler, tmp_path, capsys, monkeypatch):
+    from distributed import Client, get_task_stream
+    from distributed.utils import key_split
+
+    folder, _ = with_points(tmp_path)
+    scanned = scans_counted(monkeypatch)
+    local = run(capsys, "agree", folder, "--by", "label,document", "--output", "json")
+    assert len(scanned) == 10  # locally, one scan of the ten files in this process
+    with Client(scheduler, set_as_default=False) as client, get_task_stream(client) as stream:
+        remote = run(capsys, "agree", folder, "--by", "label,document", "--output", "json", "--scheduler", scheduler)
+        workers = set(client.scheduler_info()["workers"])
+    assert local[0] == remote[0] == 0 and local[2] == remote[2]
+    assert without_options(remote[1]) == without_options(local[1])
+    assert len(scanned) == 10  # on the cluster this process scanned nothing
+    scans = [task for task in stream.data if key_split(task["key"]) == "share_task"]
+    # 2 workers x 4 shards: eight tasks of one or two files each, run on the cluster's workers
+    assert len(scans) == 8 and {task["worker"] for task in scans} <= workers
+
+
+def test_on_the_cluster_a_bad_file_given_relatively_is_the_error_of_one_process(scheduler, tmp_path, capsys,
+                                                                               monkeypatch):
+    folder = tmp_path / "demo"
+    shutil.copytree(FOLDER, folder)
+    files = sorted(folder.glob("*.xml"))
+    files[-1].write_text(files[-1].read_text(encoding="utf-8")[:200], encoding="utf-8")
+    files[4].write_text(files[4].read_text(encoding="utf-8").replace('EndNode="', 'EndNode="9', 1), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # the workers' folder is another: they read demo/... from here
+    local = run(capsys, "agree", "demo", "--output", "json")
+    remote = run(capsys, "agree", "demo", "--output", "json", "--scheduler", scheduler)
+    assert local == remote and local[0] == 1 and local[1] == ""
+    # the first bad file of the fifth (the third task's), with its line, not the last file's
+    assert re.match(rf"spanagree: error: demo/{files[4].name}:[0-9]+: annotation .* which is not in the text\n$",
+                    local[2])
+
+
+def test_a_clusters_share_out_gives_each_contiguous_shard_in_order_and_checks_the_paths_first(scheduler):
+    from distributed import Client
+
+    from spanagree.errors import SpanagreeError
+    from spanagree.pipeline.cluster import sharing
+
+    with Client(scheduler, set_as_default=False) as client:
+        share_out = sharing(client)
+        # 2 workers x 4 shards of ten items: [0, 1], [2, 3], [4], ..., [9]
+        assert share_out(sum, list(range(10)), reads=[str(FOLDER)]) == [1, 5, 4, 5, 6, 7, 8, 9]
+        assert share_out(sum, []) is None
+        with pytest.raises(SpanagreeError, match=r"^Dask worker tcp://\S+ cannot see /nowhere/gate: the workers read "
+                                                 "the inputs by path"):
+            share_out(sum, [1, 2], reads=[str(FOLDER), "/nowhere/gate"])

@@ -324,3 +324,26 @@ def test_listings_written_row_by_row_are_the_whole_documents(demo, tmp_path, cap
     same = [paths[0], paths[0]]
     assert run(capsys, "agree", *same, "--errors", tmp_path / "none.json")[0] == 0
     assert (tmp_path / "none.json").read_text(encoding="utf-8") == '{\n  "errors": []\n}\n'
+
+
+def test_agree_errors_are_spooled_per_document_and_read_in_turn(demo):
+    """Read from files, each pair's disagreements go to disk as each document is compared (one
+    packed integer per document with some, none for a document without); the listing reads them
+    back document by document, as kept in memory for span sets (their spans are the caller's)."""
+    from spanagree.formats import read
+
+    paths = [demo / "brat" / name for name in ("ann1", "ann2", "ann3")]
+    result = agree(paths, errors=True)
+    spools = [spool for spool, _ in result.listing.args[0]]
+    assert all(type(entry) is int for spool in spools for entry in spool.entries.values())
+    # the demo's 10 documents: ann1 and ann3 agree on all of 3 of them, which keep no entry
+    assert [len(spool.entries) for spool in spools] == [10, 7, 10]
+    for spool, pair in zip(spools, result.pairs):
+        assert list(spool.entries) == list(dict.fromkeys(item.document for first, second, item in result.errors()
+                                                         if (first, second) == (pair.first, pair.second)))
+    in_memory = agree([read(path) for path in paths], errors=True)
+    assert all(type(items) is dict for items, _ in in_memory.listing.args[0])
+    rows = [(first, second, item.as_pair_dict()) for first, second, item in result.iter_errors()]
+    assert rows == [(first, second, item.as_pair_dict()) for first, second, item in in_memory.errors()]
+    assert len(rows) == 17 + 12 + 23  # docs/cli.md's rows per pair (test above)
+    assert [row for row in result.iter_errors()] == result.errors() == result.errors()  # kept once asked for

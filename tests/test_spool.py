@@ -47,3 +47,23 @@ def test_text_parts_keep_their_failed_documents(tmp_path):
     mine += pickle.loads(pickle.dumps(theirs))
     assert mine.ready("d1") and mine.ready("d2") and not mine.ready("d3")
     assert [mine.read(mine.entries[d]) for d in ("d1", "d2")] == ["é\n".encode(), b"b\n"]
+
+
+def test_without_a_folder_every_spool_keeps_its_records_in_memory_and_adds_up(tmp_path):
+    """A MemoryFolder's path (a cluster whose workers share no folder with the client), or None:
+    no file; each entry is a 1-tuple holding the record, and it travels with the index (pickled
+    back to the client) and adds up with the spools that wrote files."""
+    from spanagree.pipeline.spool import IN_MEMORY
+
+    kept, written = ObjectSpool(IN_MEMORY), ObjectSpool(str(tmp_path))
+    kept.add("d1", ["one"])
+    written.add("d2", ["two"])
+    returned = pickle.loads(pickle.dumps(kept))
+    assert returned.in_memory and returned.files == [] and returned.entries == {"d1": (["one"],)}
+    returned += written
+    assert [returned.load(d) for d in ("d1", "d2")] == [["one"], ["two"]]
+    assert ObjectSpool(None).in_memory and not written.in_memory
+    records = DocumentSpool(IN_MEMORY)
+    records.add("d1", 2, {"id": "d1", "spans": {}, "items": []})
+    assert records.files == [] and records.entries == {"d1": (b'{"id":"d1","spans":{},"items":[]}\n',)}
+    assert pickle.loads(pickle.dumps(records)).record("d1") == {"id": "d1", "spans": {}, "items": []}

@@ -765,9 +765,10 @@ def container_streams(path: str | os.PathLike, format: str | None = None, *, sha
     """Every span set a container holds (whatever its role), in the export's order, as streams;
     ``options`` as in :func:`read` (those the format does not take are ignored). ``share_out``:
     for a container kept in a folder of document files (:attr:`Format.folder_shards`), what
-    shares out listing its span sets, ``share_out(function, files)`` giving each contiguous
-    shard's ``function(shard)`` in order, or ``None`` (then the files are listed here); ``--jobs``
-    gives its processes' (:func:`spanagree.pipeline.parallel.sharing`)."""
+    shares out listing its span sets, ``share_out(function, files, reads=[path])`` giving each
+    contiguous shard's ``function(shard)`` in order, or ``None`` (then the files are listed
+    here); ``--jobs`` gives its processes' (:func:`spanagree.pipeline.parallel.sharing`), a Dask
+    cluster its workers' (:func:`spanagree.pipeline.cluster.sharing`)."""
     fmt, own = _reader_options(path, format, options)
     if fmt.folder_shards and share_out is not None:
         own["share_out"] = share_out

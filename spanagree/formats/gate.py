@@ -42,7 +42,8 @@ A GATE XML file (root ``<GateDocument>``, what GATE Developer's "Save as XML…"
   file (and line).
 * **Reading a folder.** The sets are found first by a scan of every file (checked as reading
   checks it, so every error is met then; no text or features kept), in shards over the
-  ``--jobs`` processes when there are enough files; then the sets' streams share each file's
+  ``--jobs`` processes when there are enough files, or over a Dask cluster's workers
+  (``--scheduler``: a few tasks of many files each); then the sets' streams share each file's
   parse (:class:`_Parses`). Each stream of a folder carries its set's :class:`GateFolder`
   listing (:attr:`~spanagree.formats.DocumentStream.listing`): ``--jobs`` workers and Dask
   tasks read their own shard of the files, as for any folder of document files.
@@ -149,6 +150,18 @@ def _parse(file: str, in_folder: bool, limit: int, full: bool = True) -> _Parsed
     return parsed
 
 
+def _parse_from(cwd: str, file: str, in_folder: bool, limit: int, full: bool = True) -> _Parsed:
+    """:func:`_parse` of ``file`` as given (relative to ``cwd``, the folder it was given in, whatever
+    the folder of the process reading it: a worker's), its errors naming it as given."""
+    opened = os.path.join(cwd, file)
+    try:
+        return _parse(opened, in_folder, limit, full)
+    except FormatError as error:
+        if error.path == file or error.path != opened:
+            raise
+        raise FormatError(file, error.message, error.line) from None
+
+
 def _text_and_nodes(file: str, element, full: bool = True) -> tuple[str, dict[str, int]]:
     """The text of ``<TextWithNodes>`` (``""`` unless ``full``) and each node's offset in it (code points)."""
     pieces, nodes, offset = [], {}, 0
@@ -219,13 +232,7 @@ class _Parses:
         """``file`` parsed (its errors naming it as given)."""
         found = self.recent.pop(file, None)
         if found is None:
-            opened = os.path.join(self.cwd, file)
-            try:
-                found = _parse(opened, in_folder, self.limit)
-            except FormatError as error:
-                if error.path == file or error.path != opened:
-                    raise
-                raise FormatError(file, error.message, error.line) from None
+            found = _parse_from(self.cwd, file, in_folder, self.limit)
             if len(self.recent) >= self.KEEP:
                 del self.recent[next(iter(self.recent))]
         self.recent[file] = found
@@ -296,9 +303,10 @@ def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_b
 
     The sets are found by scanning every file (:func:`_parse` without text or features: every
     error is met here, as reading meets it), a folder's files in contiguous shards by
-    ``share_out`` when it is given and takes them (``share_out(function, files)``: each shard's
-    ``function(shard)`` in order, or ``None``; ``--jobs`` gives its forked processes', from
-    :func:`spanagree.pipeline.parallel.sharing`); the streams then share each file's parse. A
+    ``share_out`` when it is given and takes them (``share_out(function, files, reads=[path])``:
+    each shard's ``function(shard)`` in order, or ``None``; ``--jobs`` gives its forked
+    processes', from :func:`spanagree.pipeline.parallel.sharing`, a Dask cluster its workers',
+    from :func:`spanagree.pipeline.cluster.sharing`); the streams then share each file's parse. A
     folder's streams carry their :class:`GateFolder`
     (:attr:`~spanagree.formats.DocumentStream.listing`), so that ``--jobs`` workers and Dask tasks
     read their own shard of its files."""
@@ -307,7 +315,7 @@ def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_b
     parses = _Parses(max_record_bytes)
     order: dict[str, bool] = {}   # set name -> holds a span somewhere
     if os.path.isdir(path):
-        found = _scanned(files, max_record_bytes, share_out)
+        found = _scanned(path, files, max_record_bytes, share_out)
     else:  # one file (perhaps a pipe, read once): its parse is the streams'
         found = [_holding(parses.parsed(file, in_folder)) for _, file, in_folder in files]
     for sets in found:
@@ -330,25 +338,28 @@ def _holding(parsed: _Parsed) -> dict[str, bool]:
     return {name: any(start < end for _, start, end, _, _ in members) for name, members in parsed.sets.items()}
 
 
-def _sets_of_files(files: list[tuple[str, str, bool]], limit: int) -> tuple[list[dict[str, bool]], FormatError | None]:
+def _sets_of_files(files: list[tuple[str, str, bool]], limit: int, cwd: str
+                   ) -> tuple[list[dict[str, bool]], FormatError | None]:
     """Each file's sets (:func:`_holding`), scanned in order up to the first error, which is
-    returned (with nothing it was raised while handling: it travels back from a worker)."""
+    returned (with nothing it was raised while handling: it travels back from a worker); the
+    files as given in ``cwd`` (:func:`_parse_from`: a Dask worker's folder may be another)."""
     found = []
     for _, file, in_folder in files:
         try:
-            found.append(_holding(_parse(file, in_folder, limit, full=False)))
+            found.append(_holding(_parse_from(cwd, file, in_folder, limit, full=False)))
         except FormatError as error:
             error.__context__ = error.__cause__ = error.__traceback__ = None
             return found, error
     return found, None
 
 
-def _scanned(files: list[tuple[str, str, bool]], limit: int, share_out=None):
-    """Each file's sets (:func:`_holding`) in order, the files scanned in contiguous shards by
-    ``share_out`` when it takes them (else here); the first error of the files in order is
-    raised, as one scan in order meets it."""
-    results = share_out(partial(_sets_of_files, limit=limit), files) if share_out is not None else None
-    for found, error in results or [_sets_of_files(files, limit)]:
+def _scanned(folder: str, files: list[tuple[str, str, bool]], limit: int, share_out=None):
+    """Each file's sets (:func:`_holding`) in order, the files (of ``folder``) scanned in
+    contiguous shards by ``share_out`` when it takes them (else here); the first error of the
+    files in order is raised, as one scan in order meets it."""
+    scan = partial(_sets_of_files, limit=limit, cwd=os.getcwd())
+    results = share_out(scan, files, reads=[folder]) if share_out is not None else None
+    for found, error in results or [scan(files)]:
         yield from found
         if error is not None:
             raise error

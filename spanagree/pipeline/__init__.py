@@ -57,7 +57,8 @@ def open_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
 
 
 def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None, *,
-                  annotators: Sequence[str] | None = None, also: Sequence[str] = (), jobs: int = 1) -> list[Input]:
+                  annotators: Sequence[str] | None = None, also: Sequence[str] = (), jobs: int = 1,
+                  scheduler=None) -> list[Input]:
     """The inputs with every container (a path holding several annotators:
     :attr:`spanagree.formats.Format.container`) replaced by its span sets' streams, so that a
     command counts span sets, not paths.
@@ -75,6 +76,10 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
     jobs : int
         Processes a container kept in a folder may use to list its span sets
         (:func:`~spanagree.formats.container_streams`, :func:`.parallel.sharing`).
+    scheduler : distributed.Client, optional
+        The run's Dask client (:func:`.cluster.one_client`): a container kept in a folder lists
+        its span sets on the cluster's workers instead (:func:`.cluster.sharing`; ``jobs`` is
+        then ignored).
 
     Raises
     ------
@@ -87,9 +92,14 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
     """
     from ..formats import container_streams, is_container, open_annotators
     from .finish import input_name, unique_names
-    from .parallel import sharing
+    if scheduler is not None:
+        from .cluster import sharing
 
-    share_out = sharing(jobs)
+        share_out = sharing(scheduler)
+    else:
+        from .parallel import sharing
+
+        share_out = sharing(jobs)
 
     if annotators is not None:
         annotators = [a.strip() for a in (annotators.split(",") if isinstance(annotators, str) else annotators)]

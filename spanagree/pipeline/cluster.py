@@ -21,7 +21,9 @@ its shard's documents.
 ``--jobs`` does, into a hidden temporary folder beside its first output
 (:func:`shared_spool`), which the workers share with the client; the client joins the parts
 (:mod:`spanagree.pipeline.parts`). When some worker cannot write there, the clusters travel back
-to the client and are kept in its memory.
+to the client and are kept in its memory. ``agree`` and ``score`` spool the report's document
+records and the ``--errors`` listings' items the same way, beside the report and the listing
+(:func:`spooling_beside`).
 
 The client needs ``dask[distributed]`` (``pip install 'spanagree[dask]'``); the workers need
 spanagree installed, in the same version.
@@ -29,6 +31,7 @@ spanagree installed, in the same version.
 
 from __future__ import annotations
 
+import functools
 import os
 from contextlib import contextmanager, nullcontext
 from typing import Any
@@ -62,6 +65,27 @@ def connect(scheduler):
                              f"{str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
 
 
+def one_client(command):
+    """``command`` (``agree``, ``score``, ``vote``: a keyword ``scheduler``) run with one client for
+    the whole run: given an address, the client is connected before the command starts and
+    closed when it ends, and the command is given it as its ``scheduler``. Its inputs are
+    expanded on it (a GATE folder's annotation sets are found on the workers: :func:`sharing`),
+    then the workers' spool is checked (:func:`spooling`) and the shards compared
+    (:func:`accumulate_on_cluster`) on it, each taking the client as it is."""
+    @functools.wraps(command)
+    def on_one_client(*args, scheduler=None, **options):
+        if scheduler is None:
+            return command(*args, **options)
+        client = connect(scheduler)
+        try:
+            return command(*args, scheduler=client, **options)
+        finally:
+            if client is not scheduler:
+                client.close()
+
+    return on_one_client
+
+
 def missing_on_workers(client, paths: list[str]) -> dict[str, list[str]]:
     """Per worker address, the paths (of ``paths``) it cannot see."""
     def missing(paths=paths):
@@ -80,6 +104,36 @@ def check_paths(client, paths: list[str]) -> None:
         worker, paths = sorted(gone.items())[0]
         raise SpanagreeError(f"Dask worker {worker} cannot see {paths[0]}: the workers read the inputs by path and "
                              "need a filesystem shared with the client (the same path on every machine)")
+
+
+def sharing(client):
+    """What shares out a reader's work on a folder's files over the workers of ``client`` (a
+    ``distributed.Client``), as :func:`spanagree.pipeline.parallel.sharing` does over forked
+    processes: ``share_out(function, items, reads)`` is each contiguous shard's ``function(shard)``,
+    in order, computed on the workers (``None`` for no items). The shards are few and coarse
+    (:data:`SHARDS_PER_WORKER` a worker, however many the items); the items go to each worker
+    once, not with each task; ``reads``, the paths the function reads, are checked first
+    (:func:`check_paths`: a worker that cannot see one ends the run with one line). The formats
+    are handed it (:func:`~spanagree.formats.container_streams`: a GATE folder's annotation sets
+    are found by scanning its files on the workers)."""
+    def share_out(function, items: list, reads=()) -> list | None:
+        from .parallel import shards
+
+        if not items:
+            return None
+        check_paths(client, [os.path.abspath(path) for path in reads])
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        bounds = [(piece[0], piece[-1] + 1) for piece in shards(range(len(items)), workers * SHARDS_PER_WORKER)]
+        [scattered] = client.scatter([items], broadcast=True, hash=False)
+        return client.gather(client.map(share_task, bounds, items=scattered, function=function, pure=False))
+
+    return share_out
+
+
+def share_task(bounds: tuple[int, int], *, items: list, function):
+    """One shard of :func:`sharing`'s items (``items[start:end]``) given to ``function`` on a worker."""
+    start, end = bounds
+    return function(items[start:end])
 
 
 def unwritable_on_workers(client, folder: str) -> dict[str, str]:
@@ -160,24 +214,55 @@ def spooling(scheduler, near: str | None, inputs=(), *, kept: str):
             client.close()
 
 
-def report_spooling(report, scheduler, inputs):
-    """:func:`spooling` for the report's document records (``agree``/``score --report``;
-    ``report``: ``True`` or the path the report goes to, beside which a cluster's workers
-    spool); ``(None, scheduler)`` without a report. Where the workers share no folder with this
-    process, the folder is a :class:`~spanagree.pipeline.spool.MemoryFolder`: the records are
-    kept in memory."""
-    from .finish import input_path
-    from .spool import MemoryFolder
+def spooling_beside(scheduler, inputs, *outputs):
+    """:func:`spooling`'s folders for the per-document records of the outputs of ``agree`` and
+    ``score`` (the report's documents, ``--errors``' items), one folder per output; the records
+    of an output go beside it (in its folder) on a Dask cluster.
 
-    if not report:
-        return nullcontext((None, scheduler))
-    near = os.path.dirname(os.path.abspath(report)) if isinstance(report, (str, os.PathLike)) else None
+    Parameters
+    ----------
+    scheduler
+        ``None`` (a local run, ``--jobs`` included), or a Dask scheduler's address or client.
+    inputs : list
+        The run's inputs (no spool folder may lie inside one).
+    *outputs : tuple
+        Per output, ``(where, kept)``: ``where`` is false (not asked for), ``True`` (asked for,
+        written nowhere known) or the path the output will be written to; ``kept`` says, in the
+        warning of a folder the workers cannot write into, what is kept in memory instead.
+
+    Returns
+    -------
+    context manager
+        Yields ``(folders, client)``: per output ``None`` (not asked for), or a
+        :class:`~spanagree.pipeline.spool.SpoolFolder` — locally a temporary one; on a cluster
+        the one :func:`shared_spool` makes beside the output's path — or, on a cluster without a
+        path or where the workers share no folder with this process, a
+        :class:`~spanagree.pipeline.spool.MemoryFolder` (the records are kept in memory and travel
+        back with the tallies). ``client``: the client to run on (``scheduler`` itself when no
+        output is asked for), closed on leaving when it was made here.
+    """
+    from .finish import input_path
+    from .spool import MemoryFolder, SpoolFolder
+
+    if not any(where for where, _ in outputs):
+        return nullcontext(([None] * len(outputs), scheduler))
+    if scheduler is None:
+        return nullcontext(([SpoolFolder() if where else None for where, _ in outputs], None))
 
     @contextmanager
     def spooled():
-        with spooling(scheduler, near, [input_path(item) for item in inputs],
-                      kept="the report's documents are kept") as (folder, client):
-            yield folder if folder is not None else MemoryFolder(), client
+        client = connect(scheduler)
+        paths = [input_path(item) for item in inputs]
+        try:
+            folders = []
+            for where, kept in outputs:
+                near = os.path.dirname(os.path.abspath(where)) if isinstance(where, (str, os.PathLike)) else None
+                folder = shared_spool(client, near, paths, kept=kept) if where else None
+                folders.append(folder if folder is not None or not where else MemoryFolder())
+            yield folders, client
+        finally:
+            if client is not scheduler:
+                client.close()
 
     return spooled()
 

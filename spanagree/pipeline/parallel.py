@@ -75,13 +75,14 @@ def sharing(jobs: int):
     """What shares out a reader's work on a folder's files over ``jobs`` forked processes
     (``None`` for one job): ``share_out(function, items)`` is each contiguous shard's
     ``function(shard)``, in order, or ``None`` where the items are too few for the processes to
-    pay (:data:`MIN_DOCUMENTS_PER_JOB` each) or processes cannot be forked. The formats are handed
-    it (:func:`~spanagree.formats.container_streams`: finding a GATE folder's annotation sets), so
-    that they need not know the pipeline."""
+    pay (:data:`MIN_DOCUMENTS_PER_JOB` each) or processes cannot be forked; ``reads``, the paths
+    the function reads, matters only on a cluster (:func:`spanagree.pipeline.cluster.sharing`).
+    The formats are handed it (:func:`~spanagree.formats.container_streams`: finding a GATE
+    folder's annotation sets), so that they need not know the pipeline."""
     if jobs < 2:
         return None
 
-    def share_out(function: Callable[[Any], Any], items: list) -> list | None:
+    def share_out(function: Callable[[Any], Any], items: list, reads=()) -> list | None:
         processes = min(jobs, usable_cores(), len(items) // MIN_DOCUMENTS_PER_JOB)
         if processes < 2:
             return None

@@ -1,5 +1,6 @@
 """Per-document records spooled to disk as a run streams: the HTML report's (``--report``,
-:class:`DocumentSpool`) and ``merge``'s clusters (:class:`ObjectSpool`).
+:class:`DocumentSpool`), ``merge``'s clusters and the ``--errors`` listings' items
+(:class:`ObjectSpool`).
 
 A comparison that reports writes one JSON line per document it compares (its text, every
 copy's spans, how they were paired and classified: see docs/report.md) to a temporary file and
@@ -11,7 +12,9 @@ report is assembled from the files at the end (:mod:`spanagree.report.html`).
 
 ``merge`` spools each document's clusters and text the same way (pickled: they are read back by
 this process only), so that writing its gold, its adjudication listings and its report reads one
-document at a time (:class:`~spanagree.voting.VoteClusters`).
+document at a time (:class:`~spanagree.voting.VoteClusters`); so do ``score --errors`` and
+``agree --errors`` with each document's listed items (:class:`ObjectSpool`), written to the
+listing document by document.
 
 Both, and ``merge --jobs``' output parts (:class:`~spanagree.pipeline.parts.TextParts`), keep
 their files the one way :class:`ProcessFiles` does: a file per process, appended to, and one
@@ -54,13 +57,13 @@ def process_name() -> str:
     return f"{host}-{os.getpid()}"
 
 
-#: The path of a :class:`MemoryFolder`: a :class:`DocumentSpool` given it keeps its records in memory.
+#: The path of a :class:`MemoryFolder`: a spool given it keeps its records in memory (:class:`ProcessFiles`).
 IN_MEMORY = ":memory:"
 
 
 class MemoryFolder:
     """In place of a :class:`SpoolFolder` where a Dask cluster's workers share no folder with the
-    client (:func:`~spanagree.pipeline.cluster.report_spooling`): the spools given its path
+    client (:func:`~spanagree.pipeline.cluster.spooling_beside`): the spools given its path
     (:data:`IN_MEMORY`) keep their records in memory, and they travel back with the tally."""
 
     path = IN_MEMORY
@@ -98,6 +101,11 @@ class ProcessFiles:
     The index travels back with a tally and adds up with :meth:`add_index` in document order,
     shard by shard under ``--jobs``: the other side's files are numbered after these. What a
     record is (pickled objects, text in an output's format) is the subclass's.
+
+    Without a folder (``None``, or a :class:`MemoryFolder`'s :data:`IN_MEMORY`: a Dask cluster
+    whose workers share no folder with the client) the records are kept in memory, as they are:
+    a document's entry is then a 1-tuple holding its record, which travels with the index
+    (:meth:`stored`, :meth:`fetched`).
     """
 
     SUFFIX = ".bin"
@@ -109,6 +117,20 @@ class ProcessFiles:
         self._file = None
         self._file_number = None
         self._pid = None
+
+    @property
+    def in_memory(self) -> bool:
+        """Whether the records are kept in memory (no folder: ``None`` or :data:`IN_MEMORY`)."""
+        return self.folder is None or self.folder == IN_MEMORY
+
+    def stored(self, record, encoded) -> int | tuple:
+        """The entry of ``record``: kept as it is when :attr:`in_memory` (a 1-tuple), else
+        ``encoded(record)`` (its bytes) appended to this process's file (:meth:`append`)."""
+        return (record,) if self.in_memory else self.append(encoded(record))
+
+    def fetched(self, entry, decoded):
+        """The record of a :meth:`stored` entry (``decoded``: its bytes to the record)."""
+        return entry[0] if type(entry) is tuple else decoded(self.read(entry))
 
     def append(self, data: bytes) -> int:
         """Append ``data`` to this process's file; its :func:`packed_entry`."""
@@ -199,7 +221,7 @@ class DocumentSpool(ProcessFiles):
     def add(self, doc_id: str, disagreements: int, record: dict) -> None:
         """Write ``record`` (a JSON-able dict) for ``doc_id``."""
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-        self.entries[doc_id] = (line,) if self.folder == IN_MEMORY else self.append(line)
+        self.entries[doc_id] = self.stored(line, bytes)
         self.disagreeing[doc_id] = disagreements
 
     def __iadd__(self, other: "DocumentSpool") -> "DocumentSpool":
@@ -249,8 +271,8 @@ class DocumentSpool(ProcessFiles):
         return self.disagreeing.get(doc_id, 0)
 
     def _line(self, entry) -> bytes:
-        """A record's line: in memory (a 1-tuple, :data:`IN_MEMORY`) or where the entry says."""
-        return entry[0] if type(entry) is tuple else self.read(entry)
+        """A record's line: kept in memory or where the entry says (:meth:`~ProcessFiles.fetched`)."""
+        return self.fetched(entry, bytes)
 
     def record(self, doc_id: str) -> dict | None:
         """The record written for ``doc_id`` (``None`` if none was)."""
@@ -288,17 +310,24 @@ def items_entry(records, first_index: dict[int, int], second_index: dict[int, in
     return items, disagreements
 
 
+def _pickled(record) -> bytes:
+    import pickle
+
+    return pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
+
+
 class ObjectSpool(ProcessFiles):
     """One picklable object per document, spooled to disk as a run streams: ``merge``'s clusters
-    and texts (:class:`~spanagree.voting.VoteTally`), ``score --errors``' items, so that what
-    memory holds per document is where its record lies (one integer), not the record.
+    and texts (:class:`~spanagree.voting.VoteTally`), ``score --errors``' and ``agree --errors``'
+    items, so that what memory holds per document is where its record lies (one integer), not
+    the record.
 
     Each process appends to a file of its own in ``folder`` (``<host>-<pid>-<n>.pickle``); the
     index (document → file, offset, length, packed in one integer) travels with the tally and
     adds up with ``+=`` in document order, shard by shard under ``--jobs`` or on a Dask cluster
     (whose workers write into a folder they share with the client). Without a folder
-    (``folder=None``: a cluster whose workers share no folder with the client) the objects are
-    kept in memory and travel with the index instead.
+    (:attr:`~ProcessFiles.in_memory`) the objects are kept in memory, unpickled, and travel with
+    the index instead.
 
     Examples
     --------
@@ -319,23 +348,15 @@ class ObjectSpool(ProcessFiles):
 
     def add(self, doc_id: str, record) -> None:
         """Spool ``record`` for ``doc_id`` (a document given twice keeps its last record)."""
-        if self.folder is None:
-            self.entries[doc_id] = (record,)
-            return
-        import pickle
-
-        self.entries[doc_id] = self.append(pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+        self.entries[doc_id] = self.stored(record, _pickled)
 
     def load(self, doc_id: str):
         """The record spooled for ``doc_id`` (``KeyError`` if none was)."""
         if self._last is not None and self._last[0] == doc_id:
             return self._last[1]
-        entry = self.entries[doc_id]
-        if isinstance(entry, tuple):
-            return entry[0]
         import pickle
 
-        record = pickle.loads(self.read(entry))
+        record = self.fetched(self.entries[doc_id], pickle.loads)
         self._last = (doc_id, record)
         return record
 

@@ -247,7 +247,7 @@ def disagreements_document(result) -> dict:
 def disagreement_records(result):
     """``agree --errors``' records one at a time, pair by pair: the pair, then the item with
     ``first_*``/``second_*`` fields (the JSON listing's entries and the CSV's rows)."""
-    return ({"first": first, "second": second, **item.as_pair_dict()} for first, second, item in result.errors())
+    return ({"first": first, "second": second, **item.as_pair_dict()} for first, second, item in result.iter_errors())
 
 
 def vote_document(result, *, lazy: bool = False) -> dict:

@@ -204,7 +204,7 @@ DISAGREEMENT_COLUMNS = ["first", "second", "document", "kind", "aligned", "credi
 
 
 def disagreement_rows(result) -> list[dict]:
-    """``agree --errors``: every disagreement of every pair (``result.errors()``), pair by pair."""
+    """``agree --errors``: every disagreement of every pair (``result.iter_errors()``), pair by pair."""
     return list(iter_disagreement_rows(result))
 
 
