@@ -460,8 +460,9 @@ def document_starts_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[t
     it, as the scan finds them (see :func:`document_offsets_jsonl`): a caller can act on the
     first records before the file is scanned to its end.
 
-    The file is read ``chunk_bytes`` at a time (1 MiB: chunks of 16 MiB, each a new block of
-    memory whose pages are mapped as it is filled, took twice the CPU time on the benchmark corpus).
+    The file is read ``chunk_bytes`` at a time (1 MiB: with chunks of 16 MiB, a chunk, the line
+    begun before it and the two joined, the scan alone took the peak memory of ``score --jobs 2``
+    on the 40,000-document benchmark files from 44 to 106 MB).
     """
     with open_file(os.fspath(path), "JSONL") as file:
         carry, base, number = b"", 0, 0  # the line begun before the chunk, its offset and number
