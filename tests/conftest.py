@@ -59,6 +59,7 @@ def small_shards(monkeypatch):
     forked = parallel.map_forked
 
     def counted(function, items, jobs):
+        items = list(items)  # the parts of CoNLL and JSONL files come as they are found: counted here
         calls.append(len(items))
         return forked(function, items, jobs)
 

@@ -197,3 +197,75 @@ def test_too_few_documents_stay_in_one_process(tmp_path, capsys, verdicts, monke
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
     assert same_runs(capsys, ["agree", *map(str, conll_files(tmp_path)), "--output", "json"])[0] == 0
     assert verdicts == []
+
+
+def test_parts_are_cut_by_bytes_and_shrink_towards_the_end(tmp_path):
+    # ann1: 16 records, the first 8 three times as long as the last 8 (300 and 100 bytes: 3200
+    # bytes); ann2 the same 16 ids in records of 100 bytes (1600 bytes): 4800 bytes in all
+    def record(doc_id: int, size: int) -> str:
+        head = json.dumps({"id": f"d{doc_id:02d}", "text": "", "pad": ""})
+        return head[:-2] + "x" * (size - len(head) - 1) + '"}\n'
+
+    paths = [tmp_path / "ann1.jsonl", tmp_path / "ann2.jsonl"]
+    paths[0].write_text("".join(record(d, 300 if d < 8 else 100) for d in range(16)))
+    paths[1].write_text("".join(record(d, 100) for d in range(16)))
+    files = parallel.splittable_files(paths, None)
+    parts = parallel.file_parts(files, 4)
+    # shares of 7/16, 5/16, 3/16 and 1/16 of 4800 bytes end at bytes 2100, 3600 and 4500 of the
+    # two files together, where document i begins at byte 300 i + 100 i = 400 i (i ≤ 8), then
+    # 2400 + 100 (i - 8) + 100 i: the first to begin at or after 2100 is document 6 (2400;
+    # document 5: 2000), at or after 3600 document 10 (3600), at or after 4500 document 15 (4600)
+    assert [part.documents_before for part in parts[0]] == [0, 6, 10, 15]
+    assert [(part.start, part.stop) for part in parts[0]] == [(0, 1800), (1800, 2600), (2600, 3100), (3100, 3200)]
+    assert [(part.start, part.stop) for part in parts[1]] == [(0, 600), (600, 1000), (1000, 1500), (1500, 1600)]
+    assert [part.lines_before for part in parts[1]] == [0, 6, 10, 15]
+    # the parts' bytes, both files: 2400, 1200, 1000, 200 (half, a quarter, a fifth, a 24th)
+
+
+def hundred_bytes(number: int) -> str:
+    """A record of 100 bytes, its line end included."""
+    record = {"id": f"d{number}", "text": "Ana", "spans": [{"start": 0, "end": 3, "label": "PER"}]}
+    return json.dumps(record).ljust(99) + "\n"
+
+
+def test_a_part_is_given_as_soon_as_the_scan_has_passed_its_end(tmp_path):
+    # two files of ten 100-byte records (2000 bytes); four parts end at 7/16, 3/4 and 15/16 of
+    # the bytes: 875, 1500 and 1875, reached by the documents beginning at 2 x 500, 2 x 800 and
+    # 2 x 1000 bytes: documents 5 and 8 (and 10, which is not there: the last share is left out)
+    paths = [tmp_path / "ann1.jsonl", tmp_path / "ann2.jsonl"]
+    for path in paths:
+        path.write_text("".join(hundred_bytes(d) for d in range(10)))
+    files = parallel.splittable_files(paths, None)
+    scanned = [0, 0]
+
+    def counting(k):
+        for offset in range(0, 1000, 100):
+            scanned[k] += 1
+            yield offset, offset // 100
+
+    parts = parallel.parts_as_found(files, [counting(0), counting(1)], 4)
+    first = next(parts)
+    assert [(p.start, p.stop, p.lines_before, p.documents_before) for p in first] == [(0, 500, 0, 0)] * 2
+    assert scanned == [6, 6]  # documents 0 to 5: the scan went no further than the part's end
+    second, last = next(parts), next(parts)
+    assert [(p.start, p.stop, p.documents_before) for p in second] == [(500, 800, 5)] * 2
+    assert [(p.start, p.stop, p.documents_before) for p in last] == [(800, 1000, 8)] * 2
+    assert next(parts, None) is None and scanned == [10, 10]
+    # and the parts read as the whole files read them
+    assert parallel.file_parts(files, 4) == [[first[k], second[k], last[k]] for k in range(2)]
+
+
+def test_a_file_with_fewer_documents_has_empty_parts_at_its_end(tmp_path):
+    # ann1: 8 documents of 100 bytes; ann2: 2 of them (200 bytes): 1000 bytes in all; shares of
+    # four parts end at 437.5, 750 and 937.5; document i begins at 100 i + 100 min(i, 2)
+    # (ann2's later documents at its end, 200): 437.5 is reached by document 3 (500), 750 by
+    # document 6 (800), 937.5 by none (document 7: 900)
+    paths = [tmp_path / "ann1.jsonl", tmp_path / "ann2.jsonl"]
+    lines = [hundred_bytes(d) for d in range(8)]
+    paths[0].write_text("".join(lines))
+    paths[1].write_text("".join(lines[:2]))
+    parts = parallel.file_parts(parallel.splittable_files(paths, None), 4)
+    assert [(p.start, p.stop, p.lines_before, p.documents_before) for p in parts[0]] == [
+        (0, 300, 0, 0), (300, 600, 3, 3), (600, 800, 6, 6)]
+    assert [(p.start, p.stop, p.lines_before, p.documents_before) for p in parts[1]] == [
+        (0, 200, 0, 0), (200, 200, 0, 2), (200, 200, 0, 2)]

@@ -142,9 +142,11 @@ class Format:
         A file can be read in parts, each a byte range of whole documents read on its own
         (``--jobs`` workers: :mod:`spanagree.pipeline.parallel`): ``stream_<name>`` takes
         ``part=`` (a :class:`FilePart`), and the module provides
-        ``document_offsets_<name>(path) -> list[int]`` (where documents begin, found in the bytes
-        alone) and ``part_notes_<name>(path, counts, **options) -> (notes, warnings)`` (what the
-        whole file gives at its end, made from its parts' :attr:`FilePart.counts` added up).
+        ``document_starts_<name>(path)`` (where documents begin, found in the bytes alone: each
+        document's byte offset and the lines before it, yielded as the scan finds them),
+        ``document_offsets_<name>(path) -> (offsets, lines before each)`` (the same as lists) and
+        ``part_notes_<name>(path, counts, **options) -> (notes, warnings)`` (what the whole file
+        gives at its end, made from its parts' :attr:`FilePart.counts` added up).
     folder_shards : bool
         A folder keeps its documents in files of their own (one document per file, or a known set
         of documents per file), read in shards (``--jobs`` workers, Dask tasks:
@@ -201,6 +203,9 @@ class Format:
 
     def document_offsets(self):
         return getattr(self.module(), f"document_offsets_{self.name}")
+
+    def document_starts(self):
+        return getattr(self.module(), f"document_starts_{self.name}")
 
     def part_notes(self):
         return getattr(self.module(), f"part_notes_{self.name}")

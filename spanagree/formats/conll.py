@@ -253,14 +253,16 @@ def part_notes_conll(path, counts: dict, *, scheme: str | None = None, **options
     return [message], [message]
 
 
-#: The bytes read at a time by :func:`document_offsets_conll`.
-_SCAN_BYTES = 1 << 24
+#: The bytes read at a time by :func:`document_offsets_conll` (the scan's memory: a chunk and the
+#: bytes kept from the one before it, which larger chunks do not make faster).
+_SCAN_BYTES = 1 << 20
 _BLANK_BYTES = b" \t\r\n"
 
 
 def document_offsets_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[list[int], list[int]]:
     """Where the documents of a CoNLL file begin, found in its bytes alone (nothing decoded or
-    parsed): their byte offsets in order, and the lines before each.
+    parsed): their byte offsets in order, and the lines before each (:func:`document_starts_conll`
+    as two lists).
 
     A document begins at every line that begins with ``-DOCSTART-`` followed by a space, tab,
     ``\\r`` or ``\\n`` (where the reader cuts its blocks: :func:`_blocks`), and at byte 0 when
@@ -269,7 +271,7 @@ def document_offsets_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[lis
     :class:`~spanagree.formats.FilePart` that :func:`stream_conll` can read on its own. The reader
     may count otherwise in odd files (a ``-DOCSTART-`` line indented, or last and without a line
     end; tokens of other white space before the first): a caller that numbers the documents of a
-    part from these offsets checks what the reader read. The file is read ``chunk_bytes`` at a time.
+    part from these offsets checks what the reader read.
 
     Examples
     --------
@@ -279,9 +281,16 @@ def document_offsets_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[lis
     >>> document_offsets_conll(f)
     ([0, 10, 49], [0, 2, 5])
     """
-    offsets: list[int] = []
-    lines: list[int] = []
+    starts = list(document_starts_conll(path, chunk_bytes=chunk_bytes))
+    return [offset for offset, _ in starts], [lines for _, lines in starts]
+
+
+def document_starts_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
+    """The byte offset of every document of a CoNLL file and the lines before it, as the scan
+    finds them (see :func:`document_offsets_conll`): a caller can act on the first documents
+    before the file is scanned to its end. The file is read ``chunk_bytes`` at a time."""
     marker = _DOCSTART_LINE
+    first = True  # before the first -DOCSTART- line: is there something (a document) before it?
     with open_file(str(path), "CoNLL") as file:
         data, base = b"\n", -1  # the file read so far from offset ``base``, after a virtual "\n"
         newlines, counted = -1, 0  # newlines in the file before data[counted] (the virtual one counts -1)
@@ -295,8 +304,11 @@ def document_offsets_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[lis
                 if follows < len(data) and data[follows] in _AFTER_DOCSTART:
                     newlines += data.count(b"\n", counted, at + 1)
                     counted = at + 1
-                    offsets.append(base + at + 1)
-                    lines.append(newlines)
+                    if first:
+                        first = False
+                        if base + at + 1 and _tokens_before(path, base + at + 1, chunk_bytes):
+                            yield 0, 0
+                    yield base + at + 1, newlines
                 at = data.find(marker, at + 1)
             if not chunk:
                 break
@@ -305,19 +317,22 @@ def document_offsets_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[lis
                 newlines += data.count(b"\n", counted, keep)
                 counted = keep
             data, base, counted = data[keep:], base + keep, counted - keep
-        if not offsets or offsets[0]:  # something before the first -DOCSTART- line?
-            file.seek(0)
-            left = offsets[0] if offsets else float("inf")
-            while left > 0:
-                chunk = file.read(int(min(left, chunk_bytes)))
-                if not chunk:
-                    break
-                if chunk.translate(None, _BLANK_BYTES):
-                    offsets.insert(0, 0)
-                    lines.insert(0, 0)
-                    break
-                left -= len(chunk)
-    return offsets, lines
+    if first and _tokens_before(path, float("inf"), chunk_bytes):  # no -DOCSTART- line: one document
+        yield 0, 0
+
+
+def _tokens_before(path, stop: float, chunk_bytes: int) -> bool:
+    """Whether the file has something other than blank lines before byte ``stop``."""
+    with open_file(str(path), "CoNLL") as file:
+        left = stop
+        while left > 0:
+            chunk = file.read(int(min(left, chunk_bytes)))
+            if not chunk:
+                return False
+            if chunk.translate(None, _BLANK_BYTES):
+                return True
+            left -= len(chunk)
+    return False
 
 
 class _Window:

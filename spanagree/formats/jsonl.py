@@ -56,8 +56,8 @@ from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, default_name, open_file, too_large,
                write_documents)
 
-__all__ = ["annotators_jsonl", "document_offsets_jsonl", "part_notes_jsonl", "read_jsonl", "stream_jsonl",
-           "write_jsonl"]
+__all__ = ["annotators_jsonl", "document_offsets_jsonl", "document_starts_jsonl", "part_notes_jsonl", "read_jsonl",
+           "stream_jsonl", "write_jsonl"]
 
 _trusted = Span.trusted
 
@@ -433,15 +433,15 @@ def part_notes_jsonl(path, counts: dict, **options) -> tuple[list[str], list[str
 _SPACE_BYTES = b" \t\r\n\x0b\x0c"
 
 
-def document_offsets_jsonl(path, *, chunk_bytes: int = 1 << 24) -> tuple[list[int], list[int]]:
+def document_offsets_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[list[int], list[int]]:
     """Where the records of a JSON-lines file begin, found in its bytes alone (nothing decoded or
-    parsed): the byte offset of every line that is not blank, in order, and the lines before each.
+    parsed): the byte offset of every line that is not blank, in order, and the lines before each
+    (:func:`document_starts_jsonl` as two lists).
 
     The bytes from one offset to another (or to the file's end) are whole lines, a
     :class:`~spanagree.formats.FilePart` that :func:`stream_jsonl` can read on its own. Blank
     means ASCII white space here (the reader also skips lines of other white space, and leaves
-    out records answered reject or ignore): the offsets are where documents may begin. The file
-    is read ``chunk_bytes`` at a time.
+    out records answered reject or ignore): the offsets are where documents may begin.
 
     Examples
     --------
@@ -451,8 +451,19 @@ def document_offsets_jsonl(path, *, chunk_bytes: int = 1 << 24) -> tuple[list[in
     >>> document_offsets_jsonl(f)
     ([0, 18], [0, 3])
     """
-    offsets: list[int] = []
-    lines: list[int] = []
+    starts = list(document_starts_jsonl(path, chunk_bytes=chunk_bytes))
+    return [offset for offset, _ in starts], [lines for _, lines in starts]
+
+
+def document_starts_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
+    """The byte offset of every line of a JSON-lines file that is not blank, and the lines before
+    it, as the scan finds them (see :func:`document_offsets_jsonl`): a caller can act on the
+    first records before the file is scanned to its end.
+
+    The file is read ``chunk_bytes`` at a time (1 MiB: with chunks of 16 MiB, a chunk, the line
+    begun before it and the two joined, the scan alone took the peak memory of ``score --jobs 2``
+    on the 40,000-document benchmark files from 44 to 106 MB).
+    """
     with open_file(os.fspath(path), "JSONL") as file:
         carry, base, number = b"", 0, 0  # the line begun before the chunk, its offset and number
         while True:
@@ -464,13 +475,12 @@ def document_offsets_jsonl(path, *, chunk_bytes: int = 1 << 24) -> tuple[list[in
                 end = data.find(b"\n", at, cut)
                 end = cut if end < 0 else end
                 if data[at] not in _SPACE_BYTES or data[at:end].strip(_SPACE_BYTES):
-                    offsets.append(base + at)
-                    lines.append(number)
+                    yield base + at, number
                 number += 1
                 at = end + 1
             carry, base = data[cut:], base + cut
             if not chunk:
-                return offsets, lines
+                return
 
 
 def _max_digits() -> int:

@@ -16,9 +16,10 @@ spans read before forking would be copied page by page as the children touch the
 gives at its end is made once from the shards' counts (:func:`shards_added`). Files that hold many
 documents one after the other (CoNLL, JSON lines:
 :attr:`~spanagree.formats.Format.splits`) are cut into parts of whole documents by their bytes
-alone (:func:`file_parts`), at the same document indices in every file, and each process reads
-its own parts (:func:`_read_in_parts`); what the whole files give at their end is made once from
-the parts' counts. Other inputs are read here first and their documents shared with the
+alone (:func:`parts_as_found`), at the same document indices in every file, in shrinking sizes
+(:func:`part_shares`), and each process reads its own parts (:func:`_read_in_parts`), beginning
+with the first while the parent scans for the others; what the whole files give at their end is
+made once from the parts' counts. Other inputs are read here first and their documents shared with the
 children: single XML, WebAnno TSV and XMI files, DocBin files (one binary), and the containers,
 which cannot be split (a Label Studio export is one JSON document, an INCEpTION export one zip, a
 GATE file one XML document).
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import gc
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import SpanagreeError
 from ..formats import DocumentStream, natural_key
@@ -98,7 +99,7 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def map_forked(function: Callable[[Any], Any], items: list, jobs: int) -> list | None:
+def map_forked(function: Callable[[Any], Any], items: Iterable, jobs: int) -> list | None:
     """``[function(item) for item in items]`` over ``jobs`` forked processes, in order.
 
     ``function`` (a closure may do) and what it sees are inherited by the children, not pickled;
@@ -122,8 +123,11 @@ def can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
-def forked_map(function: Callable[[Any], Any], items: list, jobs: int) -> list:
+def forked_map(function: Callable[[Any], Any], items: Iterable, jobs: int) -> list:
     """``[function(item) for item in items]`` over ``jobs`` forked processes, in order.
+
+    ``items`` may be a generator: each item is handed out as soon as it is made, the processes
+    (forked when the first is handed out) working on the first items while the later are made.
 
     A process that dies (killed, or out of memory) ends the whole map with a
     :class:`~spanagree.errors.SpanagreeError` rather than leaving it waiting for an answer that
@@ -329,44 +333,110 @@ def splittable_files(inputs, format, format_options=None) -> list | None:
 
 
 def file_parts(files, pieces: int, offsets: list | None = None) -> list[list]:
-    """Each file of ``files`` (as :func:`splittable_files` gives them) cut into ``pieces``
-    :class:`~spanagree.formats.FilePart` of whole documents, at the same document indices in
-    every file (those of the first, cut into nearly equal pieces): part ``p`` of every file holds
-    the same documents when the files list the same documents in the same order. A file with
-    fewer documents has empty parts at its end; its last part runs to its end. ``offsets``: each
-    file's ``(document offsets, lines before each)``, found if not given.
+    """Each file of ``files`` (as :func:`splittable_files` gives them) cut into at most ``pieces``
+    :class:`~spanagree.formats.FilePart` of whole documents (:func:`parts_as_found`), as lists:
+    part ``p`` of every file holds the same documents when the files list the same documents in
+    the same order. ``offsets``: each file's ``(document offsets, lines before each)``, found if
+    not given.
+    """
+    if offsets is None:
+        starts = [fmt.document_starts()(path) for path, fmt, _ in files]
+    else:
+        starts = [zip(*offsets_and_lines) for offsets_and_lines in offsets]
+    return [list(column) for column in zip(*parts_as_found(files, starts, pieces))]
+
+
+def parts_as_found(files, starts: list, pieces: int) -> Iterator[list]:
+    """The files cut into at most ``pieces`` parts of whole documents, at the same document
+    indices in every file (the first file's documents), each part a
+    :class:`~spanagree.formats.FilePart` per file, yielded as soon as the files' ``starts`` have
+    been scanned far enough to know where it ends: a worker reads the first part while the rest
+    of the files is scanned (and the files' ends, after the last cut, are not scanned).
+
+    ``starts``: per file, an iterable of ``(document offset, lines before it)``, in order
+    (``document_starts_<format>``). The parts are cut by bytes (:func:`part_shares`): a part
+    ends before the first document beginning at or after its share's end in the bytes of all the
+    files together (document ``i`` of a file with fewer documents begins at its end, and its parts
+    from there are empty); parts that would hold no document are not made. The last part of
+    every file runs to its end.
     """
     from ..formats import FilePart
 
-    if offsets is None:
-        offsets = [fmt.document_offsets()(path) for path, fmt, _ in files]
-    counts = [len(piece) for piece in shards(range(len(offsets[0][0])), pieces)]
-    cuts = [sum(counts[:p]) for p in range(len(counts) + 1)]  # document index where each part begins
-    result = []
-    for (path, _, _), (starts, lines) in zip(files, offsets):
-        size = os.path.getsize(path)
-        bounds = [(starts[c], lines[c], c) if c < len(starts) else (size, None, len(starts)) for c in cuts]
-        bounds[0], bounds[-1] = (0, 0, 0), (size, None, len(starts))
-        result.append([FilePart(start, stop, before or 0, documents)
-                       for (start, before, documents), (stop, _, _) in zip(bounds, bounds[1:])])
-    return result
+    sizes = [os.path.getsize(path) for path, _, _ in files]
+    total = sum(sizes)
+    starts = [iter(each) for each in starts]
+    targets = iter([total * share for share in part_shares(pieces)])
+    target = next(targets, None)
+    documents: list = [None] * len(files)  # a file's documents, once its starts have run out
+    begun = [(0, 0, 0)] * len(files)  # where the part being found begins in each file: offset, lines, documents
+    for index, (offset, lines) in enumerate(starts[0]):
+        if target is None:
+            break
+        here = [(offset, lines, index)]
+        for k, other in enumerate(starts[1:], 1):
+            found = next(other, None) if documents[k] is None else None
+            if found is None and documents[k] is None:
+                documents[k] = index
+            here.append((found[0], found[1], index) if found is not None else (sizes[k], 0, documents[k]))
+        begins = sum(at for at, _, _ in here)
+        if begins < target:
+            continue
+        while target is not None and begins >= target:
+            target = next(targets, None)
+        if index > 0:
+            yield [FilePart(start, stop, before, number) for (start, before, number), (stop, _, _) in zip(begun, here)]
+            begun = here
+    yield [FilePart(start, size, before, number) for (start, before, number), size in zip(begun, sizes)]
+
+
+def part_shares(pieces: int) -> list[float]:
+    """Where the shares of the bytes of ``pieces`` parts end (fractions; the last, 1, left out).
+
+    The parts shrink towards the end: part ``k`` of ``P`` gets a share ``2(P - k) - 1`` of
+    ``P²``, so the last parts are small and the processes, taking parts as they finish others,
+    end close together (equal parts can leave one process idle for up to a part's time while
+    another reads its last; here the last part is ``1/P²`` of the bytes). Parts are cut by bytes,
+    not documents: the work of a document goes with its bytes.
+
+    Examples
+    --------
+    Four parts: 7/16, 5/16, 3/16 and 1/16 of the bytes.
+
+    >>> part_shares(4)
+    [0.4375, 0.75, 0.9375]
+    """
+    ends, share = [], 0
+    for k in range(pieces - 1):
+        share += 2 * (pieces - k) - 1
+        ends.append(share / pieces ** 2)
+    return ends
 
 
 def _read_in_parts(files, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
-    """Each process reads and compares the same part of every file (:func:`file_parts`), or
-    ``None`` when this does not pay (too few documents) or cannot be trusted to give what one
-    process gives (:func:`_parts_read_exactly`): the caller then reads the files here."""
+    """Each process reads and compares the same part of every file (:func:`parts_as_found`: the
+    processes begin with the first parts while the parent scans for the others), or ``None`` when
+    this does not pay (fewer than :data:`MIN_DOCUMENTS_PER_JOB` documents per process, counted in
+    the first file before any process starts) or cannot be trusted to give what one process gives
+    (:func:`_parts_read_exactly`): the caller then reads the files here."""
+    import itertools
     from functools import partial
 
-    offsets = [fmt.document_offsets()(path) for path, fmt, _ in files]
-    jobs = min(jobs, len(offsets[0][0]) // MIN_DOCUMENTS_PER_JOB)
+    starts = [fmt.document_starts()(path) for path, fmt, _ in files]
+    ahead = list(itertools.islice(starts[0], jobs * MIN_DOCUMENTS_PER_JOB))
+    jobs = min(jobs, len(ahead) // MIN_DOCUMENTS_PER_JOB)
     if jobs < 2:
         return None
-    parts = file_parts(files, jobs * SHARDS_PER_JOB, offsets)
-    del offsets
-    results = _forked(partial(read_part, files=files, parts=parts, names=names, groups=groups,
-                              comparison=comparison, common=common), list(range(len(parts[0]))), jobs)
-    result = parts_added(results, files, parts)
+    starts[0] = itertools.chain(ahead, starts[0])
+    found: list = []  # the parts, as they are found: one FilePart per file
+
+    def tasks():
+        for number, part in enumerate(parts_as_found(files, starts, jobs * SHARDS_PER_JOB)):
+            found.append(part)
+            yield number, part
+
+    results = _forked(partial(read_given_part, files=files, names=names, groups=groups, comparison=comparison,
+                              common=common), tasks(), jobs)
+    result = parts_added(results, files, [list(column) for column in zip(*found)])
     if result is None:
         progress = common.get("progress")
         if progress is not None:
@@ -375,11 +445,17 @@ def _read_in_parts(files, names, groups, comparison, jobs: int, **common) -> Acc
 
 
 def read_part(number: int, *, files, parts, names, groups, comparison, common: dict) -> Accumulator:
-    """Part ``number`` of every file (:func:`file_parts`) read and compared: one worker's share
-    (a forked process's, or a Dask task's)."""
+    """Part ``number`` of every file (:func:`file_parts`) read and compared (a Dask task's share)."""
+    return read_given_part((number, [file[number] for file in parts]), files=files, names=names, groups=groups,
+                           comparison=comparison, common=common)
+
+
+def read_given_part(task, *, files, names, groups, comparison, common: dict) -> Accumulator:
+    """A part ``(number, one FilePart per file)`` of every file read and compared: one worker's
+    share (a forked process's, or a Dask task's)."""
     from .sequential import accumulate
 
-    own_parts = [file[number] for file in parts]
+    number, own_parts = task
     streams = [fmt.streamer()(path, part=part, **own) for (path, fmt, own), part in zip(files, own_parts)]
     for stream, (path, _, _) in zip(streams, files):
         stream.path = path
@@ -436,7 +512,7 @@ def _parts_read_exactly(results: list[Accumulator], files, parts) -> bool:
     return True
 
 
-def _forked(function, tasks: list, jobs: int) -> list:
+def _forked(function, tasks: Iterable, jobs: int) -> list:
     """``[function(task) for task in tasks]`` in ``jobs`` forked processes, what is alive now frozen
     (the children's collector then neither scans it nor writes to its pages)."""
     frozen = not gc.get_freeze_count()
