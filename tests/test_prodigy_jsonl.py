@@ -107,3 +107,18 @@ def test_rejected_records_of_a_single_annotator_file(tmp_path):
     spans = read(path)
     assert [(s.doc, s.label) for s in spans] == [("1", "X")]  # the rejected copy of 1 is not an id seen twice
     assert spans.notes == ["2 records answered reject or ignore left out (Prodigy: not annotations)"]
+
+
+@pytest.mark.parametrize("padding", range(0, 40))
+def test_the_annotator_key_is_found_wherever_the_scan_chunks_cut_it(tmp_path, monkeypatch, padding):
+    """The scan for "_annotator_id" reads 16-byte chunks here: the key (15 bytes) lies in one
+    chunk, across two, or (padding 0) at the file's start; a file without it gives [None]."""
+    from spanagree.formats import jsonl
+
+    monkeypatch.setattr(jsonl, "SCAN_CHUNK", 16)
+    record = {"id": "d1", "text": "abc", "spans": []}
+    path = tmp_path / "a.jsonl"
+    path.write_text(" " * padding + '{"_annotator_id": "alice", ' + json.dumps(record)[1:] + "\n")
+    assert annotator_ids(str(path)) == ["alice"]
+    path.write_text(" " * padding + json.dumps(record) + "\n")
+    assert annotator_ids(str(path)) == [None]
