@@ -536,7 +536,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         rows = unit_rows(tallies, documents, unit)
         result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
                                                          documents=len(documents),
-                                                         pairs=[[p.first, p.second] for p in result.pairs])
+                                                         pairs=[[p.first, p.second] for p in result.pairs],
+                                                         stacklevel=3)
     if unitizing:
         from .measures.unitizing import alpha_u
 
@@ -591,17 +592,18 @@ def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: lis
 
 
 def warn_undefined(pairs: list[PairCounts]) -> None:
-    """One warning per pair whose precision, recall or F1 is 0/0, and what the mean skips."""
+    """One warning per pair whose precision, recall or F1 is 0/0, and what the mean skips, warned
+    from :func:`finished` (the warnings name the line that called ``agree``)."""
     skipped = 0
     for pair in pairs:
         undefined = undefined_rates(pair.counts)
         if undefined and pair.by_document:  # a pair with no document was warned about already
             warnings.warn(f"{pair.first} × {pair.second}: {', '.join(undefined)} undefined (0/0), reported as NaN",
-                          SpanagreeWarning, stacklevel=3)
+                          SpanagreeWarning, stacklevel=4)
         skipped += "F1" in undefined
     if skipped:
         warnings.warn(f"the mean pairwise F1 skips {skipped} of {len(pairs)} pair(s) whose F1 is undefined",
-                      SpanagreeWarning, stacklevel=3)
+                      SpanagreeWarning, stacklevel=4)
 
 
 def duplicates_per_annotator(pairs: list[PairCounts], k: int) -> list[int]:

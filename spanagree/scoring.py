@@ -616,7 +616,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
             rows = unit_rows([tally], result.documents, unit)
             result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
                                                              documents=len(result.documents),
-                                                             pairs=[[result.prediction, result.gold]], mean=False)
+                                                             pairs=[[result.prediction, result.gold]], mean=False,
+                                                             stacklevel=3)
         results.append(result)
     if compare:
         from .measures.significance import paired_comparisons, warn_few_units

@@ -306,17 +306,29 @@ def test_conll_files_are_compared_by_token_position():
 
 
 
+
 def test_warnings_name_the_file_that_called_the_command():
-    """agree, score and vote warn as from their caller (not from a wrapper or a helper of theirs):
-    here two of a's spans repeat one key, and b has a document that a lacks."""
+    """agree, score and vote warn as from their caller, not from a wrapper or a helper of theirs:
+    two of a's spans repeat one key and b has a document a lacks (in finished, and the document
+    designs); e1 and e2 are empty (0/0 figures); --jobs beyond any machine's cores (the
+    pipeline's run); a bootstrap over one document (the bootstrap's own warning)."""
     from spanagree import score, vote
 
     a = SpanSet.from_spans("a", [Span("d", ((0, 3),), "X"), Span("d", ((0, 3),), "X")], {"d": "abcdef"})
     b = SpanSet.from_spans("b", [Span("d", ((0, 3),), "X"), Span("e", ((0, 3),), "X")],
                            {"d": "abcdef", "e": "abcdef"})
-    for run in (lambda: agree([a, b]), lambda: score(a, b), lambda: vote([a, b])):
+    e1, e2 = SpanSet.from_spans("e1", [], {"d": "abcdef"}), SpanSet.from_spans("e2", [], {"d": "abcdef"})
+    c = SpanSet.from_spans("c", [Span("d", ((0, 3),), "X")], {"d": "abcdef"})
+    runs = {"agree": (lambda: agree([a, b]), 2), "score": (lambda: score(a, b), 2), "vote": (lambda: vote([a, b]), 2),
+            "agree 0/0": (lambda: agree([e1, e2]), 2), "score 0/0": (lambda: score(e1, e2), 1),
+            "agree --jobs": (lambda: agree([c, c], jobs=10_000), 1),
+            "score --jobs": (lambda: score(c, c, jobs=10_000), 1),
+            "vote --jobs": (lambda: vote([c, c], jobs=10_000), 1),
+            "agree bootstrap": (lambda: agree([c, c], bootstrap=10), 1),
+            "score bootstrap": (lambda: score(c, c, bootstrap=10), 1)}
+    for name, (run, warned) in runs.items():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             run()
-        assert len(caught) == 2, [str(w.message) for w in caught]
-        assert {w.filename for w in caught} == {__file__}
+        assert len(caught) == warned, (name, [str(w.message) for w in caught])
+        assert {w.filename for w in caught} == {__file__}, (name, [(w.filename, str(w.message)) for w in caught])

@@ -301,7 +301,8 @@ def input_format(item, format: str | None = None) -> str | None:
 
 
 def usable_jobs(jobs: int) -> int:
-    """``jobs`` capped at the cores this process may use, with a warning when asked for more."""
+    """``jobs`` capped at the cores this process may use, with a warning when asked for more (from
+    :func:`run`: it names the line that called the command)."""
     import warnings
 
     from ..errors import SpanagreeWarning
@@ -310,7 +311,7 @@ def usable_jobs(jobs: int) -> int:
     usable = usable_cores()
     if jobs > usable:
         warnings.warn(f"--jobs {jobs}: this machine lets spanagree use {usable} core(s); using {usable} (more "
-                      "processes than cores only add the cost of starting them)", SpanagreeWarning, stacklevel=3)
+                      "processes than cores only add the cost of starting them)", SpanagreeWarning, stacklevel=4)
         return usable
     return jobs
 
