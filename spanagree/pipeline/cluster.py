@@ -193,23 +193,14 @@ def shared_spool(client, near: str | None, inputs=(), *, kept: str = "merge keep
 
 @contextmanager
 def spooling(scheduler, near: str | None, inputs=(), *, kept: str):
-    """``(folder, scheduler)`` for a run that spools per-document records (``merge``'s clusters,
-    the report's documents): locally (``scheduler`` is ``None``) a temporary folder
-    (:class:`~spanagree.pipeline.spool.SpoolFolder`); on a Dask cluster the folder
-    :func:`shared_spool` makes beside ``near`` (``None``: none the workers share, the records
-    are kept in memory) and the client connected to check it, to run on, closed on leaving when
-    it was made here."""
+    """``(folder, scheduler)`` for a run that spools per-document records (``merge``'s clusters):
+    locally (``scheduler`` is ``None``) a temporary folder
+    (:class:`~spanagree.pipeline.spool.SpoolFolder`); on a Dask cluster (``scheduler``: the
+    run's client, :func:`one_client`) the folder :func:`shared_spool` makes beside ``near``
+    (``None``: none the workers share, the records are kept in memory)."""
     from .spool import SpoolFolder
 
-    if scheduler is None:
-        yield SpoolFolder(), None
-        return
-    client = connect(scheduler)
-    try:
-        yield shared_spool(client, near, inputs, kept=kept), client
-    finally:
-        if client is not scheduler:
-            client.close()
+    yield (SpoolFolder() if scheduler is None else shared_spool(scheduler, near, inputs, kept=kept)), scheduler
 
 
 def spooling_beside(scheduler, inputs, *outputs):
@@ -220,7 +211,7 @@ def spooling_beside(scheduler, inputs, *outputs):
     Parameters
     ----------
     scheduler
-        ``None`` (a local run, ``--jobs`` included), or a Dask scheduler's address or client.
+        ``None`` (a local run, ``--jobs`` included), or the run's Dask client (:func:`one_client`).
     inputs : list
         The run's inputs (no spool folder may lie inside one).
     *outputs : tuple
@@ -236,33 +227,20 @@ def spooling_beside(scheduler, inputs, *outputs):
         the one :func:`shared_spool` makes beside the output's path — or, on a cluster without a
         path or where the workers share no folder with this process, a
         :class:`~spanagree.pipeline.spool.MemoryFolder` (the records are kept in memory and travel
-        back with the tallies). ``client``: the client to run on (``scheduler`` itself when no
-        output is asked for), closed on leaving when it was made here.
+        back with the tallies). ``client``: ``scheduler``, to run on.
     """
     from .finish import input_path
     from .spool import MemoryFolder, SpoolFolder
 
-    if not any(where for where, _ in outputs):
-        return nullcontext(([None] * len(outputs), scheduler))
     if scheduler is None:
         return nullcontext(([SpoolFolder() if where else None for where, _ in outputs], None))
-
-    @contextmanager
-    def spooled():
-        client = connect(scheduler)
-        paths = [input_path(item) for item in inputs]
-        try:
-            folders = []
-            for where, kept in outputs:
-                near = os.path.dirname(os.path.abspath(where)) if isinstance(where, (str, os.PathLike)) else None
-                folder = shared_spool(client, near, paths, kept=kept) if where else None
-                folders.append(folder if folder is not None or not where else MemoryFolder())
-            yield folders, client
-        finally:
-            if client is not scheduler:
-                client.close()
-
-    return spooled()
+    paths = [input_path(item) for item in inputs]
+    folders = []
+    for where, kept in outputs:
+        near = os.path.dirname(os.path.abspath(where)) if isinstance(where, (str, os.PathLike)) else None
+        folder = shared_spool(scheduler, near, paths, kept=kept) if where else None
+        folders.append(folder if folder is not None or not where else MemoryFolder())
+    return nullcontext((folders, scheduler))
 
 
 def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, format=None, format_options=None,
