@@ -49,7 +49,7 @@ def test_declared_options_are_the_reader_and_writer_keywords(fmt):
     # a format read in parts (--jobs) also takes the part to read, and says where documents begin
     if fmt.splits:
         chosen.add("part")
-        assert callable(fmt.document_offsets()) and callable(fmt.document_starts()) and callable(fmt.part_notes())
+        assert callable(fmt.document_starts()) and callable(fmt.part_notes())
     assert keyword_only(fmt.streamer()) == fmt.reader_keywords | {"max_record_bytes"} | chosen
     assert keyword_only(getattr(module, f"read_{fmt.name}")) - {"max_record_bytes", "annotator"} == fmt.reader_keywords
     if fmt.container:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from spanagree.formats import FilePart
-from spanagree.formats.conll import document_offsets_conll, stream_conll
-from spanagree.formats.jsonl import document_offsets_jsonl
+from spanagree.formats.conll import document_starts_conll, stream_conll
+from spanagree.formats.jsonl import document_starts_jsonl
 from spanagree.pipeline import parallel
 from conftest import run
 
@@ -86,7 +86,7 @@ def jsonl_files(tmp_path: Path, documents: int = 12, order=None) -> list[Path]:
 def test_offsets_and_a_part_read_as_the_whole_file_reads_it(tmp_path):
     path = conll_files(tmp_path, documents=3)[0]
     # each document: 10 lines, 57 bytes (61 when "Porto" is tagged B-LOC); "-DOCSTART-\tO\n\n" begins each
-    assert document_offsets_conll(path) == ([0, 57, 118], [0, 10, 20])
+    assert list(document_starts_conll(path)) == [(0, 0), (57, 10), (118, 20)]
     whole = list(stream_conll(path).documents)
     part = FilePart(57, 118, lines_before=10, documents_before=1)
     (second,) = list(stream_conll(path, part=part).documents)
@@ -95,7 +95,7 @@ def test_offsets_and_a_part_read_as_the_whole_file_reads_it(tmp_path):
     assert [(s.start, s.end, s.label, s.source.line) for s in whole[1].spans] == [(0, 6, "PER", 13), (13, 18, "LOC", 18)]
     jsonl = jsonl_files(tmp_path, documents=3)[0]
     jsonl.write_text("\n" + jsonl.read_text().replace("\n", "\n  \n", 1))
-    assert document_offsets_jsonl(jsonl)[1] == [1, 3, 4]  # lines before each record: blank ones skipped
+    assert [lines for _, lines in document_starts_jsonl(jsonl)] == [1, 3, 4]  # lines before each record: blank ones skipped
 
 
 @pytest.mark.parametrize("command", ["agree", "score"])

@@ -143,8 +143,7 @@ class Format:
         (``--jobs`` workers: :mod:`spanagree.pipeline.parallel`): ``stream_<name>`` takes
         ``part=`` (a :class:`FilePart`), and the module provides
         ``document_starts_<name>(path)`` (where documents begin, found in the bytes alone: each
-        document's byte offset and the lines before it, yielded as the scan finds them),
-        ``document_offsets_<name>(path) -> (offsets, lines before each)`` (the same as lists) and
+        document's byte offset and the lines before it, yielded as the scan finds them) and
         ``part_notes_<name>(path, counts, **options) -> (notes, warnings)`` (what the whole file
         gives at its end, made from its parts' :attr:`FilePart.counts` added up).
     folder_shards : bool
@@ -200,9 +199,6 @@ class Format:
 
     def recogniser(self):
         return getattr(self.module(), f"recognise_{self.name}")
-
-    def document_offsets(self):
-        return getattr(self.module(), f"document_offsets_{self.name}")
 
     def document_starts(self):
         return getattr(self.module(), f"document_starts_{self.name}")

@@ -157,7 +157,7 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     given in one warning and one note when the documents are exhausted.
 
     With ``part`` (a :class:`~spanagree.formats.FilePart`: bytes from one document's
-    ``-DOCSTART-`` line to another's, see :func:`document_offsets_conll`), only those bytes are
+    ``-DOCSTART-`` line to another's, see :func:`document_starts_conll`), only those bytes are
     read, as the whole file reads them (lines and documents numbered on from the part's
     ``lines_before`` and ``documents_before``); the end's empty-file error, warning and note are
     left to the caller, the dropped chunks added to ``part.counts["invalid"]``
@@ -253,16 +253,17 @@ def part_notes_conll(path, counts: dict, *, scheme: str | None = None, **options
     return [message], [message]
 
 
-#: The bytes read at a time by :func:`document_offsets_conll` (the scan's memory: a chunk and the
+#: The bytes read at a time by :func:`document_starts_conll` (the scan's memory: a chunk and the
 #: bytes kept from the one before it, which larger chunks do not make faster).
 _SCAN_BYTES = 1 << 20
 _BLANK_BYTES = b" \t\r\n"
 
 
-def document_offsets_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[list[int], list[int]]:
+def document_starts_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
     """Where the documents of a CoNLL file begin, found in its bytes alone (nothing decoded or
-    parsed): their byte offsets in order, and the lines before each (:func:`document_starts_conll`
-    as two lists).
+    parsed): each document's byte offset and the lines before it, in order, as the scan finds
+    them (a caller can act on the first documents before the file is scanned to its end). The
+    file is read ``chunk_bytes`` at a time.
 
     A document begins at every line that begins with ``-DOCSTART-`` followed by a space, tab,
     ``\\r`` or ``\\n`` (where the reader cuts its blocks: :func:`_blocks`), and at byte 0 when
@@ -278,17 +279,9 @@ def document_offsets_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[lis
     >>> import tempfile, pathlib
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "a.conll"
     >>> _ = f.write_bytes(b"EU B-ORG\\n\\n-DOCSTART- O\\nPeter B-PER\\n-DOCSTART-x O\\n-DOCSTART-\\n")
-    >>> document_offsets_conll(f)
-    ([0, 10, 49], [0, 2, 5])
+    >>> list(document_starts_conll(f))
+    [(0, 0), (10, 2), (49, 5)]
     """
-    starts = list(document_starts_conll(path, chunk_bytes=chunk_bytes))
-    return [offset for offset, _ in starts], [lines for _, lines in starts]
-
-
-def document_starts_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
-    """The byte offset of every document of a CoNLL file and the lines before it, as the scan
-    finds them (see :func:`document_offsets_conll`): a caller can act on the first documents
-    before the file is scanned to its end. The file is read ``chunk_bytes`` at a time."""
     marker = _DOCSTART_LINE
     first = True  # before the first -DOCSTART- line: is there something (a document) before it?
     with open_file(str(path), "CoNLL") as file:

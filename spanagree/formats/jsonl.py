@@ -56,7 +56,7 @@ from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, default_name, open_file, too_large,
                write_documents)
 
-__all__ = ["annotators_jsonl", "document_offsets_jsonl", "document_starts_jsonl", "part_notes_jsonl", "read_jsonl",
+__all__ = ["annotators_jsonl", "document_starts_jsonl", "part_notes_jsonl", "read_jsonl",
            "stream_jsonl", "write_jsonl"]
 
 _trusted = Span.trusted
@@ -132,7 +132,7 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
         :func:`annotators_jsonl` names it); the file stem names the records without one.
     part : FilePart, optional
         Read only these bytes of the file (lines from one record's to another's, see
-        :func:`document_offsets_jsonl`), as the whole file reads them (lines numbered on from
+        :func:`document_starts_jsonl`), as the whole file reads them (lines numbered on from
         ``part.lines_before``); the end's empty-file error and note are left to the caller, the
         records left out added to ``part.counts["left_out"]`` (:func:`part_notes_jsonl`). An id
         is checked against the part's ids only.
@@ -440,10 +440,11 @@ def part_notes_jsonl(path, counts: dict, **options) -> tuple[list[str], list[str
 _SPACE_BYTES = b" \t\r\n\x0b\x0c"
 
 
-def document_offsets_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[list[int], list[int]]:
+def document_starts_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
     """Where the records of a JSON-lines file begin, found in its bytes alone (nothing decoded or
-    parsed): the byte offset of every line that is not blank, in order, and the lines before each
-    (:func:`document_starts_jsonl` as two lists).
+    parsed): the byte offset of every line that is not blank and the lines before it, in order,
+    as the scan finds them (a caller can act on the first records before the file is scanned to
+    its end).
 
     The bytes from one offset to another (or to the file's end) are whole lines, a
     :class:`~spanagree.formats.FilePart` that :func:`stream_jsonl` can read on its own. Blank
@@ -455,17 +456,8 @@ def document_offsets_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> tuple[lis
     >>> import tempfile, pathlib
     >>> f = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
     >>> _ = f.write_bytes(b'{"text": "a"}\\n\\n  \\n{"text": "b"}\\n')
-    >>> document_offsets_jsonl(f)
-    ([0, 18], [0, 3])
-    """
-    starts = list(document_starts_jsonl(path, chunk_bytes=chunk_bytes))
-    return [offset for offset, _ in starts], [lines for _, lines in starts]
-
-
-def document_starts_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
-    """The byte offset of every line of a JSON-lines file that is not blank, and the lines before
-    it, as the scan finds them (see :func:`document_offsets_jsonl`): a caller can act on the
-    first records before the file is scanned to its end.
+    >>> list(document_starts_jsonl(f))
+    [(0, 0), (18, 3)]
 
     The file is read ``chunk_bytes`` at a time (1 MiB: with chunks of 16 MiB, a chunk, the line
     begun before it and the two joined, the scan alone took the peak memory of ``score --jobs 2``

@@ -332,17 +332,13 @@ def splittable_files(inputs, format, format_options=None) -> list | None:
     return files
 
 
-def file_parts(files, pieces: int, offsets: list | None = None) -> list[list]:
+def file_parts(files, pieces: int) -> list[list]:
     """Each file of ``files`` (as :func:`splittable_files` gives them) cut into at most ``pieces``
     :class:`~spanagree.formats.FilePart` of whole documents (:func:`parts_as_found`), as lists:
     part ``p`` of every file holds the same documents when the files list the same documents in
-    the same order. ``offsets``: each file's ``(document offsets, lines before each)``, found if
-    not given.
+    the same order.
     """
-    if offsets is None:
-        starts = [fmt.document_starts()(path) for path, fmt, _ in files]
-    else:
-        starts = [zip(*offsets_and_lines) for offsets_and_lines in offsets]
+    starts = [fmt.document_starts()(path) for path, fmt, _ in files]
     return [list(column) for column in zip(*parts_as_found(files, starts, pieces))]
 
 
