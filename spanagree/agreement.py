@@ -26,16 +26,16 @@ from typing import Callable
 from .errors import SpanagreeError, SpanagreeWarning, UsageError
 from .match import MatchRule
 from .measures.counts import Counts
-from .pipeline import Group, expand_inputs, run
-from .pipeline.cluster import one_client
 from .measures.registry import undefined_rates
-from .pipeline.compare import (MeanF1, PairCounts, PairTallies, PairTally, compare_pair, parse_label_list,
-                               parse_label_map, sorted_labels, warn_duplicates)
+from .options import RunOptions
+from .pipeline import Group
+from .pipeline.analyses import Finished, Plan
+from .pipeline.command import execute, finish_analyses, spooled_outputs
+from .pipeline.compare import MeanF1, PairCounts, PairsComparison, sorted_labels, warn_duplicates
+from .pipeline.finish import (aligned_note, aligned_texts, announce_texts, check_jobs, common_documents,
+                              in_first_order, input_path, pairwise_documents, unique_names)
 from .pipeline.labels import label_warnings
-from .pipeline.finish import (announce_texts, check_jobs, common_documents, in_first_order, input_path,
-                              pairwise_documents, unique_names)
-from .formats import DocumentStream
-from .scoring import ErrorItem, check_context, disagreements_of, spooled_items
+from .scoring import ErrorItem, check_context
 from .span import CONTEXT, SpanSet
 
 #: ``agree``'s document designs (``--documents``): which documents each pair compares.
@@ -54,8 +54,8 @@ class Agreement:
     left_out: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
-    #: Gives each pair's disagreements (an iterable per pair): read from the spool where they were
-    #: kept while comparing (``agree(errors=...)``), else by comparing the documents again.
+    #: Gives each pair's disagreements (an iterable per pair), read from where they were kept while
+    #: comparing (``agree(errors=...)``); ``None`` when they were not kept.
     listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
     _errors: list | None = field(default=None, repr=False, compare=False)
 
@@ -71,19 +71,26 @@ class Agreement:
     def errors(self) -> list[tuple[str, str, "ErrorItem"]]:
         """Every disagreement of every pair, pair by pair then document by document:
         ``(first, second, item)``; the item's ``pred`` is the first annotator's span, its ``gold``
-        the second's (see :func:`agree`'s ``errors``)."""
+        the second's (see :func:`agree`'s ``errors``).
+
+        Raises
+        ------
+        UsageError
+            The run kept no disagreements: call :func:`agree` with ``errors=True``.
+        """
         if self._errors is None:
             self._errors = list(self._listed())
         return self._errors
 
     def iter_errors(self):
         """:meth:`errors` one at a time, without keeping them when they were spooled while comparing
-        (``agree(..., errors=True)``: what ``--errors`` writes from, document by document)."""
+        (``agree(..., errors=True)``: what ``--errors`` writes from)."""
         return iter(self._errors) if self._errors is not None else self._listed()
 
     def _listed(self):
-        listings = self.listing() if self.listing is not None else [() for _ in self.pairs]
-        return ((p.first, p.second, item) for p, items in zip(self.pairs, listings) for item in items)
+        if self.listing is None:
+            raise UsageError("this agreement kept no disagreements: run agree() with errors=True to list them")
+        return ((p.first, p.second, item) for p, items in zip(self.pairs, self.listing()) for item in items)
 
     def errors_frame(self):
         """The disagreements as a DataFrame (the ``agree --errors`` columns)."""
@@ -172,98 +179,6 @@ class Agreement:
         return pd.DataFrame(self.matrix(), index=self.annotators, columns=self.annotators)
 
 
-class PairsComparison:
-    """``agree``'s comparison: every pair of annotators, each document aligned under the rule."""
-
-    def __init__(self, rule: MatchRule, pairs: list[tuple[int, int]], listing: bool = False, context: int = CONTEXT,
-                 report: str | None = None, members: list[tuple[int, ...]] | None = None, units: str = "document",
-                 lang: str | None = None, unitizing: int | None = None, tokens=None, token_group: int | None = None,
-                 items: str | None = None):
-        self.rule = rule
-        self.pairs = pairs
-        # agree --chance: how tokens are tallied (a TokenLevel), and the group that tallies them
-        # (None: every group, the only one; --documents pairwise: a group of every annotator, with
-        # the documents each has, that compares no pair)
-        self.tokens = tokens
-        self.token_group = token_group
-        self.unitizing = unitizing  # agree --unitizing: the number of annotators (α_U's R)
-        self.units = units  # "sentence": also each document's counts per sentence (PairTally.units)
-        self.lang = lang
-        # per group, the pairs it compares as (pair's number, first's and second's place in the group)
-        self.members = members
-        self.local = None if members is None else [
-            [(p, group.index(i), group.index(j)) for p, (i, j) in enumerate(pairs) if i in group and j in group]
-            for group in members]
-        self.listing = listing
-        self.items = items    # where the listing's items are spooled per document (None: kept in memory)
-        self.context = context
-        self.report = report  # the spool folder of the report's document records, when asked for
-
-    def tally(self) -> PairTallies:
-        from .pipeline.spool import DocumentSpool, ObjectSpool
-
-        from .measures.tokens import TokenTally
-        from .measures.unitizing import UnitizingTally
-
-        pairs = [PairTally() for _ in self.pairs]
-        if self.listing and self.items is not None:
-            for pair in pairs:
-                pair.items = ObjectSpool(self.items)
-        return PairTallies(pairs,
-                           DocumentSpool(self.report) if self.report is not None else None,
-                           UnitizingTally(self.unitizing) if self.unitizing else None,
-                           TokenTally() if self.tokens is not None else None)
-
-    def compare(self, tally: PairTallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
-        if tally.tokens is not None and self.token_group in (None, group):
-            # every document's tokens, labelled by each copy (reconciled, labels selected)
-            self.tokens.add(tally.tokens, spansets, documents, present=self.token_group is not None)
-        if group == self.token_group:
-            return
-        if tally.unitizing is not None:  # every annotator's spans on the continuum of each document
-            for doc_id in documents:
-                copies = [s.documents.get(doc_id) for s in spansets]
-                spans = [copy.spans if copy is not None else [] for copy in copies]
-                text = next((c.text for c in copies if c is not None and c.text is not None), None)
-                length = len(text) if text is not None else max(
-                    (end for own in spans for span in own for _, end in span.fragments), default=0)
-                tally.unitizing.add_document(spans, length)
-        each = None
-        listing_each = None
-        if self.listing:  # every disagreement kept (PairTally.items), with its text around it
-            texts = {d: next((s.documents[d].text for s in spansets if d in s.documents
-                              and s.documents[d].text is not None), None) for d in documents}
-            context = self.context
-            listing_each = lambda doc_id, alignment: disagreements_of(doc_id, alignment, texts[doc_id], context)  # noqa: E731
-        if tally.report is not None:  # every document's record for the HTML report
-            from .scoring import records_of
-
-            each = lambda doc_id, alignment: (  # noqa: E731
-                listing_each(doc_id, alignment) if listing_each is not None else None, records_of(alignment))
-        elif listing_each is not None:
-            each = lambda doc_id, alignment: (listing_each(doc_id, alignment), None)  # noqa: E731
-        compared = []
-        local = ([(p, i, j) for p, (i, j) in enumerate(self.pairs)] if self.local is None else self.local[group])
-        for p, i, j in local:
-            pair = tally[p]
-            if self.units == "sentence":
-                from .pipeline.units import add_sentence_units
-
-                add_sentence_units(pair, spansets[i], spansets[j], spansets[0], documents, self.rule, self.lang)
-            counts = compare_pair(spansets[i], spansets[j], documents, self.rule, each=each)
-            pair.add(counts)
-            if each is not None:
-                if listing_each is not None:  # a document without disagreement keeps nothing
-                    for doc_id, (found, _) in zip(documents, counts.each):
-                        if found:
-                            pair.items[doc_id] = found
-                compared.append([records for _, records in counts.each])
-        if tally.report is not None:
-            members = list(range(len(spansets))) if self.members is None else list(self.members[group])
-            spool_documents(tally.report, spansets, documents, [(i, j) for _, i, j in local], compared,
-                            members=members, numbers=[p for p, _, _ in local])
-
-
 def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
                     compared: list[list], *, members: list[int] | None = None, numbers: list[int] | None = None
                     ) -> None:
@@ -300,7 +215,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool | str = False, context: int = CONTEXT, report: bool | str = False,
           documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
-          resamples: int = 10_000, progress: bool = False, scheduler=None) -> Agreement:
+          resamples: int = 10_000, progress: bool = False, scheduler=None, analyses=()) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -362,8 +277,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         share with this process, beside the listing when ``errors`` is the path it will be written
         to (``--errors FILE``); with ``errors=True``, or when some worker cannot write there (a
         warning says so), the disagreements travel back with the tallies and are kept in this
-        process's memory (docs/cluster.md). Without it, span sets in memory and paths are compared
-        again when the listing is first asked for.
+        process's memory (docs/cluster.md). Without it, :meth:`Agreement.errors` raises
+        :class:`~spanagree.errors.UsageError` saying so (nothing is compared again behind your back).
         The first annotator of a pair plays the prediction of :func:`spanagree.score` and the
         second the gold: ``spurious`` = only the first marked it (b), ``missed`` = only the second (c).
     context : int
@@ -377,6 +292,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         process: beside the report, when ``report`` is the path it will be written to (else, or
         when some worker cannot write there, the records are kept in memory; docs/cluster.md).
 
+    analyses : sequence of str
+        Registered analyses to add, by name (:func:`spanagree.pipeline.analyses.register`): each
+        one's figure is ``extras[name]`` (and the JSON's key of that name).
     documents : {"common", "pairwise"}
         Which documents each pair compares. ``"common"``: the documents every annotator has (the
         others are left out with a warning). ``"pairwise"``: each pair compares the documents
@@ -394,181 +312,161 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     >>> from spanagree.span import Span, SpanSet
     >>> ann1 = SpanSet.from_spans("ann1", [Span("d", (0, 5), "PER"), Span("d", (10, 14), "LOC")])
     >>> ann2 = SpanSet.from_spans("ann2", [Span("d", (0, 5), "PER"), Span("d", (10, 15), "LOC")])
-    >>> result = agree([ann1, ann2])
+    >>> result = agree([ann1, ann2], errors=True)
     >>> result.pooled, result.mean.mean
     (Counts(a=1.0, b=1.0, c=1.0), 0.5)
     >>> [(first, second, item.kind, item.pred.fragments, item.gold.fragments)
     ...  for first, second, item in result.errors()]
     [('ann1', 'ann2', 'partial', ((10, 14),), ((10, 15),))]
     """
-    check_jobs(jobs)
-    check_context(context)
-    from .measures.significance import check_test_options
-
-    check_test_options(test, unit, resamples)
-    if documents not in DOCUMENT_DESIGNS:
-        raise UsageError(f"unknown document design {documents!r}; choose one of: {', '.join(DOCUMENT_DESIGNS)}")
-    design, pairwise = documents, documents == "pairwise"
-    if unitizing and pairwise:
-        raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has no "
-                         "missing annotators); use --documents common", option="unitizing")
-    with one_client(scheduler) as scheduler:  # connected for the run when given an address
-        inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
-        if len(inputs) < 2:
-            raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
-        if compare and len(inputs) < 3:
-            raise UsageError("{option} compares pairs of annotators: give three annotators or more", option="compare")
-        rule = MatchRule(match, labels, partial_credit)
-        label_map, only = parse_label_map(label_map), parse_label_list(only)
-        level = None
-        if chance:  # the tokenizer chosen (and loaded: a language or pipeline that cannot be is bad usage) first
-            from .measures.tokens import TokenLevel, tokenizer_for
-            from .pipeline import input_format
-
-            level = TokenLevel(tokenizer_for(inputs[:1] if align_text else inputs, partial(input_format, format=format)),
-                               lang, spacy_model, labels)
-            level.tokenize()
-        names = unique_names(inputs)
-        pairs = list(itertools.combinations(range(len(inputs)), 2))
-        groups = [Group(pair) for pair in pairs] if pairwise else [Group(tuple(range(len(inputs))))]
-        token_group = None
-        if chance and pairwise:  # the tokens of each document among the annotators who have it
-            token_group = len(groups)
-            groups.append(Group(tuple(range(len(inputs))), present=True))
-        from .pipeline.cluster import spooling_beside
-
-        # the report's records and the listing's items are spooled per document: to a temporary
-        # folder, or beside the report and the --errors file on a cluster (span sets in memory,
-        # compared here, keep their items in memory: their spans are the caller's own objects)
-        in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
-        with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
-                             (False if in_memory else errors, "the error listing's items are kept")) as (
-                (folder, items_folder), client):
-            accumulator = run(inputs, names, groups,
-                              PairsComparison(rule, pairs, bool(errors), context,
-                                              folder.path if folder is not None else None,
-                                              members=[g.members for g in groups] if pairwise else None, units=unit,
-                                              lang=lang, unitizing=len(inputs) if unitizing else None,
-                                              tokens=level, token_group=token_group,
-                                              items=items_folder.path if items_folder is not None else None),
-                              format=format, format_options=format_options, label_map=label_map, only=only,
-                              align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
-                              scheduler=client)
-    accumulator.raise_reading_error()
-    accumulator.replay_reading()
-    paths = [input_path(item) for item in inputs]
-    compared = accumulator.groups[:token_group]  # the groups that compare pairs
+    options = RunOptions(match=match, labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
+                         align_whitespace=align_whitespace, align_text=align_text, chance=chance, lang=lang,
+                         spacy_model=spacy_model, bootstrap=bootstrap, seed=seed, jobs=jobs, format=format,
+                         format_options=format_options, record=options, annotators=annotators, errors=errors,
+                         context=context, report=report, documents=documents, unitizing=unitizing, compare=compare,
+                         test=test, unit=unit, resamples=resamples, progress=progress, scheduler=scheduler,
+                         analyses=tuple(analyses))
+    AGREE.check(options)
+    ran = execute(AGREE, inputs, options)
+    pairwise, names, pairs = options.documents == "pairwise", ran.names, ran.plan.pairs
+    compared = ran.accumulator.groups[:ran.plan.token_group]  # the groups that compare pairs
+    paths = [input_path(item) for item in ran.inputs]
     if pairwise:
-        shared, left_out = pairwise_documents(names, accumulator.orders, pairs, paths=paths)
-        own = []  # each pair's documents, texts that differ left out
-        texts_differ: list[str] = []
-        for (i, j), group, on in zip(pairs, compared, shared):
-            texts_differ += announce_texts(group.texts, on)
-            own.append([d for d in on if d not in group.texts.left_out])
-        if texts_differ:
-            left_out["texts_differ"] = list(dict.fromkeys(texts_differ))
-        documents = list(dict.fromkeys(d for on in own for d in on))
-        if not documents:
-            raise SpanagreeError("no document left to compare: the texts of every shared document differ "
-                                 "beyond whitespace")
-        documents = in_first_order(documents, accumulator.orders)
-        counted = [group.compared[p].pair(names[i], names[j], on)
-                   for p, ((i, j), group, on) in enumerate(zip(pairs, compared, own))]
+        documents, left_out, own = _pairwise_documents(names, ran.accumulator.orders, pairs, compared, paths)
+        tallies = [group.compared.pairs[p] for p, group in enumerate(compared)]
+        counted = [tally.pair(names[i], names[j], on) for tally, (i, j), on in zip(tallies, pairs, own)]
         for pair in counted:
             if not pair.by_document:
                 warnings.warn(f"{pair.first} × {pair.second}: no document annotated by both; the pair's figures "
                               "are null", SpanagreeWarning, stacklevel=2)
         whitespace_aligned = sum(group.texts.whitespace_aligned for group in compared)
     else:
-        common, left_out = common_documents(names, accumulator.orders, paths=paths)
-        (group,) = accumulator.groups
-        texts_differ = announce_texts(group.texts, common)
-        if texts_differ:
-            left_out["texts_differ"] = texts_differ
-        documents = [d for d in common if d not in group.texts.left_out]
-        if not documents:
-            raise SpanagreeError(f"no document left to compare: the texts of all {len(common)} differ "
-                                 "beyond whitespace")
-        counted = [tally.pair(names[i], names[j], documents) for (i, j), tally in zip(pairs, group.compared)]
-        whitespace_aligned = group.texts.whitespace_aligned
-    result = finished(names, documents, rule, counted, accumulator.notes, whitespace_aligned, left_out,
-                      options=options, match=match, labels=labels, only=only, label_map=label_map,
-                      align_whitespace=align_whitespace, design=design, align_text=align_text)
+        documents, left_out = _common_documents(names, ran.accumulator, paths)
+        tallies = ran.accumulator.groups[0].compared.pairs
+        counted = [tally.pair(names[i], names[j], documents) for (i, j), tally in zip(pairs, tallies)]
+        whitespace_aligned = ran.accumulator.groups[0].texts.whitespace_aligned
+    rule, (label_map, only) = options.rule, options.selection
+    result = finished(names, documents, rule, counted, ran.accumulator.notes, whitespace_aligned, left_out,
+                      options=options.record, match=match, labels=labels, only=only, label_map=label_map,
+                      align_whitespace=align_whitespace, design=options.documents, align_text=align_text)
     if not pairwise:
-        from .pipeline.finish import aligned_note, aligned_texts
-
-        aligned = aligned_texts(accumulator.groups[0].texts, documents)
+        aligned = aligned_texts(ran.accumulator.groups[0].texts, documents)
         if aligned is not None:
             result.extras["aligned_texts"] = aligned
             result.notes += aligned_note(aligned)
-    tallies = ([group.compared[p] for p, group in enumerate(compared)] if pairwise
-               else list(accumulator.groups[0].compared))
-    if report:
-        result.spool = accumulator.groups[0].compared.report
-        for group in compared[1:]:
-            result.spool.join(group.compared.report)
-        result.spool.folder_owner = folder  # the temporary files live as long as the result
-    if errors:
-        spools = [(tally.items, list(pair.by_document)) for pair, tally in zip(counted, tallies)]
-        if items_folder is not None:
-            for spool, _ in spools:
-                spool.close()
-                spool.folder_owner = items_folder  # the spool lives as long as the result (its folder)
-        result.listing = partial(_spooled_listings, spools)
-    elif all(not isinstance(item, DocumentStream) for item in inputs):
-        result.listing = partial(_listing, inputs, format=format, format_options=format_options, match=match,
-                                 labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
-                                 align_whitespace=align_whitespace, align_text=align_text, context=context,
-                                 documents=design)
-    result.notes += label_warnings(accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
-                                                        for p in counted] if rule.strict_labels else [],
+    result.notes += label_warnings(ran.accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
+                                                            for p in counted] if rule.strict_labels else [],
                                    label_map=label_map, only=only)
-    if chance:  # the tokens tallied as the documents were compared
-        tokens_group = accumulator.groups[-1 if pairwise else 0]
-        if tokens_group.texts.error is not None:  # (a pair has met it first: kept for safety)
-            raise tokens_group.texts.error[1]
-        result.extras["chance"] = tokens_group.compared.tokens.agreement(
-            names, documents, tokenizer=level.name, labels=labels).to_dict()
-    if bootstrap:
-        from .measures.bootstrap import bootstrap_intervals
-        from .pipeline.units import unit_rows
-
-        rows = unit_rows(tallies, documents, unit)
-        result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
-                                                         documents=len(documents),
-                                                         pairs=[[p.first, p.second] for p in result.pairs],
-                                                         stacklevel=3)
-    if unitizing:
-        from .measures.unitizing import alpha_u
-
-        result.extras["alpha_u"] = alpha_u(accumulator.groups[0].compared.unitizing)
-    if compare:
-        from .measures.significance import paired_comparisons, warn_few_units
-        from .pipeline.units import unit_rows
-
-        shared = [d for d in documents if all(d in p.by_document for p in result.pairs)]
-        rows = unit_rows(tallies, shared, unit)
-        if len(rows) < 2:
-            warnings.warn(f"agree --compare: {len(rows)} {unit}(s) compared by every pair: at least two are needed; "
-                          "no interval and no p-value", SpanagreeWarning, stacklevel=2)
-        warn_few_units("agree --compare", len(rows), unit)
-        result.extras["comparisons"] = paired_comparisons(rows, [f"{p.first} × {p.second}" for p in result.pairs],
-                                                          test=test, unit=unit, resamples=resamples, seed=seed)
+    if chance and ran.accumulator.groups[-1 if pairwise else 0].texts.error is not None:
+        raise ran.accumulator.groups[-1].texts.error[1]  # (a pair has met it first: kept for safety)
+    groups = [group.compared for group in ran.accumulator.groups]
+    joined = {a.key: a.joined([g.analyses.get(a.key) for g in (groups if a.every_group else groups[:len(compared)])])
+              for a in ran.analyses}
+    units = joined.get("units")
+    result.extras.update(finish_analyses(ran, joined, Finished(
+        "agree", names, documents, [(p.first, p.second, t) for p, t in zip(counted, tallies)], result,
+        units=units, group=ran.plan.token_group, folders=ran.folders)))
     return result
 
 
-def _spooled_listings(spools) -> list:
-    """Per pair, its disagreements kept while comparing (``spools``: per pair, the items by
-    document and its documents), read document by document as they are iterated."""
-    return [spooled_items(items, documents) for items, documents in spools]
+def _common_documents(names: list[str], accumulator, paths: list) -> tuple[list[str], dict]:
+    """The documents every annotator has whose texts agree, and what was left out (warned)."""
+    common, left_out = common_documents(names, accumulator.orders, paths=paths)
+    (group,) = accumulator.groups
+    texts_differ = announce_texts(group.texts, common)
+    if texts_differ:
+        left_out["texts_differ"] = texts_differ
+    documents = [d for d in common if d not in group.texts.left_out]
+    if not documents:
+        raise SpanagreeError(f"no document left to compare: the texts of all {len(common)} differ "
+                             "beyond whitespace")
+    return documents, left_out
 
 
-def _listing(inputs, **options) -> list[list]:
-    """Every pair's disagreements, compared again (quietly: the first run warned)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SpanagreeWarning)
-        result = agree(inputs, errors=True, **options)
-    return [list(items) for items in result.listing()]
+def _pairwise_documents(names: list[str], orders: list, pairs: list, compared: list, paths: list):
+    """``documents="pairwise"``: every document some pair compared (in the first annotators'
+    order), what was left out (warned), and each pair's own documents."""
+    shared, left_out = pairwise_documents(names, orders, pairs, paths=paths)
+    own = []  # each pair's documents, texts that differ left out
+    texts_differ: list[str] = []
+    for group, on in zip(compared, shared):
+        texts_differ += announce_texts(group.texts, on)
+        own.append([d for d in on if d not in group.texts.left_out])
+    if texts_differ:
+        left_out["texts_differ"] = list(dict.fromkeys(texts_differ))
+    documents = list(dict.fromkeys(d for on in own for d in on))
+    if not documents:
+        raise SpanagreeError("no document left to compare: the texts of every shared document differ "
+                             "beyond whitespace")
+    return in_first_order(documents, orders), left_out, own
+
+
+class AgreeCommand:
+    """``agree``'s part of the command skeleton (:mod:`spanagree.pipeline.command`): every pair
+    of annotators compared, on the documents all have (or each pair's own: ``"pairwise"``)."""
+
+    name, also = "agree", ()
+
+    def check(self, options: RunOptions) -> None:
+        """The options checked before anything is read (the first mistake is the one reported)."""
+        check_jobs(options.jobs)
+        check_context(options.context)
+        from .measures.significance import check_test_options
+
+        check_test_options(options.test, options.unit, options.resamples)
+        if options.documents not in DOCUMENT_DESIGNS:
+            raise UsageError(f"unknown document design {options.documents!r}; choose one of: "
+                             f"{', '.join(DOCUMENT_DESIGNS)}")
+        if options.unitizing and options.documents == "pairwise":
+            raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has "
+                             "no missing annotators); use --documents common", option="unitizing")
+
+    def expanded(self, inputs: list, options: RunOptions) -> list:
+        if len(inputs) < 2:
+            raise UsageError(f"agree needs at least two annotators; the inputs hold {len(inputs)}")
+        if options.compare and len(inputs) < 3:
+            raise UsageError("{option} compares pairs of annotators: give three annotators or more", option="compare")
+        options.rule, options.selection  # the rule and the labels checked before the tokenizer is loaded
+        return inputs
+
+    def plan(self, inputs: list, options: RunOptions):
+        level = None
+        if options.chance:  # the tokenizer chosen (and loaded: a language or pipeline that cannot be is bad usage)
+            from .measures.tokens import TokenLevel, tokenizer_for
+            from .pipeline import input_format
+
+            level = TokenLevel(tokenizer_for(inputs[:1] if options.align_text else inputs,
+                                             partial(input_format, format=options.format)),
+                               options.lang, options.spacy_model, options.labels)
+            level.tokenize()
+        names = unique_names(inputs)
+        k = len(inputs)
+        pairs = list(itertools.combinations(range(k), 2))
+        if options.documents == "pairwise":
+            groups = [Group(pair) for pair in pairs]
+            layouts = [([(p, p, 0, 1)], list(pair), len(pairs)) for p, pair in enumerate(pairs)]
+        else:
+            groups = [Group(tuple(range(k)))]
+            layouts = [([(p, p, i, j) for p, (i, j) in enumerate(pairs)], list(range(k)), len(pairs))]
+        token_group = None
+        if options.chance and options.documents == "pairwise":  # the tokens of each document among those who have it
+            token_group = len(groups)
+            groups.append(Group(tuple(range(k)), present=True))
+            layouts.append(None)
+        return groups, Plan("agree", names, pairs, token_group, {token_group: level}), layouts
+
+    def spooling(self, client, inputs: list, options: RunOptions):
+        # the report's records and the listing's items are spooled per document: to a temporary
+        # folder, or beside the report and the --errors file on a cluster (span sets in memory,
+        # compared here, keep their items in memory: their spans are the caller's own objects)
+        in_memory = client is None and any(isinstance(item, SpanSet) for item in inputs)
+        return spooled_outputs(client, inputs, options.report, False if in_memory else options.errors)
+
+    def comparison(self, plan, layouts, analyses, folders, client, options):
+        return PairsComparison(plan.rule, layouts, analyses)
+
+
+AGREE = AgreeCommand()
 
 
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],

@@ -36,16 +36,16 @@ from functools import partial
 from typing import Callable, Iterable
 
 from .errors import SpanagreeWarning, UsageError
-from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
-from .pipeline import Group, expand_inputs, run
-from .pipeline.cluster import one_client
 from .measures.registry import undefined_rates
-from .pipeline.compare import (LabelTally, PairCounts, PairTally, compare_pair, parse_label_list, parse_label_map,
-                               sorted_labels, warn_duplicates)
+from .options import RunOptions
+from .pipeline import Group
+from .pipeline.analyses import Finished, Plan
+from .pipeline.command import execute, finish_analyses, spooled_outputs
+from .pipeline.compare import LabelTally, PairCounts, PairsComparison, sorted_labels, warn_duplicates
+from .pipeline.finish import aligned_note, aligned_texts, announce_texts, check_jobs, input_name
 from .pipeline.labels import label_warnings
-from .pipeline.finish import announce_texts, check_jobs, input_name
 from .span import CONTEXT, Span, SpanSet, context_of
 
 KINDS = ("correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious")
@@ -130,8 +130,9 @@ class Score:
     notes: list[str] = field(default_factory=list)
     missing_predictions: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
-    #: Builds :attr:`items` when first asked for (``score()`` aligns the documents again).
-    listing: Callable[[], Iterable[ErrorItem]] | None = field(default=None, repr=False, compare=False)
+    #: Gives the listing (one iterable of items) read from where it was kept while comparing
+    #: (``score(errors=...)``); ``None`` when it was not kept.
+    listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
     _items: list | None = field(default=None, repr=False, compare=False)
     #: The documents' records for the HTML report (``score(..., report=True)``): a
     #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
@@ -155,17 +156,26 @@ class Score:
 
     @property
     def items(self) -> list[ErrorItem]:
-        """Every classified span or pair, document by document (see :func:`score`'s ``errors``)."""
+        """Every classified span or pair, document by document (see :func:`score`'s ``errors``).
+
+        Raises
+        ------
+        UsageError
+            The run kept no listing: call :func:`score` with ``errors=True``.
+        """
         if self._items is None:
-            self._items = list(self.listing()) if self.listing is not None else []
+            self._items = list(self._listed())
         return self._items
 
     def iter_items(self):
         """:attr:`items` one at a time, without keeping them when they were spooled while comparing
         (``score(..., errors=True)``: what ``--errors`` writes from)."""
-        if self._items is not None or self.listing is None:
-            return iter(self.items)
-        return iter(self.listing())
+        return iter(self._items) if self._items is not None else self._listed()
+
+    def _listed(self):
+        if self.listing is None:
+            raise UsageError("this score kept no error listing: run score() with errors=True to list the items")
+        return itertools.chain.from_iterable(self.listing())
 
     @property
     def counts(self) -> Counts:
@@ -316,12 +326,17 @@ def keys_and_items(doc_id: str, alignment: Alignment, text: str | None,
 def keys_and_items_of(doc_id: str, records: list, text: str | None, rule: MatchRule | None = None,
                       context: int = CONTEXT) -> tuple[list[tuple], list[ErrorItem]]:
     """:func:`keys_and_items` from the document's :func:`records_of`."""
-    counted = pairs_are_correct(rule)  # then every aligned pair is correct, counted by correct_pairs
-    keys = [(kind, gold.label if gold is not None else None, pred.label if pred is not None else None)
-            for kind, aligned, _, gold, pred in records if not (counted and aligned)]
+    keys = keys_of(records, rule)
     items = [item(doc_id, kind, aligned, credit, gold, pred, text, context)
              for kind, aligned, credit, gold, pred in records]
     return keys, items
+
+
+def keys_of(records: list, rule: MatchRule | None = None) -> list[tuple]:
+    """:func:`error_keys` from the document's :func:`records_of` (``rule`` as there)."""
+    counted = pairs_are_correct(rule)  # then every aligned pair is correct, counted by correct_pairs
+    return [(kind, gold.label if gold is not None else None, pred.label if pred is not None else None)
+            for kind, aligned, _, gold, pred in records if not (counted and aligned)]
 
 
 def disagreements_of(doc_id: str, alignment: Alignment, text: str | None, context: int = CONTEXT) -> list[ErrorItem]:
@@ -338,89 +353,6 @@ def item(doc_id, kind, aligned, credit, gold, pred, text, context: int = CONTEXT
                      *context_of(text, (gold, pred), context))
 
 
-class ScoreComparison:
-    """``score``'s comparison: the prediction (first side) aligned with the gold (second side) on
-    each document, and every span classified for the error analysis (its keys counted and, with
-    ``listing``, its items kept: :attr:`Score.items`). With ``tokens`` (``--chance``: per
-    prediction, that is per group, a :class:`~spanagree.measures.tokens.TokenLevel`), each
-    document's tokens are also tallied, labelled by the prediction's copy and the gold's
-    (:attr:`PairTally.tokens`)."""
-
-    def __init__(self, rule: MatchRule, listing: bool = False, context: int = CONTEXT, report: str | None = None,
-                 units: str = "document", lang: str | None = None, items: str | None = None, tokens=None):
-        self.rule = rule
-        self.listing = listing
-        self.items = items    # where the listing's items are spooled per document (None: kept in memory)
-        self.context = context
-        self.report = report  # the spool folder of the report's document records, when asked for
-        self.units = units    # "sentence": also each document's counts per sentence (tally.units)
-        self.lang = lang      # ... split by spaCy's sentencizer of this language where not CoNLL
-        self.tokens = tokens
-
-    def tally(self) -> PairTally:
-        from .measures.tokens import TokenTally
-        from .pipeline.spool import DocumentSpool
-
-        tally = PairTally(DocumentSpool(self.report) if self.report is not None else None,
-                          TokenTally() if self.tokens is not None else None)
-        if self.listing and self.items is not None:
-            from .pipeline.spool import ObjectSpool
-
-            tally.items = ObjectSpool(self.items)
-        return tally
-
-    def compare(self, tally: PairTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
-        gold, pred = spansets
-        rule, context = self.rule, self.context
-        if tally.tokens is not None:  # the prediction first, the gold second (a missing prediction: empty)
-            self.tokens[group].add(tally.tokens, [pred, gold], documents)
-        if self.units == "sentence":
-            from .pipeline.units import add_sentence_units
-
-            add_sentence_units(tally, pred, gold, gold, documents, rule, self.lang)
-        if tally.report is not None:
-            self.compare_reported(tally, group, gold, pred, documents)
-            return
-        if self.listing:
-            texts = {d: gold.documents[d].text for d in documents}
-
-            def each(doc_id, alignment):
-                return keys_and_items(doc_id, alignment, texts[doc_id], rule, context)
-        else:
-            each = partial(error_keys, rule=rule)
-        pair = compare_pair(pred, gold, documents, rule, each=each)
-        tally.add(pair)
-        if self.listing:
-            for doc_id, (keys, items) in zip(documents, pair.each):
-                tally.errors.update(keys)
-                tally.items[doc_id] = items
-        else:
-            tally.errors.update(itertools.chain.from_iterable(pair.each))
-
-
-    def compare_reported(self, tally: PairTally, group: int, gold: SpanSet, pred: SpanSet,
-                         documents: list[str]) -> None:
-        """:meth:`compare`, each document's classified spans also spooled for the HTML report
-        (docs/report.md; the prediction is member ``group + 1``, the gold member 0)."""
-        from .pipeline.spool import items_entry, spans_entry
-
-        texts = {d: gold.documents[d].text if d in gold.documents else None for d in documents}
-        pair = compare_pair(pred, gold, documents, self.rule, each=lambda doc_id, alignment: records_of(alignment))
-        tally.add(pair)
-        for doc_id, records in zip(documents, pair.each):
-            keys, items = keys_and_items_of(doc_id, records, texts[doc_id], self.rule, self.context)
-            tally.errors.update(keys)
-            if self.listing:
-                tally.items[doc_id] = items
-            copies = [copy.documents.get(doc_id) for copy in (gold, pred)]
-            (gold_spans, gold_index), (pred_spans, pred_index) = (
-                spans_entry(c.spans if c is not None else []) for c in copies)
-            found, disagreements = items_entry(records, pred_index, gold_index)
-            tally.report.add(doc_id, disagreements, {
-                "id": doc_id, "text": texts[doc_id], "spans": {"0": gold_spans, str(group + 1): pred_spans},
-                "items": [[group, *item] for item in found]})
-
-
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
           only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False,
           errors: bool | str = False, chance: bool = False,
@@ -429,7 +361,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           options: dict | None = None, annotators=None, gold_name: str | None = None,
           context: int = CONTEXT, report: bool | str = False, compare: bool = False, test: str = "randomization",
           unit: str = "document", resamples: int = 10_000,
-          progress: bool = False, scheduler=None) -> Score | list[Score]:
+          progress: bool = False, scheduler=None, analyses=()) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -453,8 +385,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         listing when ``errors`` is the path it will be written to (``--errors FILE``); with
         ``errors=True``, or when some worker cannot write there (a warning says so), the items
         travel back with the tallies and are kept in this process's memory (docs/cluster.md).
-        Without it, span sets in memory and paths are compared again when the listing is first
-        asked for.
+        Without it, :attr:`Score.items` raises :class:`~spanagree.errors.UsageError` saying so
+        (nothing is compared again behind your back).
     chance, lang, spacy_model, bootstrap, seed
         Token-level agreement and bootstrap intervals (the prediction is the first side, the gold
         the second), as in :func:`spanagree.agree`.
@@ -475,6 +407,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     gold_name : str, optional
         The gold is the span set of this name among the inputs (containers expanded, their
         curations and predictions included); the others, in order, are the predictions.
+    analyses : sequence of str
+        Registered analyses to add, by name, as in :func:`spanagree.agree`.
     report : bool or path
         Keep every document's text, spans and classified spans for the HTML report, spooled to a
         temporary file while comparing; write it with :meth:`Score.write_report`, or
@@ -500,70 +434,17 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     >>> result.error_counts()["wrong_label"], result.error_counts()["spurious"]
     (1, 1)
     """
-    if not beta >= 0:
-        raise UsageError(f"beta must be >= 0, got {beta!r}")
-    from .measures.significance import check_test_options
-
-    check_test_options(test, unit, resamples)
-    check_jobs(jobs)
-    check_context(context)
+    options = RunOptions(match=match, labels=labels, partial_credit=partial_credit, beta=beta, only=only,
+                         label_map=label_map, align_whitespace=align_whitespace, align_text=align_text, errors=errors,
+                         chance=chance, lang=lang, spacy_model=spacy_model, bootstrap=bootstrap, seed=seed, jobs=jobs,
+                         format=format, format_options=format_options, record=options, annotators=annotators,
+                         context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
+                         progress=progress, scheduler=scheduler, analyses=tuple(analyses))
+    command = ScoreCommand(gold_name)
+    command.check(options)
     several = isinstance(pred, (list, tuple))
-    preds = list(pred) if several else [] if pred is None else [pred]
-    with one_client(scheduler) as scheduler:  # connected for the run when given an address
-        inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
-                               also=(gold_name,) if gold_name else (), jobs=jobs, scheduler=scheduler)
-        if gold_name is not None:
-            found = [k for k, item in enumerate(inputs) if input_name(item) == gold_name]
-            if not found:
-                raise UsageError(f"no span set called {gold_name!r} among the inputs; there are: "
-                                 + ", ".join(input_name(item) for item in inputs), option="gold_name", flag="--gold")
-            inputs.insert(0, inputs.pop(found[0]))
-        gold, preds = inputs[0], inputs[1:]
-        if align_text:  # CoNLL predictions against a gold with raw text: paired in order
-            from .pipeline import paired_in_order
-
-            preds = [paired_in_order(gold, pred, format, format_options) for pred in preds]
-        several = several or len(preds) > 1
-        if not preds:
-            raise UsageError("score needs at least one prediction; the inputs hold one span set")
-        if compare and len(preds) < 2:
-            raise UsageError("{option} compares predictions: give two or more", option="compare")
-        rule = MatchRule(match, labels, partial_credit)
-        label_map, only = parse_label_map(label_map), parse_label_list(only)
-        inputs = [gold, *preds]
-        levels = None
-        if chance:  # per prediction, the tokenizer chosen (and loaded: one that cannot be is bad usage) first;
-            # --align-text: the gold's (the prediction's spans are mapped onto its text)
-            from .measures.tokens import TokenLevel, tokenizer_for
-            from .pipeline import input_format
-
-            format_of = partial(input_format, format=format)
-            levels = [TokenLevel(tokenizer_for([gold] if align_text else [gold, pred], format_of), lang, spacy_model,
-                                 labels) for pred in preds]
-            for level in levels:
-                level.tokenize()
-        names = [input_name(item) for item in inputs]
-        groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
-        common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace)
-        if align_text:
-            common["align_text"] = True
-        # the listing's items are spooled per document as they are scored: to a temporary folder, or
-        # beside the --errors file on a cluster (span sets in memory, compared here, keep theirs in
-        # memory: their spans are the caller's own objects); the report's records likewise
-        in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
-        from .pipeline.cluster import spooling_beside
-
-        with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
-                             (False if in_memory else errors, "the error listing's items are kept")) as (
-                (folder, items_folder), client):
-            accumulator = run(inputs, names, groups,
-                              ScoreComparison(rule, bool(errors), context, folder.path if folder else None, units=unit,
-                                              lang=lang, items=items_folder.path if items_folder else None,
-                                              tokens=levels),
-                              format=format, format_options=format_options, jobs=jobs, progress=progress,
-                              scheduler=client, **common)
-    accumulator.raise_reading_error()
-    accumulator.replay_reading()
+    ran = execute(command, [gold, *(list(pred) if several else [] if pred is None else [pred])], options)
+    accumulator, names, rule, (label_map, only) = ran.accumulator, ran.names, options.rule, options.selection
     gold_order = accumulator.orders[0]
     in_gold = set(gold_order)
     unknown = label_warnings(accumulator.labels, [], label_map=label_map, only=only)
@@ -574,27 +455,14 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         warn_unmatched(names[p], missing, [d for d in accumulator.orders[p] if d not in in_gold])
         left_out = announce_texts(group.texts, [d for d in gold_order if d in pred_ids])
         scored = [d for d in gold_order if d not in group.texts.left_out]
-        tally = group.compared
-        tally.errors.update(correct_pairs(tally.labels, rule))
-        if errors:
-            if items_folder is not None:
-                tally.items.close()
-                tally.items.folder_owner = items_folder  # the spool lives as long as the result (its folder)
-            listing = partial(spooled_items, tally.items, scored)
-        elif all(not isinstance(item, DocumentStream) for item in (inputs[0], inputs[p])):
-            listing = partial(_listing, inputs[0], inputs[p], format=format, format_options=format_options,
-                              match=match, labels=labels, partial_credit=partial_credit, only=only,
-                              label_map=label_map, align_whitespace=align_whitespace, align_text=align_text,
-                              context=context)
-        else:
-            listing = None
+        tallies = group.compared
+        (tally,) = tallies.pairs
+        kinds = tallies.analyses["error_kinds"]
+        kinds.update(correct_pairs(tally.labels, rule))
         result = finished(names[0], names[p], [accumulator.notes[0], accumulator.notes[p]], rule, beta,
-                          tally.pair(names[p], names[0], scored), tally.errors, missing,
-                          group.texts.whitespace_aligned, left_out, listing, options=options, match=match,
-                          labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace,
-                          align_text=align_text)
-        from .pipeline.finish import aligned_note, aligned_texts
-
+                          tally.pair(names[p], names[0], scored), kinds, missing, group.texts.whitespace_aligned,
+                          left_out, None, options=options.record, match=match, labels=labels, only=only,
+                          label_map=label_map, align_whitespace=align_whitespace, align_text=align_text)
         aligned = aligned_texts(group.texts, scored)
         if aligned is not None:
             result.extras["aligned_texts"] = aligned
@@ -602,38 +470,85 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         compared = result.pair.tally  # the prediction's labels first, the gold's second
         result.notes += unknown + label_warnings(
             [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
-        if report:
-            result.spool = tally.report
-            result.spool.folder_owner = folder  # the temporary files live as long as the result
-        if chance:  # the tokens tallied as the documents were compared
-            result.extras["chance"] = tally.tokens.agreement(
-                [result.prediction, result.gold], result.documents, tokenizer=levels[p - 1].name,
-                labels=labels).to_dict()
-        if bootstrap:
-            from .measures.bootstrap import bootstrap_intervals
-            from .pipeline.units import unit_rows
-
-            rows = unit_rows([tally], result.documents, unit)
-            result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
-                                                             documents=len(result.documents),
-                                                             pairs=[[result.prediction, result.gold]], mean=False,
-                                                             stacklevel=3)
+        result.extras.update(finish_analyses(ran, tallies.analyses, Finished(
+            "score", [result.prediction, result.gold], result.documents, [(names[p], names[0], tally)], result,
+            units=tallies.analyses.get("units"), group=p - 1, folders=ran.folders), skip=("comparisons",)))
         results.append(result)
     if compare:
-        from .measures.significance import paired_comparisons, warn_few_units
-        from .pipeline.units import unit_rows
-
-        documents = [d for d in results[0].documents if all(d in r.pair.by_document for r in results)]
-        rows = unit_rows([group.compared for group in accumulator.groups], documents, unit)
-        if len(rows) < 2:
-            warnings.warn(f"score --compare: {len(rows)} {unit}(s): at least two are needed to resample or swap; "
-                          "no interval and no p-value" + (" (--unit sentence splits them)" if unit == "document"
-                                                           else ""), SpanagreeWarning, stacklevel=2)
-        warn_few_units("score --compare", len(rows), unit)
+        groups = [group.compared for group in accumulator.groups]
         results = Scores(results)
-        results.comparisons = paired_comparisons(rows, [r.prediction for r in results], test=test, unit=unit,
-                                                 resamples=resamples, seed=seed)
-    return results if several else results[0]
+        results.comparisons = ran.analysis("comparisons").finish(None, Finished(
+            "score", names, results[0].documents, [(r.prediction, r.gold, g.pairs[0]) for r, g in zip(results, groups)],
+            results, units=[g.analyses["units"][0] for g in groups] if "units" in groups[0].analyses else None))
+    return results if several or len(results) > 1 else results[0]
+
+
+class ScoreCommand:
+    """``score``'s part of the command skeleton (:mod:`spanagree.pipeline.command`): each
+    prediction aligned with the gold on the gold's documents (a group each)."""
+
+    name = "score"
+
+    def __init__(self, gold_name: str | None = None):
+        self.gold_name = gold_name
+        self.also = (gold_name,) if gold_name else ()
+
+    def check(self, options: RunOptions) -> None:
+        """The options checked before anything is read (the first mistake is the one reported)."""
+        if not options.beta >= 0:
+            raise UsageError(f"beta must be >= 0, got {options.beta!r}")
+        from .measures.significance import check_test_options
+
+        check_test_options(options.test, options.unit, options.resamples)
+        check_jobs(options.jobs)
+        check_context(options.context)
+
+    def expanded(self, inputs: list, options: RunOptions) -> list:
+        if self.gold_name is not None:
+            found = [k for k, item in enumerate(inputs) if input_name(item) == self.gold_name]
+            if not found:
+                raise UsageError(f"no span set called {self.gold_name!r} among the inputs; there are: "
+                                 + ", ".join(input_name(item) for item in inputs), option="gold_name", flag="--gold")
+            inputs.insert(0, inputs.pop(found[0]))
+        gold, preds = inputs[0], inputs[1:]
+        if options.align_text:  # CoNLL predictions against a gold with raw text: paired in order
+            from .pipeline import paired_in_order
+
+            preds = [paired_in_order(gold, pred, options.format, options.format_options) for pred in preds]
+        if not preds:
+            raise UsageError("score needs at least one prediction; the inputs hold one span set")
+        if options.compare and len(preds) < 2:
+            raise UsageError("{option} compares predictions: give two or more", option="compare")
+        options.rule, options.selection  # the rule and the labels checked before the tokenizers are loaded
+        return [gold, *preds]
+
+    def plan(self, inputs: list, options: RunOptions):
+        gold, preds = inputs[0], inputs[1:]
+        levels = {}
+        if options.chance:  # per prediction, the tokenizer chosen (and loaded: one that cannot be is bad usage)
+            # first; --align-text: the gold's (the prediction's spans are mapped onto its text)
+            from .measures.tokens import TokenLevel, tokenizer_for
+            from .pipeline import input_format
+
+            format_of = partial(input_format, format=options.format)
+            for g, pred in enumerate(preds):
+                levels[g] = TokenLevel(tokenizer_for([gold] if options.align_text else [gold, pred], format_of),
+                                       options.lang, options.spacy_model, options.labels)
+            for level in levels.values():
+                level.tokenize()
+        groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
+        layouts = [([(0, g, 1, 0)], [0, g + 1], 1) for g in range(len(preds))]
+        return groups, Plan("score", [input_name(item) for item in inputs], [(1, 0)], None, levels), layouts
+
+    def spooling(self, client, inputs: list, options: RunOptions):
+        # the listing's items are spooled per document as they are scored: to a temporary folder, or
+        # beside the --errors file on a cluster (span sets in memory, compared here, keep theirs in
+        # memory: their spans are the caller's own objects); the report's records likewise
+        in_memory = client is None and any(isinstance(item, SpanSet) for item in inputs)
+        return spooled_outputs(client, inputs, options.report, False if in_memory else options.errors)
+
+    def comparison(self, plan, layouts, analyses, folders, client, options):
+        return PairsComparison(plan.rule, layouts, analyses)
 
 
 class Scores(list):
@@ -649,19 +564,6 @@ def check_context(context) -> None:
     if isinstance(context, bool) or not isinstance(context, int) or context < 0:
         raise UsageError(f"{{option}} must be a whole number of characters, 0 or more, got {context!r}",
                          option="context", flag="--context")
-
-
-def spooled_items(items, documents: list[str]):
-    """The items kept while comparing (:attr:`Score.items`), document by document."""
-    for doc_id in documents:
-        yield from items.get(doc_id, ())
-
-
-def _listing(gold, pred, **options) -> list[ErrorItem]:
-    """The error listing of ``pred`` against ``gold``, compared again (quietly: the first run warned)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", SpanagreeWarning)
-        return score(gold, pred, errors=True, **options).items
 
 
 def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None:

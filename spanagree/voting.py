@@ -89,9 +89,10 @@ from pathlib import Path
 
 from .errors import SpanagreeWarning, UsageError
 from .match import LABEL_RULES, MatchRule, align, shared_characters
-from .pipeline import Group, expand_inputs, run
-from .pipeline.cluster import one_client
-from .pipeline.compare import parse_label_list, parse_label_map
+from .options import RunOptions
+from .pipeline import Group
+from .pipeline.analyses import Plan
+from .pipeline.command import execute
 from .pipeline.labels import label_warnings, selected
 from .pipeline.finish import (announce_texts, check_jobs, common_documents, input_path, present_documents,
                               unique_names)
@@ -793,44 +794,15 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
     [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
     """
-    with one_client(scheduler) as scheduler:  # connected for the run when given an address
-        inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
-        if len(inputs) < 2:
-            raise UsageError(f"merge needs at least two annotators; the inputs hold {len(inputs)}")
-        if match not in VOTE_RULES:
-            raise UsageError(f"unknown merge rule {match!r}; choose one of: {', '.join(VOTE_RULES)}")
-        if labels not in LABEL_RULES:
-            raise UsageError(f"unknown label rule {labels!r}; choose one of: {', '.join(LABEL_RULES)}")
-        check_jobs(jobs)
-        from .scoring import check_context
-
-        check_context(context)
-        if documents not in MERGE_DESIGNS:
-            raise UsageError(f"unknown document design {documents!r}; choose one of: {', '.join(MERGE_DESIGNS)}")
-        present = documents == "present"
-        majority = min_votes is None or min_votes == "majority"
-        k = resolve_min_votes(None if majority else min_votes, len(inputs))
-        rule = MatchRule(match, labels)
-        label_map, only = parse_label_map(label_map), parse_label_list(only)
-        names = unique_names(inputs)
-        from .pipeline.cluster import spooling
-
-        # each document's clusters go to disk as it is voted on: in a temporary folder, or on a
-        # cluster in one beside the outputs that the workers share with the client (else in memory)
-        with spooling(scheduler, outputs.place() if outputs is not None else None,
-                      [input_path(item) for item in inputs],
-                      kept="merge keeps every document's clusters") as (folder, client):
-            accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
-                              VoteComparison(rule, k, names, present=present, majority=majority,
-                                             folder=folder.path if folder is not None else None,
-                                             outputs=outputs if jobs > 1 or client is not None else None,
-                                             context=context),
-                              format=format, format_options=format_options, label_map=label_map, only=only,
-                              align_whitespace=align_whitespace, align_text=align_text, jobs=jobs,
-                              count_labels=rule.strict_labels,
-                              progress=progress, scheduler=client)
-    accumulator.raise_reading_error()
-    accumulator.replay_reading()
+    command = VoteCommand(min_votes, outputs)
+    options = RunOptions(match=match, labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace,
+                         align_text=align_text, jobs=jobs, format=format, format_options=format_options,
+                         record=options, annotators=annotators, context=context, documents=documents,
+                         progress=progress, scheduler=scheduler)
+    ran = execute(command, inputs, options, count_labels=labels == "strict")
+    accumulator, inputs, names, rule = ran.accumulator, ran.inputs, ran.names, options.rule
+    label_map, only = options.selection
+    present, majority, k, folder = documents == "present", command.majority, command.k, ran.folders["clusters"]
     design = documents
     paths = [input_path(item) for item in inputs]
     if present:
@@ -866,7 +838,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     understood = {"min_votes": None if majority else min_votes, "match": match, "labels": labels,
                   "only": sorted(only) if only else None, "map": label_map or None,
                   "align_whitespace": align_whitespace, "documents": design, "align_text": align_text}
-    opts = {**understood, **(options or {}), **understood}
+    opts = {**understood, **(options.record or {}), **understood}
     if present:
         held = {d: tally.present[d] for d in documents}
         short = [d for d in documents if not majority and len(held[d]) < k]
@@ -948,6 +920,64 @@ class VoteComparison:
             tally.store.add(doc_id, (texts[doc_id], clusters))
             if tally.prepared is not None:
                 tally.prepared.add(doc_id, texts[doc_id], clusters, k, holders)
+
+
+class VoteCommand:
+    """``merge``'s part of the command skeleton (:mod:`spanagree.pipeline.command`): every
+    document's copies clustered and voted on (:class:`VoteComparison`)."""
+
+    name, also = "merge", ()
+
+    def __init__(self, min_votes, outputs: OutputPlan | None):
+        self.min_votes, self.outputs = min_votes, outputs
+        self.majority = min_votes is None or min_votes == "majority"
+        self.k = None
+
+    def expanded(self, inputs: list, options: RunOptions) -> list:
+        if len(inputs) < 2:
+            raise UsageError(f"merge needs at least two annotators; the inputs hold {len(inputs)}")
+        if options.match not in VOTE_RULES:
+            raise UsageError(f"unknown merge rule {options.match!r}; choose one of: {', '.join(VOTE_RULES)}")
+        if options.labels not in LABEL_RULES:
+            raise UsageError(f"unknown label rule {options.labels!r}; choose one of: {', '.join(LABEL_RULES)}")
+        check_jobs(options.jobs)
+        from .scoring import check_context
+
+        check_context(options.context)
+        if options.documents not in MERGE_DESIGNS:
+            raise UsageError(f"unknown document design {options.documents!r}; choose one of: "
+                             f"{', '.join(MERGE_DESIGNS)}")
+        self.k = resolve_min_votes(None if self.majority else self.min_votes, len(inputs))
+        options.rule, options.selection
+        return inputs
+
+    def plan(self, inputs: list, options: RunOptions):
+        names = unique_names(inputs)
+        groups = [Group(tuple(range(len(inputs))), present=options.documents == "present")]
+        return groups, Plan("merge", names, []), None
+
+    def spooling(self, client, inputs: list, options: RunOptions):
+        from contextlib import contextmanager
+
+        from .pipeline.cluster import spooling
+
+        @contextmanager
+        def folders():
+            # each document's clusters go to disk as it is voted on: in a temporary folder, or on a
+            # cluster in one beside the outputs that the workers share with the client (else in memory)
+            with spooling(client, self.outputs.place() if self.outputs is not None else None,
+                          [input_path(item) for item in inputs],
+                          kept="merge keeps every document's clusters") as (folder, run_on):
+                yield {"clusters": folder}, run_on
+
+        return folders()
+
+    def comparison(self, plan, layouts, analyses, folders, client, options):
+        folder = folders["clusters"]
+        return VoteComparison(plan.rule, self.k, plan.names, present=options.documents == "present",
+                              majority=self.majority, folder=folder.path if folder is not None else None,
+                              outputs=self.outputs if options.jobs > 1 or client is not None else None,
+                              context=options.context)
 
 
 def merge(spansets: list[SpanSet], min_votes: int | None = None, *, match: str = "exact", labels: str = "strict",

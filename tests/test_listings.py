@@ -69,8 +69,8 @@ def test_agree_errors_worked_example():
 
 def test_agree_errors_are_score_errors_with_the_second_as_gold():
     a, b = pair_example()
-    listed = [item.as_pair_dict() for _, _, item in agree([a, b]).errors()]  # built on demand, compared again
-    scored = [item.as_dict() for item in score(b, a).errors()]
+    listed = [item.as_pair_dict() for _, _, item in agree([a, b], errors=True).errors()]
+    scored = [item.as_dict() for item in score(b, a, errors=True).errors()]
     renamed = [{key.replace("gold_", "second_").replace("pred_", "first_"): value for key, value in row.items()}
                for row in scored]
     assert listed == renamed and len(listed) == 3

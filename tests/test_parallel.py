@@ -22,7 +22,7 @@ from spanagree.pipeline.compare import LabelTally, compare_pair
 from spanagree.errors import SpanagreeError
 from spanagree.formats import write
 from spanagree.match import MatchRule
-from spanagree.agreement import PairsComparison
+from spanagree.pipeline.compare import PairsComparison
 from spanagree.pipeline import Group
 from spanagree.pipeline.parallel import shards
 from spanagree.pipeline.sequential import accumulate, spanset_stream
@@ -181,7 +181,7 @@ def test_the_accumulators_of_shards_add_up_to_the_whole_in_document_order():
 
     def accumulated(ids, shard):
         streams = [spanset_stream(SpanSet(s.name, {d: s.documents[d] for d in ids if d in s.documents})) for s in (a, b)]
-        return accumulate(streams, names, groups, PairsComparison(rule, [(0, 1)]), shard=shard)
+        return accumulate(streams, names, groups, PairsComparison(rule, [([(0, 0, 0, 1)], [0, 1], 1)], []), shard=shard)
 
     whole = accumulated(documents, 0)
     first, second, third = accumulated(documents[:7], 0), accumulated(documents[7:19], 1), accumulated(documents[19:], 2)
@@ -191,9 +191,9 @@ def test_the_accumulators_of_shards_add_up_to_the_whole_in_document_order():
     parts += second
     parts += third
     assert added.orders == parts.orders
-    assert added.groups[0].compared[0].by_document == parts.groups[0].compared[0].by_document
+    assert added.groups[0].compared.pairs[0].by_document == parts.groups[0].compared.pairs[0].by_document
     assert parts.orders == whole.orders == [documents, list(b.documents)]
-    (pair_of_parts,), (pair_of_whole,) = parts.groups[0].compared, whole.groups[0].compared
+    (pair_of_parts,), (pair_of_whole,) = parts.groups[0].compared.pairs, whole.groups[0].compared.pairs
     assert list(pair_of_parts.by_document.items()) == list(pair_of_whole.by_document.items())
     assert pair_of_parts.labels.counts() == pair_of_whole.labels.counts()
     assert compare_pair(a, b, documents, MatchRule(), each=lambda doc, alignment: doc).each == documents

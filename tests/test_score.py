@@ -30,7 +30,7 @@ PRED = spanset("sys", [(0, 12, "PER"), (16, 30, "LOC"), (36, 43, "DRUG"), (53, 5
 
 
 def test_exact_strict_by_hand():
-    result = score(GOLD, PRED)
+    result = score(GOLD, PRED, errors=True)
     counts = result.counts
     assert (counts.a, counts.b, counts.c) == (2, 3, 3)  # aspirin, Porto
     assert counts.precision == 2 / 5 and counts.recall == 2 / 5
@@ -97,7 +97,7 @@ def test_confusion_matrix():
 
 
 def test_error_listing_has_document_offsets_text_labels_and_source():
-    listing = score(GOLD, PRED).errors_frame()
+    listing = score(GOLD, PRED, errors=True).errors_frame()
     assert listing.columns.tolist()[:5] == ["document", "kind", "aligned", "credit", "gold_start"]
     partial = listing[listing.kind == "partial"].iloc[0]
     assert (partial.document, partial.gold_start, partial.gold_end, partial.gold_label, partial.gold_text) == (
@@ -105,7 +105,7 @@ def test_error_listing_has_document_offsets_text_labels_and_source():
     assert (partial.pred_start, partial.pred_end, partial.pred_label, partial.pred_text) == (0, 12, "PER", "Dr. Ana Ruiz")
     assert not partial.aligned and partial.credit == 0  # exact/strict: the pair earns nothing
     # under partial matching the same pair is aligned and earns the partial credit
-    listing = score(GOLD, PRED, match="partial").errors_frame()
+    listing = score(GOLD, PRED, match="partial", errors=True).errors_frame()
     partial = listing[listing.kind == "partial"].iloc[0]
     assert partial.aligned and partial.credit == 0.5
     assert set(listing.kind) == {"partial", "wrong_label", "missed", "spurious"}  # correct spans are not errors
@@ -139,7 +139,7 @@ def test_demo_error_analysis_by_hand(demo):
     from spanagree import read
 
     ann1, ann2, ann3 = (read(demo / "brat" / name, "brat") for name in ("ann1", "ann2", "ann3"))
-    result = score(ann1, ann2)
+    result = score(ann1, ann2, errors=True)
     assert (result.counts.a, result.counts.b, result.counts.c) == (61, 12, 16)
     assert result.error_counts() == {"correct": 61, "partial": 7, "wrong_label": 3, "wrong_label_and_boundary": 1,
                                      "missed": 5, "spurious": 1}
@@ -147,7 +147,7 @@ def test_demo_error_analysis_by_hand(demo):
     assert len(result.errors()) == len(DEMO_ANN2)
     # ann3: Tomas Berg, diabetes, Okafor, Inês Carvalho (partial); St. Anne's, Northgate (label);
     # neurological deficit, pneumonia, Castelo Alto, pancreatic tumours (missed); fever, regulators (spurious)
-    result = score(ann1, ann3)
+    result = score(ann1, ann3, errors=True)
     assert result.error_counts() == {"correct": 67, "partial": 4, "wrong_label": 2, "wrong_label_and_boundary": 0,
                                      "missed": 4, "spurious": 2}
     # every span is classified once: pairs + missed = gold spans, pairs + spurious = predicted spans
@@ -223,17 +223,17 @@ def test_greedy_peer_example_from_wnut17():
     text = "Auto DJ Show is starting now !"
     gold = SpanSet.from_spans("gold", [Span("d", (0, 12), "creative-work")], {"d": text})
     pred = SpanSet.from_spans("mic-cis", [Span("d", (0, 4), "person"), Span("d", (5, 12), "creative-work")], {"d": text})
-    result = score(gold, pred, match="overlap", labels="strict")  # nervaluate ent_type
+    result = score(gold, pred, match="overlap", labels="strict", errors=True)  # nervaluate ent_type
     assert (result.counts.a, result.counts.b, result.counts.c) == (1, 1, 0)  # nervaluate: COR 0, INC 1, SPU 1
     assert {(e.kind, e.pred_text) for e in result.items} == {("partial", "DJ Show"), ("spurious", "Auto")}
     # partial/ignore: both predictions earn 0.5 with the gold span; the same-label one is chosen
-    result = score(gold, pred, match="partial", labels="ignore")
+    result = score(gold, pred, match="partial", labels="ignore", errors=True)
     assert result.counts.a == 0.5
     assert [(e.kind, e.pred_text, e.aligned) for e in result.items if e.gold] == [("partial", "DJ Show", True)]
 
 
 def test_dataframes():
-    result = score(GOLD, PRED)
+    result = score(GOLD, PRED, errors=True)
     by_label = result.by_label_frame()
     assert by_label["label"].tolist() == ["DRUG", "LOC", "ORG", "PER"]
     assert by_label[["a", "b", "c"]].values.tolist() == [[1, 1, 0], [1, 1, 0], [0, 0, 1], [0, 1, 2]]

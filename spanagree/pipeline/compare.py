@@ -175,25 +175,15 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
 
 class PairTally(Slotted):
     """One pair's comparison added up batch by batch (and shard by shard): per-document counts,
-    the label tally, the duplicates and, for ``score``, the error analysis (``errors``: item
-    keys counted; ``items``: the listing per document, when asked for; ``report``: the
-    documents' records for the HTML report, when asked for, a
-    :class:`~spanagree.pipeline.spool.DocumentSpool`) and the token tally (``tokens``:
-    ``score --chance``, a :class:`~spanagree.measures.tokens.TokenTally` of the documents' tokens,
-    tokenised where the prediction and the gold are compared)."""
+    the label tally and the duplicates. What optional analyses add is theirs
+    (:mod:`spanagree.pipeline.analyses`)."""
 
-    __slots__ = ("by_document", "labels", "duplicates", "errors", "items", "report", "units", "tokens")
+    __slots__ = ("by_document", "labels", "duplicates")
 
-    def __init__(self, report=None, tokens=None):
+    def __init__(self):
         self.by_document: dict[str, Counts] = {}
-        #: ``--unit sentence``: each document's ``(a, b, c)`` per sentence (:mod:`spanagree.pipeline.units`).
-        self.units: dict[str, list[tuple]] = {}
         self.labels = LabelTally()
         self.duplicates = [0, 0]
-        self.errors: Counter = Counter()
-        self.items: dict[str, list] = {}
-        self.report = report
-        self.tokens = tokens
 
     def add(self, pair: PairCounts) -> None:
         """Add one batch's :class:`PairCounts` (its documents are new to this tally)."""
@@ -207,13 +197,6 @@ class PairTally(Slotted):
         self.labels.add(other.labels)
         self.duplicates[0] += other.duplicates[0]
         self.duplicates[1] += other.duplicates[1]
-        self.errors.update(other.errors)
-        self.items.update(other.items)
-        self.units.update(other.units)
-        if self.report is not None and other.report is not None:
-            self.report += other.report
-        if self.tokens is not None and other.tokens is not None:
-            self.tokens += other.tokens
         return self
 
     def pair(self, first: str, second: str, documents: list[str]) -> PairCounts:
@@ -223,32 +206,83 @@ class PairTally(Slotted):
                           self.labels)
 
 
-class PairTallies(list):
-    """Several pairs' tallies (one per pair, in order) that add up pair by pair, and the
-    documents' records for the HTML report (``report``, when asked for: a
-    :class:`~spanagree.pipeline.spool.DocumentSpool` holding every pair of a document), the
-    unitizing tally (``unitizing``) and the token tally (``tokens``), when asked for."""
+class Tallies(Slotted):
+    """What one group's comparison adds up: each pair's :class:`PairTally` (in the group's
+    order) and each analysis's tally by its key (:mod:`spanagree.pipeline.analyses`); both add
+    up with ``+=``, pair by pair and analysis by analysis."""
 
-    def __init__(self, tallies=(), report=None, unitizing=None, tokens=None):
-        super().__init__(tallies)
-        self.report = report
-        #: ``agree --unitizing``: a :class:`~spanagree.measures.unitizing.UnitizingTally` of every
-        #: annotator's spans over the documents compared.
-        self.unitizing = unitizing
-        #: ``agree --chance``: a :class:`~spanagree.measures.tokens.TokenTally` of the documents'
-        #: tokens, tokenised where their copies are compared.
-        self.tokens = tokens
+    __slots__ = ("pairs", "analyses")
 
-    def __iadd__(self, other: "PairTallies") -> "PairTallies":
-        for mine, theirs in zip(self, other):
+    def __init__(self, pairs: list, analyses: dict):
+        self.pairs = pairs
+        self.analyses = analyses
+
+    def __iadd__(self, other: "Tallies") -> "Tallies":
+        for mine, theirs in zip(self.pairs, other.pairs):
             mine += theirs
-        if self.report is not None and other.report is not None:
-            self.report += other.report
-        if self.unitizing is not None and other.unitizing is not None:
-            self.unitizing += other.unitizing
-        if self.tokens is not None and other.tokens is not None:
-            self.tokens += other.tokens
+        for key, theirs in other.analyses.items():
+            mine = self.analyses.get(key)
+            if mine is not None and theirs is not None:
+                mine += theirs
+                self.analyses[key] = mine
         return self
+
+
+def _kept(doc_id: str, alignment: Alignment) -> Alignment:
+    return alignment
+
+
+class PairsComparison:
+    """The comparison every command that aligns pairs runs (:class:`~spanagree.pipeline.sequential.Comparison`):
+    each pair of a group's copies aligned on each document under ``rule``, counted into its
+    :class:`PairTally`, and every analysis shown the batch (:class:`~spanagree.pipeline.analyses.Batch`).
+
+    Parameters
+    ----------
+    rule : MatchRule
+    layouts : list
+        Per group: ``(pairs, members, tallied)``, where ``pairs`` lists the pairs the group
+        compares as ``(index, number, first, second)`` (see :class:`~spanagree.pipeline.analyses.Batch`),
+        ``members`` each copy's annotator number, and ``tallied`` the number of pair tallies of
+        the group's tally; ``None`` for a group that compares no pair (only the analyses that
+        observe every group see it).
+    analyses : list of Analysis
+    """
+
+    def __init__(self, rule: MatchRule, layouts: list, analyses: list):
+        self.rule = rule
+        self.layouts = layouts
+        self.analyses = analyses
+        self.alignments = any(analysis.alignments for analysis in analyses)
+
+    def tally(self) -> Tallies:
+        tallied = max((layout[2] for layout in self.layouts if layout is not None), default=0)
+        return Tallies([PairTally() for _ in range(tallied)], {a.key: a.new() for a in self.analyses})
+
+    def compare(self, tally: Tallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        from .analyses import Batch
+
+        layout = self.layouts[group]
+        if layout is None:
+            batch = Batch(group, spansets, documents, [], list(range(len(spansets))), rule=self.rule)
+            for analysis in self.analyses:
+                if analysis.every_group:
+                    analysis.observe(tally.analyses[analysis.key], batch)
+            return
+        pairs, members, _ = layout
+        batch = Batch(group, spansets, documents, pairs, members, rule=self.rule)
+        rule = self.rule
+        if self.alignments:
+            batch.alignments = []
+            for index, _, i, j in pairs:
+                counts = compare_pair(spansets[i], spansets[j], documents, rule, each=_kept)
+                tally.pairs[index].add(counts)
+                batch.alignments.append(counts.each)
+        else:
+            for index, _, i, j in pairs:
+                tally.pairs[index].add(compare_pair(spansets[i], spansets[j], documents, rule))
+        for analysis in self.analyses:
+            analysis.observe(tally.analyses[analysis.key], batch)
 
 
 def warn_duplicates(name: str, count: int, rule: MatchRule) -> None:

@@ -72,29 +72,31 @@ def sentence_counts(alignment, starts: list[int]) -> list[tuple[float, float, fl
     return counts
 
 
-def add_sentence_units(tally, first, second, reference, documents: list[str], rule, lang: str | None) -> None:
-    """Each document's per-sentence counts of ``first`` against ``second`` into ``tally.units``
-    (a second alignment pass, made only under ``--unit sentence``); the sentences are
-    ``reference``'s (the gold, or the group's first annotator)."""
+def sentence_units(first, second, reference, documents: list[str], rule, lang: str | None) -> dict:
+    """Each document's per-sentence counts of ``first`` against ``second`` (a second alignment
+    pass, made only under ``unit="sentence"``); the sentences are ``reference``'s (the gold, or
+    the group's first annotator)."""
     from .compare import compare_pair
 
     starts = {d: sentence_starts(reference.documents.get(d), lang) for d in documents}
     found = compare_pair(first, second, documents, rule, each=lambda doc_id, alignment: sentence_counts(
         alignment, starts[doc_id]))
-    tally.units.update(zip(documents, found.each))
+    return dict(zip(documents, found.each))
 
 
-def unit_rows(tallies, documents: list[str], unit: str) -> list[list[tuple]]:
+def unit_rows(tallies, documents: list[str], unit: str, units: list[dict] | None = None) -> list[list[tuple]]:
     """Per unit (each document, or each sentence of each document, in order), each tally's
     ``(a, b, c)``: the rows that the bootstrap resamples and the paired tests swap. The tallies
-    (:class:`~spanagree.pipeline.compare.PairTally`) are of the same documents' comparisons."""
+    (:class:`~spanagree.pipeline.compare.PairTally`) are of the same documents' comparisons;
+    ``units`` gives, per tally, each document's per-sentence counts (:func:`sentence_units`),
+    read when ``unit`` is ``"sentence"``."""
     nothing = (0, 0, 0)  # a tally that did not compare the document (agree --documents pairwise)
     if unit == "document":
         return [[tally.by_document[d].astuple() if d in tally.by_document else nothing for tally in tallies]
                 for d in documents]
     rows = []
     for d in documents:
-        size = max(len(tally.units.get(d, ())) for tally in tallies)
-        own = [tally.units.get(d) or [nothing] * size for tally in tallies]
+        size = max(len(sentences.get(d, ())) for sentences in units)
+        own = [sentences.get(d) or [nothing] * size for sentences in units]
         rows += [[sentences[s] for sentences in own] for s in range(size)]
     return rows

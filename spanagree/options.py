@@ -1,0 +1,124 @@
+"""One options value for a run: what it reads, how it matches, what it adds, how it executes.
+
+:func:`spanagree.agree`, :func:`spanagree.score` and :func:`spanagree.vote` keep their keyword
+arguments (the API as documented) and build a :class:`RunOptions` from them; the command line
+builds the same keywords from its flags; everything below the public functions — the command
+skeleton (:mod:`spanagree.pipeline.command`), the analyses (:mod:`spanagree.pipeline.analyses`)
+and the execution — takes this one frozen value instead of thirty keywords, in the spirit of
+black's ``Mode``.
+
+Values are kept as given; each is checked where the command checked it before (so that of several
+mistakes the same one is reported first), and :attr:`RunOptions.rule` builds the matching rule
+(validating it) when first asked for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+from .span import CONTEXT
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything a run of ``agree``, ``score`` or ``merge`` needs, as one frozen value.
+
+    Attributes
+    ----------
+    match, labels, partial_credit
+        The matching rule (:class:`~spanagree.match.MatchRule`; :attr:`rule`).
+    only, label_map
+        Labels kept and relabelled before matching (``only``, ``label_map`` of :func:`spanagree.agree`).
+    format, format_options, annotators
+        How paths are read and which span sets of containers are taken.
+    align_whitespace, align_text
+        How copies of a document whose texts differ are reconciled.
+    jobs, scheduler, progress
+        How the run executes: processes, a Dask scheduler or client, a progress bar.
+    errors, context, report
+        What is kept per document: the disagreements' listing (and its context), the HTML report's records.
+    chance, lang, spacy_model, bootstrap, seed, unitizing, compare, test, unit, resamples, beta
+        The optional analyses and their settings (:mod:`spanagree.pipeline.analyses`).
+    documents
+        The document design (``"common"``, ``"pairwise"``, ``"present"``).
+    analyses
+        Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
+    record
+        The caller's record of the run (the ``options`` keyword: the command line's arguments),
+        echoed first in the JSON's ``options``; the values as understood win.
+
+    Examples
+    --------
+    >>> options = RunOptions(match="overlap", jobs=2)
+    >>> options.rule
+    MatchRule(boundary='overlap', labels='strict', partial_credit=0.5)
+    >>> options.replace(match="exact").rule.boundary, options.jobs
+    ('exact', 2)
+    """
+
+    match: str = "exact"
+    labels: str = "strict"
+    partial_credit: Any = 0.5
+    only: Any = None
+    label_map: Any = None
+    format: str | None = None
+    format_options: Mapping | None = None
+    annotators: Any = None
+    align_whitespace: bool = False
+    align_text: bool = False
+    jobs: int = 1
+    scheduler: Any = None
+    progress: bool = False
+    errors: bool | str = False
+    context: int = CONTEXT
+    report: bool | str = False
+    chance: bool = False
+    lang: str | None = None
+    spacy_model: str | None = None
+    bootstrap: int | None = None
+    seed: int | None = None
+    unitizing: bool = False
+    compare: bool = False
+    test: str = "randomization"
+    unit: str = "document"
+    resamples: int = 10_000
+    beta: float = 1.0
+    documents: str = "common"
+    analyses: tuple = ()
+    record: Mapping | None = field(default=None, repr=False)
+
+    __hash__ = None  # holds mappings: a value to compare, not a key
+
+    @cached_property
+    def rule(self):
+        """The :class:`~spanagree.match.MatchRule` of ``match``, ``labels`` and ``partial_credit``
+        (raises :class:`~spanagree.errors.UsageError` for an unknown rule or a bad credit)."""
+        from .match import MatchRule
+
+        return MatchRule(self.match, self.labels, self.partial_credit)
+
+    @cached_property
+    def selection(self) -> tuple[dict, frozenset | None]:
+        """``(label_map, only)`` parsed: ``{"OLD": "NEW"}`` and the labels kept (``None``: all)."""
+        from .pipeline.compare import parse_label_list, parse_label_map
+
+        return parse_label_map(self.label_map), parse_label_list(self.only)
+
+    def replace(self, **changes) -> "RunOptions":
+        """A copy with ``changes`` (the value itself never changes)."""
+        return dataclasses.replace(self, **changes)
+
+    def reading(self) -> dict:
+        """The keywords of :func:`spanagree.pipeline.run` that say how the copies are read and reconciled."""
+        label_map, only = self.selection
+        found = dict(format=self.format, format_options=self.format_options, label_map=label_map, only=only,
+                     align_whitespace=self.align_whitespace, jobs=self.jobs, progress=self.progress)
+        if self.align_text:
+            found["align_text"] = True
+        return found
+
+
+__all__ = ["RunOptions"]

@@ -1,0 +1,519 @@
+"""Optional analyses as pluggable per-document tallies.
+
+A run aligns every pair of copies of every document and adds the counts up (the core every
+command shares: :class:`~spanagree.pipeline.compare.PairTally`). Everything else a run may be
+asked for is an **analysis**: one small object with the same four steps, in the spirit of
+pyannote.metrics' components and scikit-learn's scorers —
+
+1. ``new()``: an empty tally;
+2. ``observe(tally, batch)``: one batch of documents compared in one group of copies
+   (a :class:`Batch`: the copies, the documents, the pairs compared and, for the analyses that ask
+   for them, each pair's alignments and classified spans);
+3. ``tally += other``: tallies of disjoint batches and shards add up (in document order), so an
+   analysis runs in one process, under ``jobs`` and on a Dask cluster alike, with the same result;
+4. ``finish(tally, finished)``: the figure, under the analysis's key in the result's ``extras``
+   (its JSON key), or whatever the result keeps of it.
+
+Analyses are registered in :data:`ANALYSES` (name → factory), like the measures: a factory takes
+the run's :class:`~spanagree.options.RunOptions` and its :class:`Plan` and returns the analysis,
+or ``None`` when the run does not ask for it. A new analysis is one more entry; no command
+function changes (``tests/test_analyses.py`` adds a made-up one and runs it under ``jobs`` and on
+a cluster). The built-in ones:
+
+============  ==========================================================================
+``chance``    token-level agreement with d known (``chance=True``): :class:`Tokens`
+``alpha_u``   Krippendorff's unitizing alpha (``unitizing=True``): :class:`Unitizing`
+``units``     each document's counts per sentence (``unit="sentence"``, for the two below)
+``bootstrap`` percentile intervals over documents or sentences (``bootstrap=N``)
+``comparisons`` paired tests between pairs or predictions (``compare=True``)
+``errors``    every disagreement listed, per document (``errors=True``): :class:`Listing`
+``report``    each document's record for the HTML report (``report=True``): :class:`ReportRecords`
+============  ==========================================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Callable
+
+from ..span import SpanSet
+
+
+@dataclass
+class Batch:
+    """One batch of documents compared in one group of copies: what every analysis observes.
+
+    Attributes
+    ----------
+    group : int
+        The group's number in the run (:class:`~spanagree.pipeline.sequential.Group`).
+    spansets : list of SpanSet
+        The group's copies, texts reconciled, labels selected, in the group's member order.
+    documents : list of str
+        The documents compared, in the reference's order.
+    pairs : list of (int, int, int, int)
+        The pairs compared: ``(index, number, first, second)`` — the pair's index in the
+        group's tally, its number in the run (the report's numbering), and the places in
+        :attr:`spansets` of its first and second side (the prediction and the gold in ``score``).
+    members : list of int
+        Each copy's annotator number in the run.
+    alignments : list of list of Alignment, or None
+        Per pair of :attr:`pairs`, each document's alignment (when an analysis asked for them).
+    """
+
+    group: int
+    spansets: list[SpanSet]
+    documents: list[str]
+    pairs: list[tuple[int, int, int, int]]
+    members: list[int]
+    alignments: list[list] | None = None
+    rule: Any = None
+    _records: dict = field(default_factory=dict, repr=False)
+
+    def records(self, k: int) -> list[list]:
+        """Per document, the classified spans of pair ``k`` of :attr:`pairs`
+        (:func:`spanagree.scoring.records_of`: ``(kind, aligned, credit, gold, pred)``), made once
+        for every analysis that reads them."""
+        if k not in self._records:
+            from ..scoring import records_of
+
+            self._records[k] = [records_of(alignment) for alignment in self.alignments[k]]
+        return self._records[k]
+
+    @cached_property
+    def texts(self) -> dict[str, str | None]:
+        """Each document's text: the first copy's that has one."""
+        return {d: next((s.documents[d].text for s in self.spansets if d in s.documents
+                         and s.documents[d].text is not None), None) for d in self.documents}
+
+
+class Analysis:
+    """The base of an analysis: an empty tally of ``None``, nothing observed, nothing finished.
+
+    Subclasses set :attr:`key` (their key in ``extras`` and the JSON), :attr:`alignments` when
+    :meth:`observe` reads :attr:`Batch.alignments`, and :attr:`every_group` when they observe the
+    groups that compare no pair (``agree(documents="pairwise", chance=True)``'s token group).
+    """
+
+    key: str = ""
+    alignments: bool = False
+    every_group: bool = False
+
+    def new(self) -> Any:
+        return None
+
+    def observe(self, tally: Any, batch: Batch) -> None:
+        return None
+
+    def finish(self, tally: Any, finished: "Finished") -> Any:
+        """The analysis's figure (``None``: nothing for ``extras``)."""
+        return None
+
+    def joined(self, tallies: list) -> Any:
+        """The tallies of several groups as one (``agree(documents="pairwise")``: a group per
+        pair), added up in group order."""
+        total = None
+        for tally in tallies:
+            if tally is None:
+                continue
+            if total is None:
+                total = tally
+            else:
+                total += tally
+        return total
+
+
+@dataclass
+class Plan:
+    """What a run's analyses are made for: the command, its span sets and how they are compared.
+
+    ``folders`` holds where per-document outputs are spooled: ``"report"`` and ``"errors"`` (a
+    folder path, or ``None`` to keep them in memory), as the command's spooling chose them.
+    """
+
+    command: str
+    names: list[str]
+    pairs: list[tuple[int, int]]
+    token_group: int | None = None
+    levels: dict | None = None
+    folders: dict = field(default_factory=dict)
+    rule: Any = None
+
+
+@dataclass
+class Finished:
+    """What an analysis finishes from: one result's pairs, documents and names.
+
+    ``pairs`` gives, per pair, ``(first name, second name, tally)`` where ``tally`` is the
+    pair's :class:`~spanagree.pipeline.compare.PairTally` (counts per document, units); ``result``
+    is the :class:`~spanagree.agreement.Agreement` or :class:`~spanagree.scoring.Score` being
+    finished (``score``'s comparisons: the :class:`~spanagree.scoring.Scores` list).
+    """
+
+    command: str
+    names: list[str]
+    documents: list[str]
+    pairs: list[tuple]
+    result: Any
+    units: list | None = None
+    group: int | None = None
+    folders: dict = field(default_factory=dict)
+
+
+class Tokens(Analysis):
+    """``chance``: each document's tokens labelled by each copy, tallied where the copies are
+    compared (:class:`~spanagree.measures.tokens.TokenTally`), and the token-level figures.
+
+    ``levels`` maps a group to its :class:`~spanagree.measures.tokens.TokenLevel` (``None``:
+    every group); ``sides``: ``"group"`` labels the tokens by every copy of the group
+    (``agree``), ``"pair"`` by the pair's first and second (``score``: prediction, gold);
+    ``present``: a copy that lacks a document did not see it."""
+
+    key = "chance"
+    every_group = True
+
+    def __init__(self, levels: dict, sides: str = "group", present: bool = False):
+        self.levels, self.sides, self.present = levels, sides, present
+
+    def new(self):
+        from ..measures.tokens import TokenTally
+
+        return TokenTally()
+
+    def level(self, group: int):
+        return self.levels.get(group, self.levels.get(None))
+
+    def observe(self, tally, batch: Batch) -> None:
+        level = self.level(batch.group)
+        if level is None:
+            return
+        if self.sides == "pair":
+            ((_, _, i, j),) = batch.pairs
+            spansets = [batch.spansets[i], batch.spansets[j]]
+        else:
+            spansets = batch.spansets
+        level.add(tally, spansets, batch.documents, present=self.present)
+
+    def finish(self, tally, finished: Finished):
+        level = self.level(finished.group)
+        return tally.agreement(finished.names, finished.documents, tokenizer=level.name,
+                               labels=level.labels).to_dict()
+
+
+class Unitizing(Analysis):
+    """``alpha_u``: every annotator's spans on the continuum of each document
+    (:class:`~spanagree.measures.unitizing.UnitizingTally`), and α_U."""
+
+    key = "alpha_u"
+
+    def __init__(self, annotators: int):
+        self.annotators = annotators
+
+    def new(self):
+        from ..measures.unitizing import UnitizingTally
+
+        return UnitizingTally(self.annotators)
+
+    def observe(self, tally, batch: Batch) -> None:
+        for doc_id in batch.documents:
+            copies = [s.documents.get(doc_id) for s in batch.spansets]
+            spans = [copy.spans if copy is not None else [] for copy in copies]
+            text = next((c.text for c in copies if c is not None and c.text is not None), None)
+            length = len(text) if text is not None else max(
+                (end for own in spans for span in own for _, end in span.fragments), default=0)
+            tally.add_document(spans, length)
+
+    def finish(self, tally, finished: Finished):
+        from ..measures.unitizing import alpha_u
+
+        return alpha_u(tally)
+
+
+class PerPair(list):
+    """One tally per pair, adding up pair by pair (a dictionary by updating it)."""
+
+    def __iadd__(self, other: "PerPair") -> "PerPair":
+        for mine, theirs in zip(self, other):
+            if isinstance(mine, dict):
+                mine.update(theirs)
+            else:
+                mine += theirs
+        return self
+
+
+class SentenceUnits(Analysis):
+    """``units``: each document's ``(a, b, c)`` per sentence, per pair (``unit="sentence"``:
+    what :class:`Bootstrap` resamples and :class:`Comparisons` swap; :mod:`spanagree.pipeline.units`)."""
+
+    key = "units"
+
+    def __init__(self, pairs: int, lang: str | None):
+        self.pairs, self.lang = pairs, lang
+
+    def new(self):
+        return PerPair({} for _ in range(self.pairs))
+
+    def observe(self, tally, batch: Batch) -> None:
+        from .units import sentence_units
+
+        for index, _, i, j in batch.pairs:
+            tally[index].update(sentence_units(batch.spansets[i], batch.spansets[j], batch.spansets[0],
+                                                  batch.documents, batch.rule, self.lang))
+
+
+class Bootstrap(Analysis):
+    """``bootstrap``: 95% percentile intervals from resampling the documents (or sentences)."""
+
+    key = "bootstrap"
+
+    def __init__(self, resamples: int, seed: int | None, unit: str):
+        self.resamples, self.seed, self.unit = resamples, seed, unit
+
+    def finish(self, tally, finished: Finished):
+        from ..measures.bootstrap import bootstrap_intervals
+        from .units import unit_rows
+
+        rows = unit_rows([pair for _, _, pair in finished.pairs], finished.documents, self.unit, finished.units)
+        return bootstrap_intervals(rows, n=self.resamples, seed=self.seed, unit=self.unit,
+                                   documents=len(finished.documents),
+                                   pairs=[[first, second] for first, second, _ in finished.pairs],
+                                   mean=finished.command == "agree", stacklevel=5)
+
+
+class Comparisons(Analysis):
+    """``comparisons``: every two pairs of annotators (``agree``) or predictions (``score``)
+    tested against each other on F1, precision and recall, paired over the units every one of
+    them compared (:func:`spanagree.measures.significance.paired_comparisons`)."""
+
+    key = "comparisons"
+
+    def __init__(self, test: str, unit: str, resamples: int, seed: int | None):
+        self.test, self.unit, self.resamples, self.seed = test, unit, resamples, seed
+
+    def finish(self, tally, finished: Finished):
+        import warnings
+
+        from ..errors import SpanagreeWarning
+        from ..measures.significance import paired_comparisons, warn_few_units
+        from .units import unit_rows
+
+        tallies = [pair for _, _, pair in finished.pairs]
+        shared = [d for d in finished.documents if all(d in pair.by_document for pair in tallies)]
+        rows = unit_rows(tallies, shared, self.unit, finished.units)
+        what = f"{finished.command} --compare"
+        if len(rows) < 2:
+            if finished.command == "agree":
+                message = (f"{what}: {len(rows)} {self.unit}(s) compared by every pair: at least two are needed; "
+                           "no interval and no p-value")
+            else:
+                message = (f"{what}: {len(rows)} {self.unit}(s): at least two are needed to resample or swap; "
+                           "no interval and no p-value" + (" (--unit sentence splits them)"
+                                                           if self.unit == "document" else ""))
+            warnings.warn(message, SpanagreeWarning, stacklevel=5)
+        warn_few_units(what, len(rows), self.unit, stacklevel=6)
+        names = ([f"{first} × {second}" for first, second, _ in finished.pairs] if finished.command == "agree"
+                 else [first for first, _, _ in finished.pairs])
+        return paired_comparisons(rows, names, test=self.test, unit=self.unit, resamples=self.resamples,
+                                  seed=self.seed)
+
+
+class Listing(Analysis):
+    """``errors``: each pair's listed items per document — every disagreement (``agree``) or
+    every classified span (``score``: its error listing) — spooled to ``folder`` as they are
+    compared (:class:`~spanagree.pipeline.spool.ObjectSpool`), or kept in memory (``None``)."""
+
+    key = "errors"
+    alignments = True
+
+    def __init__(self, pairs: int, folder: str | None, context: int, every_kind: bool, in_memory: bool):
+        self.pairs, self.folder, self.context = pairs, folder, context
+        self.every_kind = every_kind    # score: correct items too, and a document without items kept
+        self.in_memory = in_memory      # span sets in memory: plain dictionaries
+
+    def new(self):
+        from .spool import ObjectSpool
+
+        if self.folder is None:
+            return PerPair({} for _ in range(self.pairs))
+        return PerPair(ObjectSpool(self.folder) for _ in range(self.pairs))
+
+    def observe(self, tally, batch: Batch) -> None:
+        from ..scoring import item
+
+        context = self.context
+        for k, (index, _, _, _) in enumerate(batch.pairs):
+            kept = tally[index]
+            texts = batch.texts if not self.every_kind else {
+                d: batch.spansets[0].documents[d].text for d in batch.documents}
+            for doc_id, records in zip(batch.documents, batch.records(k)):
+                text = texts[doc_id]
+                found = [item(doc_id, kind, aligned, credit, gold, pred, text, context)
+                         for kind, aligned, credit, gold, pred in records if self.every_kind or kind != "correct"]
+                if found or self.every_kind:
+                    kept[doc_id] = found
+
+    def finish(self, tally, finished: Finished):
+        """The result's listing: each pair's items read back document by document as they are
+        iterated (the spool lives as long as the result)."""
+        from functools import partial
+
+        folder = finished.folders.get("errors")
+        for spool in tally:
+            if folder is not None:
+                spool.close()
+                spool.folder_owner = folder  # the spool lives as long as the result (its folder)
+        kept = [(spool, list(pair.by_document) if finished.command == "agree" else finished.documents)
+                for spool, (_, _, pair) in zip(tally, finished.pairs)]
+        finished.result.listing = partial(spooled_listings, kept)
+        return None
+
+
+def spooled_listings(kept: list) -> list:
+    """Per pair, the items kept while comparing (``kept``: per pair, the items by document and
+    its documents), read document by document as they are iterated."""
+    return [_spooled(items, documents) for items, documents in kept]
+
+
+def _spooled(items, documents: list[str]):
+    for doc_id in documents:
+        yield from items.get(doc_id, ())
+
+
+class ReportRecords(Analysis):
+    """``report``: each document's record for the HTML report (its text, every copy's spans,
+    each pair's classified spans: docs/report.md), spooled as it is compared
+    (:class:`~spanagree.pipeline.spool.DocumentSpool`)."""
+
+    key = "report"
+    alignments = True
+
+    def __init__(self, folder: str):
+        self.folder = folder
+
+    def new(self):
+        from .spool import DocumentSpool
+
+        return DocumentSpool(self.folder)
+
+    def observe(self, tally, batch: Batch) -> None:
+        from ..agreement import spool_documents
+
+        spool_documents(tally, batch.spansets, batch.documents, [(i, j) for _, _, i, j in batch.pairs],
+                        [batch.records(k) for k in range(len(batch.pairs))], members=batch.members,
+                        numbers=[number for _, number, _, _ in batch.pairs])
+
+    def joined(self, tallies: list):
+        """Records of the same document written by different groups become one
+        (:meth:`~spanagree.pipeline.spool.DocumentSpool.join`)."""
+        spool = tallies[0]
+        for other in tallies[1:]:
+            spool.join(other)
+        return spool
+
+    def finish(self, tally, finished: Finished):
+        finished.result.spool = tally
+        tally.folder_owner = finished.folders.get("report")  # the temporary files live as long as the result
+        return None
+
+
+class ErrorKinds(Analysis):
+    """``score``'s error analysis: every item's ``(kind, gold label, predicted label)`` counted
+    (:func:`spanagree.scoring.error_keys`; the correct pairs under exact boundaries and strict
+    labels are counted from the per-label counts when the result is made)."""
+
+    key = "error_kinds"
+    alignments = True
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def new(self):
+        from collections import Counter
+
+        return Counter()
+
+    def observe(self, tally, batch: Batch) -> None:
+        from ..scoring import error_keys, keys_of
+
+        rule = self.rule
+        for k in range(len(batch.pairs)):
+            if k in batch._records:  # classified already (the listing, the report): counted from them
+                for records in batch._records[k]:
+                    tally.update(keys_of(records, rule))
+            else:
+                for doc_id, alignment in zip(batch.documents, batch.alignments[k]):
+                    tally.update(error_keys(doc_id, alignment, rule))
+
+
+def _tokens(options, plan: Plan):
+    if not options.chance:
+        return None
+    if plan.command == "score":
+        return Tokens(plan.levels, sides="pair")
+    return Tokens(plan.levels, present=plan.token_group is not None)
+
+
+def _units(options, plan: Plan):
+    if options.unit != "sentence" or not (options.bootstrap or options.compare):
+        return None
+    return SentenceUnits(len(plan.pairs), options.lang)
+
+
+def _listing(options, plan: Plan):
+    if not options.errors:
+        return None
+    return Listing(len(plan.pairs), plan.folders.get("errors"), options.context, plan.command == "score",
+                   plan.folders.get("errors") is None)
+
+
+#: The analyses a run may add, by name: each a factory of the run's options and plan giving the
+#: analysis, or ``None`` when the run does not ask for it. Their order is the order in which
+#: they finish (and so of their keys in ``extras``).
+ANALYSES: dict[str, Callable] = {
+    "chance": _tokens,
+    "units": _units,
+    "bootstrap": lambda options, plan: (Bootstrap(options.bootstrap, options.seed, options.unit)
+                                        if options.bootstrap else None),
+    "alpha_u": lambda options, plan: Unitizing(len(plan.names)) if options.unitizing else None,
+    "comparisons": lambda options, plan: (Comparisons(options.test, options.unit, options.resamples, options.seed)
+                                          if options.compare else None),
+    "errors": _listing,
+    "report": lambda options, plan: ReportRecords(plan.folders["report"]) if options.report else None,
+    "error_kinds": lambda options, plan: ErrorKinds(options.rule) if plan.command == "score" else None,
+}
+
+
+#: The names of the registered analyses that run only when asked for by name (``analyses=[...]``):
+#: :func:`register` adds to it.
+EXTRA: set[str] = set()
+
+
+def register(name: str, factory: Callable) -> None:
+    """Register an analysis that a run asks for by name (``agree(..., analyses=[name])``,
+    ``score(..., analyses=[name])``): ``factory(options, plan)`` gives the :class:`Analysis` (or
+    ``None``). Its figure is the result's ``extras[name]`` (and the JSON's key of that name)."""
+    ANALYSES[name] = factory
+    EXTRA.add(name)
+
+
+def analyses_for(options, plan: Plan) -> list[Analysis]:
+    """The analyses a run asks for, in :data:`ANALYSES`' order: the built-in ones its options
+    ask for, and the registered ones it names (``options.analyses``)."""
+    from ..errors import UsageError
+
+    unknown = [name for name in options.analyses if name not in EXTRA]
+    if unknown:
+        raise UsageError(f"no registered analysis called {', '.join(map(repr, unknown))}; registered: "
+                         + (", ".join(sorted(EXTRA)) or "none"), option="analyses")
+    found = []
+    for name, factory in ANALYSES.items():
+        if name in EXTRA and name not in options.analyses:
+            continue
+        analysis = factory(options, plan)
+        if analysis is not None:
+            found.append(analysis)
+    return found
+
+
+__all__ = ["ANALYSES", "Analysis", "Batch", "Finished", "Plan", "analyses_for", "register"]
