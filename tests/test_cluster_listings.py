@@ -41,7 +41,7 @@ def item_spools(command: str, result) -> list:
     """The spools the listing reads from (one per pair for agree)."""
     if command == "agree":
         return [spool for spool, _ in result.listing.args[0]]
-    return [result.listing.args[0]]
+    return [spool for spool, _ in result.listing.args[0]]
 
 
 def compared(command: str, inputs, **options):

@@ -109,8 +109,8 @@ def test_agree_jobs_give_identical_results(mode):
 def test_score_jobs_give_identical_results_and_items(mode):
     gold, pred, _ = corpus()
     match, labels, credit = mode
-    one = score(gold, pred, match=match, labels=labels, partial_credit=credit)
-    many = score(gold, pred, match=match, labels=labels, partial_credit=credit, jobs=2)
+    one = score(gold, pred, match=match, labels=labels, partial_credit=credit, errors=True)
+    many = score(gold, pred, match=match, labels=labels, partial_credit=credit, jobs=2, errors=True)
     assert many.to_dict(by_document=True) == one.to_dict(by_document=True)
     assert [i.as_dict() for i in many.items] == [i.as_dict() for i in one.items]
     assert many.items and all(a.gold is b.gold and a.pred is b.pred for a, b in zip(one.items, many.items))
@@ -119,7 +119,7 @@ def test_score_jobs_give_identical_results_and_items(mode):
 
 def test_the_listing_agrees_with_the_tally():
     gold, pred, _ = corpus(seed=4)
-    result = score(gold, pred, match="overlap", labels="strict", jobs=2)
+    result = score(gold, pred, match="overlap", labels="strict", jobs=2, errors=True)
     kinds = {}
     for item in result.items:
         kinds[item.kind] = kinds.get(item.kind, 0) + 1

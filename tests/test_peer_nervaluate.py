@@ -297,7 +297,8 @@ def test_strategy_case(recorded, index):
     if key not in OWN:
         assert same(ours, theirs), (ours, theirs)
         # The same spans are missed and spurious (nervaluate's indices: (document, position)).
-        result = score(gold, pred, match=SCHEMES[scheme][0], labels=SCHEMES[scheme][1], only=case["tags"])
+        result = score(gold, pred, match=SCHEMES[scheme][0], labels=SCHEMES[scheme][1], only=case["tags"],
+                       errors=True)
         missed = [gold.documents["1"].spans.index(i.gold) for i in result.items if i.kind == "missed"]
         spurious = [pred.documents["1"].spans.index(i.pred) for i in result.items if i.kind == "spurious"]
         assert sorted(missed) == [k for _, k in case["indices"]["missed_indices"]]

@@ -127,7 +127,7 @@ def test_agree_streams_is_agree_on_what_was_read(specs, matching, batch):
 def test_score_streams_is_score_on_what_was_read(specs, matching, batch, beta):
     def read_first():
         gold, *preds = collected(specs)
-        results = score(gold, preds, beta=beta, **matching)
+        results = score(gold, preds, beta=beta, errors=True, **matching)
         return comparable([[r.to_dict(by_document=True), [i.as_dict() for i in r.errors()]] for r in results])
 
     def streamed():

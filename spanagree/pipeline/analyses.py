@@ -437,13 +437,15 @@ class ErrorKinds(Analysis):
         from ..scoring import error_keys, keys_of
 
         rule = self.rule
+        keys: list[tuple] = []
         for k in range(len(batch.pairs)):
             if k in batch._records:  # classified already (the listing, the report): counted from them
                 for records in batch._records[k]:
-                    tally.update(keys_of(records, rule))
+                    keys += keys_of(records, rule)
             else:
                 for doc_id, alignment in zip(batch.documents, batch.alignments[k]):
-                    tally.update(error_keys(doc_id, alignment, rule))
+                    keys += error_keys(doc_id, alignment, rule)
+        tally.update(keys)
 
 
 def _tokens(options, plan: Plan):
