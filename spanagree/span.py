@@ -45,9 +45,13 @@ class Source:
         return Source.at, (self.path, self.line)  # pickled as its values (see Span.__reduce__)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Span:
     """One marked phrase: document id, half-open fragments ``[start, end)``, label.
+
+    ``Span(doc, fragments, label)``, or ``Span(doc, start, end, label)`` for one fragment: an
+    ``int`` second argument selects the second form. ``source`` and ``attributes`` are
+    keyword-only.
 
     Two spans are equal when document, fragments and label are equal; ``source`` (where it was
     read) and ``attributes`` (format metadata such as BRAT attributes and notes) do not take part
@@ -62,9 +66,23 @@ class Span:
         accepted and wrapped.
     label : str
         The span's type, e.g. ``"PER"``.
+    source : Source, optional
+        Where it was read.
+    attributes : tuple of (str, str)
+        Format metadata (BRAT attributes and notes).
+
+    Raises
+    ------
+    ValueError
+        Fragments that are empty, negative, unsorted, overlapping or not integers.
+    TypeError
+        A fourth positional argument without the start/end form (``source`` is keyword-only),
+        or the start/end form without a label.
 
     Examples
     --------
+    >>> Span("d1", 0, 5, "PER") == Span("d1", (0, 5), "PER") == Span("d1", ((0, 5),), "PER")
+    True
     >>> Span("d1", ((0, 5),), "PER").end
     5
     >>> Span("d1", ((0, 5), (10, 15)), "DRUG").length
@@ -74,18 +92,30 @@ class Span:
     doc: str
     fragments: Fragments
     label: str
-    source: Source | None = field(default=None, compare=False, hash=False, repr=False)
-    attributes: tuple[tuple[str, str], ...] = field(default=(), compare=False, hash=False, repr=False)
+    source: Source | None = field(default=None, compare=False, hash=False, repr=False, kw_only=True)
+    attributes: tuple[tuple[str, str], ...] = field(default=(), compare=False, hash=False, repr=False,
+                                                    kw_only=True)
 
-    def __post_init__(self) -> None:
-        fragments = self.fragments
-        if len(fragments) == 2 and all(isinstance(x, int) for x in fragments):
-            fragments = (tuple(fragments),)
-            object.__setattr__(self, "fragments", fragments)
-        elif not isinstance(fragments, tuple) or not all(isinstance(f, tuple) for f in fragments):
-            fragments = tuple(tuple(f) for f in fragments)
-            object.__setattr__(self, "fragments", fragments)
-        check_fragments(fragments)
+    def __new__(cls, doc: str, fragments, label, range_label: str | None = None, *,
+                source: Source | None = None, attributes: tuple = ()) -> "Span":
+        # Checked here, then built as Span.trusted builds a span: a constructor rather than the
+        # dataclass's __init__ and __post_init__, whose five frozen stores cost a third more.
+        if isinstance(fragments, int):  # Span(doc, start, end, label)
+            if range_label is None:
+                raise TypeError(f"Span(doc, start, end, label) needs a label after the end, got {label!r}")
+            fragments, label = (fragments, label), range_label
+        elif range_label is not None:
+            raise TypeError("Span takes (doc, fragments, label) or (doc, start, end, label); "
+                            "source and attributes are keyword-only")
+        fragments = checked_fragments(fragments)
+        span = _UnsealedSpan()
+        span.doc = doc
+        span.fragments = fragments
+        span.label = label
+        span.source = source
+        span.attributes = attributes
+        span.__class__ = cls
+        return span
 
     @classmethod
     def trusted(cls, doc: str, fragments: Fragments, label: str, source: Source | None = None,
@@ -171,12 +201,31 @@ class _UnsealedSource:
     __slots__ = Source.__slots__
 
 
-def check_fragments(fragments: Fragments) -> None:
-    """Raise ``ValueError`` unless fragments are sorted, non-empty, non-overlapping ranges."""
+def checked_fragments(fragments) -> Fragments:
+    """``fragments`` as a tuple of ``(start, end)`` tuples (a single pair wrapped), once checked:
+    sorted, non-empty, non-overlapping ranges of integers.
+
+    Raises
+    ------
+    ValueError
+        Fragments that are not so.
+
+    Examples
+    --------
+    >>> checked_fragments((0, 5)), checked_fragments([[0, 2], [4, 6]])
+    (((0, 5),), ((0, 2), (4, 6)))
+    """
+    if len(fragments) == 2 and isinstance(fragments[0], int) and isinstance(fragments[1], int):
+        fragments = (tuple(fragments),)
+    elif type(fragments) is not tuple:
+        fragments = tuple(fragments)
     if not fragments:
         raise ValueError("a span needs at least one fragment")
-    previous_end = None
+    previous_end = 0
+    not_tuples = False
     for fragment in fragments:
+        if type(fragment) is not tuple:
+            not_tuples = True
         if len(fragment) != 2:
             raise ValueError(f"a fragment is (start, end), got {fragment!r}")
         start, end = fragment
@@ -184,9 +233,10 @@ def check_fragments(fragments: Fragments) -> None:
             raise ValueError(f"fragment offsets must be integers, got {fragment!r}")
         if start < 0 or end <= start:
             raise ValueError(f"fragment [{start}, {end}) is empty or negative")
-        if previous_end is not None and start < previous_end:
+        if start < previous_end:
             raise ValueError(f"fragments must be sorted and must not overlap: {fragments!r}")
         previous_end = end
+    return tuple(map(tuple, fragments)) if not_tuples else fragments
 
 
 def normalize_fragments(fragments: Iterable[tuple[int, int]]) -> Fragments:

@@ -19,7 +19,7 @@ def test_fragments_are_validated_and_a_single_pair_is_wrapped():
 
 def test_source_and_attributes_take_no_part_in_equality():
     plain = Span("d", ((0, 5),), "PER")
-    read = Span("d", ((0, 5),), "PER", Source("a.ann", 3), (("note", "x"),))
+    read = Span("d", ((0, 5),), "PER", source=Source("a.ann", 3), attributes=(("note", "x"),))
     assert plain == read and hash(plain) == hash(read)
     assert plain != Span("d", ((0, 5),), "LOC") and plain != Span("e", ((0, 5),), "PER")
 
