@@ -441,6 +441,10 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     pred : SpanSet, DocumentStream or path, or a list of them, optional
         A prediction missing a gold document counts as empty there (warning); its documents
         that the gold lacks are ignored (warning). May be left out when ``gold`` is a container.
+        ``gold`` and ``pred`` may also be plain data, named ``"gold"`` and ``"pred"``: a list of
+        documents, each a list of ``(start, end, label)`` tuples or dicts
+        (:meth:`spanagree.SpanSet.from_lists`); a list whose items are lists is one prediction
+        given so, never several (:func:`spanagree.pipeline.score_inputs`).
     match, labels, partial_credit, only, label_map, align_whitespace
         As in :func:`spanagree.agree`.
     beta : float
@@ -507,8 +511,9 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     check_test_options(test, unit, resamples)
     check_jobs(jobs)
     check_context(context)
-    several = isinstance(pred, (list, tuple))
-    preds = list(pred) if several else [] if pred is None else [pred]
+    from .pipeline import score_inputs
+
+    gold, preds, several = score_inputs(gold, pred)  # plain data as span sets, told apart from several predictions
     with one_client(scheduler) as scheduler:  # connected for the run when given an address
         inputs = expand_inputs([gold, *preds], format, format_options, annotators=annotators,
                                also=(gold_name,) if gold_name else (), jobs=jobs, scheduler=scheduler)

@@ -11,8 +11,9 @@ document id to :class:`Document` (its text, when known, and its spans), plus a n
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, Sequence
 
 Fragments = tuple[tuple[int, int], ...]
 
@@ -184,6 +185,40 @@ class Span:
         return (self.fragments[0][0], self.fragments[-1][1], self.fragments, self.label)
 
 
+def _plain_span(item, doc_id: str, text: str | None) -> Span:
+    """One span of plain data (:meth:`SpanSet.from_lists`); ``ValueError`` saying what is wrong."""
+    if isinstance(item, dict):
+        missing = [key for key in ("start", "end", "label") if key not in item]
+        if missing:
+            raise ValueError("no " + " and no ".join(repr(key) for key in missing))
+        start, end, label = item["start"], item["end"], item["label"]
+    elif isinstance(item, (tuple, list)) and len(item) == 3:
+        start, end, label = item
+    else:
+        raise ValueError('expected (start, end, label) or {"start": ..., "end": ..., "label": ...}')
+    if isinstance(start, bool) or isinstance(end, bool):
+        raise ValueError("start and end must be integers")
+    try:
+        start, end = operator.index(start), operator.index(end)  # numpy's integers too
+    except TypeError:
+        raise ValueError("start and end must be integers") from None
+    if not isinstance(label, str):
+        raise ValueError(f"the label must be a string, got {type(label).__name__}")
+    if start < 0 or end <= start:
+        raise ValueError(f"[{start}, {end}) is empty or negative")
+    if text is not None and end > len(text):
+        raise ValueError(f"it ends after the document's text ({len(text)} characters)")
+    return Span.trusted(doc_id, ((start, end),), label)
+
+
+def _plain_span_or_none(item) -> Span | None:
+    """``item`` as a span of plain data, or ``None`` when it is not one."""
+    try:
+        return _plain_span(item, "", None)
+    except ValueError:
+        return None
+
+
 def _trusted_span(doc, fragments, label, source, attributes) -> Span:
     """:meth:`Span.trusted`, for unpickling."""
     return Span.trusted(doc, fragments, label, source, attributes)
@@ -318,6 +353,69 @@ class SpanSet:
             if document is None:
                 document = spanset.documents[span.doc] = Document(span.doc, None)
             document.spans.append(span)
+        return spanset
+
+    @classmethod
+    def from_lists(cls, name: str, documents: Sequence, texts: Sequence[str | None] | None = None) -> "SpanSet":
+        """A span set from plain data, as seqeval's and nervaluate's users hold it: a list of
+        documents, each a list of spans, a span being a ``(start, end, label)`` tuple (or list)
+        or a ``{"start": ..., "end": ..., "label": ...}`` dict (other keys are ignored).
+
+        Offsets are half-open, ``[start, end)``, of tokens or of characters alike (nervaluate's
+        ends are inclusive: add 1; :func:`~spanagree.formats.schemes.tags_to_spans` turns seqeval's
+        tag lists into such tuples). The documents are numbered in order, ``"1"``, ``"2"``, ... as
+        the CoNLL reader numbers them; a document without spans is ``[]``.
+
+        Parameters
+        ----------
+        name : str
+            The span set's name.
+        documents : list of list of (int, int, str) or dict
+            The spans of each document.
+        texts : list of str or None, optional
+            One text per document (``None`` where unknown); character offsets then, checked
+            against it. Without texts, nothing that needs them (``chance``, contexts) can be had.
+
+        Raises
+        ------
+        UsageError
+            A document that is not a list or tuple, or an item that is not a span: the message
+            names the span set, the document's number and the item.
+
+        Examples
+        --------
+        >>> gold = SpanSet.from_lists("gold", [[(0, 5, "PER")], [], [{"start": 3, "end": 4, "label": "LOC"}]])
+        >>> gold
+        <SpanSet 'gold': 3 documents, 2 spans>
+        >>> gold.documents["3"].spans
+        [Span(doc='3', fragments=((3, 4),), label='LOC')]
+        >>> SpanSet.from_lists("pred", [[(5, 2, "PER")]])
+        Traceback (most recent call last):
+        ...
+        spanagree.errors.UsageError: pred, document 1: (5, 2, 'PER') is not a span: [5, 2) is empty or negative
+        """
+        from .errors import UsageError
+
+        if texts is not None and len(texts) != len(documents):
+            raise UsageError(f"{name}: {len(texts)} texts for {len(documents)} documents")
+        spanset = cls(name)
+        for number, spans in enumerate(documents, 1):
+            doc_id = str(number)
+            text = None if texts is None else texts[number - 1]
+            if not isinstance(spans, (list, tuple)):
+                raise UsageError(f"{name}, document {number}: {spans!r} is not a list of spans")
+            document = spanset.documents[doc_id] = Document(doc_id, text)
+            for item in spans:
+                try:
+                    document.spans.append(_plain_span(item, doc_id, text))
+                except ValueError as error:
+                    if _plain_span_or_none(spans) is not None:  # one span where its document's list was due
+                        raise UsageError(f"{name}, document {number} is one span, {spans!r}, not a list of spans "
+                                         "(plain data is a list of documents, each a list of spans)") from None
+                    if isinstance(item, (list, tuple)) and item and all(map(_plain_span_or_none, item)):
+                        raise UsageError(f"{name}, document {number}: {item!r} is a list of spans, not a span: plain "
+                                         "data is one span set; make each of several with SpanSet.from_lists") from None
+                    raise UsageError(f"{name}, document {number}: {item!r} is not a span: {error}") from None
         return spanset
 
     def add(self, document: Document) -> None:
