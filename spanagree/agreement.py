@@ -120,6 +120,11 @@ class Agreement:
         return MeanF1.of(p.counts.as_dict()["f1"] for p in self.pairs)
 
     @property
+    def mean_f1(self) -> float:
+        """The mean pairwise F1 (:attr:`mean`'s ``mean``; NaN when no pair's F1 is defined)."""
+        return self.mean.mean
+
+    @property
     def labels(self) -> list[str]:
         return sorted_labels(label for p in self.pairs for label in p.by_label)
 
@@ -224,7 +229,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         At least two annotators: span sets in memory, or files and folders read (and compared)
         document by document. A path holding several annotators (a container: a Label Studio
         export, an INCEpTION project, a GATE file) counts as its annotators
-        (:func:`spanagree.pipeline.expand_inputs`).
+        (:func:`spanagree.pipeline.expand_inputs`). An annotator may also be plain data: a list of
+        documents, each a list of ``(start, end, label)`` tuples or dicts
+        (:meth:`spanagree.SpanSet.from_lists`), named ``ann1``, ``ann2``, ... by its place.
     match : {"exact", "overlap", "partial"}
     labels : {"strict", "ignore"}
     partial_credit : float or "dice"
@@ -327,6 +334,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          test=test, unit=unit, resamples=resamples, progress=progress, scheduler=scheduler,
                          analyses=tuple(analyses))
     AGREE.check(options)
+    from .pipeline import plain_input
+
+    inputs = [plain_input(item, f"ann{number}") for number, item in enumerate(inputs, 1)]  # plain data: span sets
     ran = execute(AGREE, inputs, options)
     pairwise, names, pairs = options.documents == "pairwise", ran.names, ran.plan.pairs
     compared = ran.accumulator.groups[:ran.plan.token_group]  # the groups that compare pairs

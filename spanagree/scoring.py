@@ -373,6 +373,10 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     pred : SpanSet, DocumentStream or path, or a list of them, optional
         A prediction missing a gold document counts as empty there (warning); its documents
         that the gold lacks are ignored (warning). May be left out when ``gold`` is a container.
+        ``gold`` and ``pred`` may also be plain data, named ``"gold"`` and ``"pred"``: a list of
+        documents, each a list of ``(start, end, label)`` tuples or dicts
+        (:meth:`spanagree.SpanSet.from_lists`); a list whose items are lists is one prediction
+        given so, never several (:func:`spanagree.pipeline.score_inputs`).
     match, labels, partial_credit, only, label_map, align_whitespace
         As in :func:`spanagree.agree`.
     beta : float
@@ -442,8 +446,10 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                          progress=progress, scheduler=scheduler, analyses=tuple(analyses))
     command = ScoreCommand(gold_name)
     command.check(options)
-    several = isinstance(pred, (list, tuple))
-    ran = execute(command, [gold, *(list(pred) if several else [] if pred is None else [pred])], options)
+    from .pipeline import score_inputs
+
+    gold, preds, several = score_inputs(gold, pred)  # plain data as span sets, told apart from several predictions
+    ran = execute(command, [gold, *preds], options)
     accumulator, names, rule, (label_map, only) = ran.accumulator, ran.names, options.rule, options.selection
     gold_order = accumulator.orders[0]
     in_gold = set(gold_order)

@@ -11,8 +11,9 @@ document id to :class:`Document` (its text, when known, and its spans), plus a n
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping
+from typing import Iterable, Iterator, Mapping, Sequence
 
 Fragments = tuple[tuple[int, int], ...]
 
@@ -45,9 +46,13 @@ class Source:
         return Source.at, (self.path, self.line)  # pickled as its values (see Span.__reduce__)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Span:
     """One marked phrase: document id, half-open fragments ``[start, end)``, label.
+
+    ``Span(doc, fragments, label)``, or ``Span(doc, start, end, label)`` for one fragment: an
+    ``int`` second argument selects the second form. ``source`` and ``attributes`` are
+    keyword-only.
 
     Two spans are equal when document, fragments and label are equal; ``source`` (where it was
     read) and ``attributes`` (format metadata such as BRAT attributes and notes) do not take part
@@ -62,9 +67,23 @@ class Span:
         accepted and wrapped.
     label : str
         The span's type, e.g. ``"PER"``.
+    source : Source, optional
+        Where it was read.
+    attributes : tuple of (str, str)
+        Format metadata (BRAT attributes and notes).
+
+    Raises
+    ------
+    ValueError
+        Fragments that are empty, negative, unsorted, overlapping or not integers.
+    TypeError
+        A fourth positional argument without the start/end form (``source`` is keyword-only),
+        or the start/end form without a label.
 
     Examples
     --------
+    >>> Span("d1", 0, 5, "PER") == Span("d1", (0, 5), "PER") == Span("d1", ((0, 5),), "PER")
+    True
     >>> Span("d1", ((0, 5),), "PER").end
     5
     >>> Span("d1", ((0, 5), (10, 15)), "DRUG").length
@@ -74,18 +93,30 @@ class Span:
     doc: str
     fragments: Fragments
     label: str
-    source: Source | None = field(default=None, compare=False, hash=False, repr=False)
-    attributes: tuple[tuple[str, str], ...] = field(default=(), compare=False, hash=False, repr=False)
+    source: Source | None = field(default=None, compare=False, hash=False, repr=False, kw_only=True)
+    attributes: tuple[tuple[str, str], ...] = field(default=(), compare=False, hash=False, repr=False,
+                                                    kw_only=True)
 
-    def __post_init__(self) -> None:
-        fragments = self.fragments
-        if len(fragments) == 2 and all(isinstance(x, int) for x in fragments):
-            fragments = (tuple(fragments),)
-            object.__setattr__(self, "fragments", fragments)
-        elif not isinstance(fragments, tuple) or not all(isinstance(f, tuple) for f in fragments):
-            fragments = tuple(tuple(f) for f in fragments)
-            object.__setattr__(self, "fragments", fragments)
-        check_fragments(fragments)
+    def __new__(cls, doc: str, fragments, label, range_label: str | None = None, *,
+                source: Source | None = None, attributes: tuple = ()) -> "Span":
+        # Checked, then built as Span.trusted builds a span (plain stores into a mutable twin):
+        # half the time the dataclass's __init__ and __post_init__ took, storing five frozen slots.
+        if isinstance(fragments, int):  # Span(doc, start, end, label)
+            if range_label is None:
+                raise TypeError(f"Span(doc, start, end, label) needs a label after the end, got {label!r}")
+            fragments, label = (fragments, label), range_label
+        elif range_label is not None:
+            raise TypeError("Span takes (doc, fragments, label) or (doc, start, end, label); "
+                            "source and attributes are keyword-only")
+        fragments = checked_fragments(fragments)
+        span = _UnsealedSpan()
+        span.doc = doc
+        span.fragments = fragments
+        span.label = label
+        span.source = source
+        span.attributes = attributes
+        span.__class__ = cls
+        return span
 
     @classmethod
     def trusted(cls, doc: str, fragments: Fragments, label: str, source: Source | None = None,
@@ -98,7 +129,7 @@ class Span:
         becomes a Span in place (``__class__`` assignment, allowed between classes of the same
         memory layout). Measured per span (gc off, as the readers run; a loaded machine): 0.84 µs,
         against 1.59 µs storing the five slots through their descriptors' ``__set__``, and about
-        a fifth of ``Span(...)`` with its checks; the benchmark corpus reads as fast as with the
+        half of ``Span(...)`` with its checks; the benchmark corpus reads as fast as with the
         readers' former inlined builders (``benchmarks/RESULTS.md``).
 
         Examples
@@ -154,6 +185,40 @@ class Span:
         return (self.fragments[0][0], self.fragments[-1][1], self.fragments, self.label)
 
 
+def _plain_span(item, doc_id: str, text: str | None) -> Span:
+    """One span of plain data (:meth:`SpanSet.from_lists`); ``ValueError`` saying what is wrong."""
+    if isinstance(item, dict):
+        missing = [key for key in ("start", "end", "label") if key not in item]
+        if missing:
+            raise ValueError("no " + " and no ".join(repr(key) for key in missing))
+        start, end, label = item["start"], item["end"], item["label"]
+    elif isinstance(item, (tuple, list)) and len(item) == 3:
+        start, end, label = item
+    else:
+        raise ValueError('expected (start, end, label) or {"start": ..., "end": ..., "label": ...}')
+    if isinstance(start, bool) or isinstance(end, bool):
+        raise ValueError("start and end must be integers")
+    try:
+        start, end = operator.index(start), operator.index(end)  # numpy's integers too
+    except TypeError:
+        raise ValueError("start and end must be integers") from None
+    if not isinstance(label, str):
+        raise ValueError(f"the label must be a string, got {type(label).__name__}")
+    if start < 0 or end <= start:
+        raise ValueError(f"[{start}, {end}) is empty or negative")
+    if text is not None and end > len(text):
+        raise ValueError(f"it ends after the document's text ({len(text)} characters)")
+    return Span.trusted(doc_id, ((start, end),), label)
+
+
+def _plain_span_or_none(item) -> Span | None:
+    """``item`` as a span of plain data, or ``None`` when it is not one."""
+    try:
+        return _plain_span(item, "", None)
+    except ValueError:
+        return None
+
+
 def _trusted_span(doc, fragments, label, source, attributes) -> Span:
     """:meth:`Span.trusted`, for unpickling."""
     return Span.trusted(doc, fragments, label, source, attributes)
@@ -171,12 +236,31 @@ class _UnsealedSource:
     __slots__ = Source.__slots__
 
 
-def check_fragments(fragments: Fragments) -> None:
-    """Raise ``ValueError`` unless fragments are sorted, non-empty, non-overlapping ranges."""
+def checked_fragments(fragments) -> Fragments:
+    """``fragments`` as a tuple of ``(start, end)`` tuples (a single pair wrapped), once checked:
+    sorted, non-empty, non-overlapping ranges of integers.
+
+    Raises
+    ------
+    ValueError
+        Fragments that are not so.
+
+    Examples
+    --------
+    >>> checked_fragments((0, 5)), checked_fragments([[0, 2], [4, 6]])
+    (((0, 5),), ((0, 2), (4, 6)))
+    """
+    if len(fragments) == 2 and not isinstance(fragments[0], (tuple, list)):  # one (start, end) pair
+        fragments = (tuple(fragments),)
+    elif type(fragments) is not tuple:
+        fragments = tuple(fragments)
     if not fragments:
         raise ValueError("a span needs at least one fragment")
-    previous_end = None
+    previous_end = 0
+    not_tuples = False
     for fragment in fragments:
+        if type(fragment) is not tuple:
+            not_tuples = True
         if len(fragment) != 2:
             raise ValueError(f"a fragment is (start, end), got {fragment!r}")
         start, end = fragment
@@ -184,9 +268,10 @@ def check_fragments(fragments: Fragments) -> None:
             raise ValueError(f"fragment offsets must be integers, got {fragment!r}")
         if start < 0 or end <= start:
             raise ValueError(f"fragment [{start}, {end}) is empty or negative")
-        if previous_end is not None and start < previous_end:
+        if start < previous_end:
             raise ValueError(f"fragments must be sorted and must not overlap: {fragments!r}")
         previous_end = end
+    return tuple(map(tuple, fragments)) if not_tuples else fragments
 
 
 def normalize_fragments(fragments: Iterable[tuple[int, int]]) -> Fragments:
@@ -268,6 +353,69 @@ class SpanSet:
             if document is None:
                 document = spanset.documents[span.doc] = Document(span.doc, None)
             document.spans.append(span)
+        return spanset
+
+    @classmethod
+    def from_lists(cls, name: str, documents: Sequence, texts: Sequence[str | None] | None = None) -> "SpanSet":
+        """A span set from plain data, as seqeval's and nervaluate's users hold it: a list of
+        documents, each a list of spans, a span being a ``(start, end, label)`` tuple (or list)
+        or a ``{"start": ..., "end": ..., "label": ...}`` dict (other keys are ignored).
+
+        Offsets are half-open, ``[start, end)``, of tokens or of characters alike (nervaluate's
+        ends are inclusive: add 1; :func:`~spanagree.formats.schemes.tags_to_spans` turns seqeval's
+        tag lists into such tuples). The documents are numbered in order, ``"1"``, ``"2"``, ... as
+        the CoNLL reader numbers them; a document without spans is ``[]``.
+
+        Parameters
+        ----------
+        name : str
+            The span set's name.
+        documents : list of list of (int, int, str) or dict
+            The spans of each document.
+        texts : list of str or None, optional
+            One text per document (``None`` where unknown); character offsets then, checked
+            against it. Without texts, nothing that needs them (``chance``, contexts) can be had.
+
+        Raises
+        ------
+        UsageError
+            A document that is not a list or tuple, or an item that is not a span: the message
+            names the span set, the document's number and the item.
+
+        Examples
+        --------
+        >>> gold = SpanSet.from_lists("gold", [[(0, 5, "PER")], [], [{"start": 3, "end": 4, "label": "LOC"}]])
+        >>> gold
+        <SpanSet 'gold': 3 documents, 2 spans>
+        >>> gold.documents["3"].spans
+        [Span(doc='3', fragments=((3, 4),), label='LOC')]
+        >>> SpanSet.from_lists("pred", [[(5, 2, "PER")]])
+        Traceback (most recent call last):
+        ...
+        spanagree.errors.UsageError: pred, document 1: (5, 2, 'PER') is not a span: [5, 2) is empty or negative
+        """
+        from .errors import UsageError
+
+        if texts is not None and len(texts) != len(documents):
+            raise UsageError(f"{name}: {len(texts)} texts for {len(documents)} documents")
+        spanset = cls(name)
+        for number, spans in enumerate(documents, 1):
+            doc_id = str(number)
+            text = None if texts is None else texts[number - 1]
+            if not isinstance(spans, (list, tuple)):
+                raise UsageError(f"{name}, document {number}: {spans!r} is not a list of spans")
+            document = spanset.documents[doc_id] = Document(doc_id, text)
+            for item in spans:
+                try:
+                    document.spans.append(_plain_span(item, doc_id, text))
+                except ValueError as error:
+                    if _plain_span_or_none(spans) is not None:  # one span where its document's list was due
+                        raise UsageError(f"{name}, document {number} is one span, {spans!r}, not a list of spans "
+                                         "(plain data is a list of documents, each a list of spans)") from None
+                    if isinstance(item, (list, tuple)) and item and all(map(_plain_span_or_none, item)):
+                        raise UsageError(f"{name}, document {number}: {item!r} is a list of spans, not a span: plain "
+                                         "data is one span set; make each of several with SpanSet.from_lists") from None
+                    raise UsageError(f"{name}, document {number}: {item!r} is not a span: {error}") from None
         return spanset
 
     def add(self, document: Document) -> None:

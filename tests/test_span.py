@@ -17,9 +17,28 @@ def test_fragments_are_validated_and_a_single_pair_is_wrapped():
             Span("d", bad, "X")
 
 
+def test_an_int_second_argument_selects_the_start_end_form():
+    span = Span("d", 3, 7, "PER")
+    assert span == Span("d", (3, 7), "PER") == Span("d", ((3, 7),), "PER")
+    assert (span.fragments, span.label, span.source, span.attributes) == (((3, 7),), "PER", None, ())
+    for start, end in [(7, 3), (5, 5), (-1, 3), (0, 2.5)]:  # checked as any fragments
+        with pytest.raises(ValueError):
+            Span("d", start, end, "X")
+    with pytest.raises(TypeError, match="needs a label after the end"):
+        Span("d", 3, 7)
+
+
+def test_source_and_attributes_are_keyword_only():
+    with pytest.raises(TypeError, match="source and attributes are keyword-only"):
+        Span("d", ((0, 5),), "PER", Source("a.ann", 3))
+    span = Span("d", 0, 5, "PER", source=Source("a.ann", 3), attributes=(("note", "x"),))
+    assert (str(span.source), span.attributes) == ("a.ann:3", (("note", "x"),))
+    assert Span.__match_args__ == ("doc", "fragments", "label")
+
+
 def test_source_and_attributes_take_no_part_in_equality():
     plain = Span("d", ((0, 5),), "PER")
-    read = Span("d", ((0, 5),), "PER", Source("a.ann", 3), (("note", "x"),))
+    read = Span("d", ((0, 5),), "PER", source=Source("a.ann", 3), attributes=(("note", "x"),))
     assert plain == read and hash(plain) == hash(read)
     assert plain != Span("d", ((0, 5),), "LOC") and plain != Span("e", ((0, 5),), "PER")
 

@@ -133,7 +133,7 @@ def _documents(path: str, spans_key: str | None, limit: int, notes: list[str]):
                 continue
             if not label.strip():
                 raise FormatError(path, f"{where}: span [{start}, {end}) has no label")
-            spans.append(Span(doc_id, ((start, end),), label, Source(path)))
+            spans.append(Span(doc_id, ((start, end),), label, source=Source(path)))
         yield Document(doc_id, text, spans, path)
     if empty:
         notes.append(f"{empty} zero-length span(s) (no token) left out")

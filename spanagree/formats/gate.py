@@ -276,7 +276,7 @@ class GateFolder(FolderListing):
                         counts["unlabelled"] += 1
                         continue
                     label = label.strip()
-                spans.append(Span(doc_id, ((start, end),), label, Source(file, line)))
+                spans.append(Span(doc_id, ((start, end),), label, source=Source(file, line)))
             spans.sort(key=lambda s: (s.fragments, s.label))
             yield Document(doc_id, parsed.text, spans, file)
 

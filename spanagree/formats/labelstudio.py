@@ -246,7 +246,7 @@ class _Export:
         for label in labels:
             if not isinstance(label, str) or not label.strip():
                 raise self._error(where, f"a label that is not a non-empty string: {label!r}")
-            spans.append(Span(doc_id, ((start, end),), _checked(label, self, where, "label"), Source(self.path)))
+            spans.append(Span(doc_id, ((start, end),), _checked(label, self, where, "label"), source=Source(self.path)))
         return spans
 
     def notes(self) -> list[str]:

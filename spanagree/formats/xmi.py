@@ -237,7 +237,7 @@ def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: Xmi
         else:
             raise FormatError(source, f"feature {reading.feature!r} of {short} is not a primitive value; choose a "
                               "string feature with --xmi-feature")
-        spans.append(Span(doc_id, ((start, end),), label, Source(source)))
+        spans.append(Span(doc_id, ((start, end),), label, source=Source(source)))
     spans.sort(key=lambda s: (s.fragments, s.label))
     return Document(doc_id, text, spans, source)
 

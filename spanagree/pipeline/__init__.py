@@ -56,6 +56,71 @@ def open_inputs(inputs: Sequence[Input], format: str | None = None, format_optio
     return streams
 
 
+def plain_input(item, name: str):
+    """``item`` as it is, or, when it is plain data, the span set it makes, named ``name``.
+
+    Plain data is a list or tuple (of documents, each a list of spans:
+    :meth:`~spanagree.span.SpanSet.from_lists`); span sets, streams and paths are not lists. An
+    empty list is refused: it would be a span set without documents.
+
+    Raises
+    ------
+    UsageError
+        An empty list, or plain data with an item that is not a span.
+
+    Examples
+    --------
+    >>> plain_input([[(0, 5, "PER")], []], "gold")
+    <SpanSet 'gold': 2 documents, 1 spans>
+    >>> plain_input("corpora/demo/brat/ann1", "gold")
+    'corpora/demo/brat/ann1'
+    """
+    if not isinstance(item, (list, tuple)):
+        return item
+    if not item:
+        raise UsageError(f"{name} is an empty list: plain data is a list of one document or more, each a list of "
+                         "spans ([] for a document without spans)")
+    return SpanSet.from_lists(name, item)
+
+
+def score_inputs(gold, pred) -> tuple[Input, list[Input], bool]:
+    """:func:`spanagree.score`'s ``gold`` and ``pred`` as the gold, the predictions, and whether
+    ``pred`` was a list of predictions (a :class:`~spanagree.scoring.Score` for each).
+
+    A list or tuple is told apart by its items: lists or tuples (documents) make it plain data,
+    one prediction named ``"pred"``; span sets, streams and paths make it several predictions
+    (none when it is empty: a container ``gold`` then holds them). A ``gold`` given as plain data
+    is named ``"gold"``.
+
+    Raises
+    ------
+    UsageError
+        A ``pred`` that mixes documents with span sets, streams or paths; an empty ``pred``
+        beside a ``gold`` given as plain data.
+
+    Examples
+    --------
+    >>> gold, preds, several = score_inputs([[(0, 5, "PER")]], [[(0, 4, "PER")]])
+    >>> gold, preds, several
+    (<SpanSet 'gold': 1 documents, 1 spans>, [<SpanSet 'pred': 1 documents, 1 spans>], False)
+    >>> score_inputs("gold.conll", ["a.conll", "b.conll"])
+    ('gold.conll', ['a.conll', 'b.conll'], True)
+    """
+    if pred is None or not isinstance(pred, (list, tuple)):
+        return plain_input(gold, "gold"), [] if pred is None else [pred], False
+    documents = [isinstance(item, (list, tuple)) for item in pred]
+    if pred and all(documents):
+        return plain_input(gold, "gold"), [plain_input(pred, "pred")], False
+    if any(documents):
+        raise UsageError("pred mixes lists (documents of plain data) with span sets, streams or paths; give "
+                         "one prediction's documents, or a list of predictions (spanagree.SpanSet.from_lists "
+                         "makes a span set of plain data)")
+    if not pred and isinstance(gold, (list, tuple)):
+        raise UsageError("pred is an empty list: with the gold given as plain data, give the prediction's "
+                         "documents, one list of spans per document ([] for a document without spans)")
+    return plain_input(gold, "gold"), list(pred), True
+
+
 def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None, *,
                   annotators: Sequence[str] | None = None, also: Sequence[str] = (), jobs: int = 1,
                   scheduler=None) -> list[Input]:
