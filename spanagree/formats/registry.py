@@ -278,7 +278,7 @@ class Format:
             raise ValueError(f"no format function {kind!r}; the kinds are: {', '.join(FORMAT_FUNCTIONS)}")
         declared = spec.capability or spec.needs
         if declared is not None and not getattr(self, declared):
-            raise ValueError(f"format {self.name!r} does not declare {declared}: it cannot register a {kind}")
+            raise ValueError(f"format {self.name!r} does not declare {declared}: it registers no {kind}")
 
         def register(function):
             self._functions[kind] = function
@@ -297,8 +297,10 @@ class Format:
         function = self.registered(kind)
         if function is None:
             spec = FORMAT_FUNCTIONS[kind]
-            why = (f"it does not declare {spec.capability}" if spec.capability and not getattr(self, spec.capability)
-                   else f"{self.module or 'no module'} registers none")
+            if spec.capability is not None and not getattr(self, spec.capability):
+                why = f"it does not declare {spec.capability}"
+            else:
+                why = f"{self.module} registers none" if self.module is not None else "none is registered on it"
             raise AttributeError(f"format {self.name!r} has no {kind}: {why}")
         return function
 
