@@ -138,6 +138,8 @@ def test_a_format_registers_only_what_it_declares():
         toy.provides("annotators")
     with pytest.raises(ValueError, match="^no format function 'reader'; the kinds are: streamer, writer, "):
         toy.provides("reader")
+    with pytest.raises(ValueError, match="^no format function 'reader'"):
+        toy.registered("reader")
     with pytest.raises(AttributeError, match="^format 'toy' has no annotators: it does not declare container$"):
         toy.annotators()
     with pytest.raises(AttributeError, match="^format 'toy' has no streamer: none is registered on it$"):

@@ -289,6 +289,8 @@ class Format:
     def registered(self, kind: str):
         """The function of ``kind`` the format's module registered (the module imported the first
         time), or ``None``."""
+        if kind not in FORMAT_FUNCTIONS:
+            raise ValueError(f"no format function {kind!r}; the kinds are: {', '.join(FORMAT_FUNCTIONS)}")
         if kind not in self._functions and self.module is not None:
             importlib.import_module(self.module)
         return self._functions.get(kind)
