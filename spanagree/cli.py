@@ -495,7 +495,7 @@ def command_convert(args) -> str:
     check_destination(args.out, force=args.force)  # refuse before reading anything
     if args.annotators is not None and len(args.annotators) != 1:
         raise UsageError("convert writes one span set: --annotators names one")
-    if args.tokenize and args.to != "conll":
+    if args.tokenize and not FORMATS[args.to].tokens:
         raise UsageError("--tokenize puts texts in CoNLL's shape: it goes with --to conll")
     for option, value in (("--lang", args.lang), ("--spacy-model", args.spacy_model)):
         if value is not None and not args.tokenize:

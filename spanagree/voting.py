@@ -575,7 +575,7 @@ class OutputPlan:
         from .formats import get_format
 
         fmt = get_format(format)
-        if format != "brat" and fmt.file_writer() is None:
+        if not fmt.written_in_parts():
             return None
         return {k: v for k, v in format_options.items() if k in fmt.writer_keywords and v is not None}
 
@@ -614,7 +614,7 @@ class PreparedOutputs:
         from .report.tabular import adjudication_columns
 
         gold = None
-        if self.gold is not None and self.plan.format != "brat":
+        if self.gold is not None and get_format(self.plan.format).file_writer() is not None:
             options = self.plan.writer_options(self.plan.format, self.plan.format_options)
             try:
                 gold = get_format(self.plan.format).file_writer()(**options)

@@ -7,6 +7,7 @@ Every registered format and option is checked by the same loops, so a format add
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import warnings
@@ -42,7 +43,7 @@ def test_names_and_order_are_kept():
 def test_declared_options_are_the_reader_and_writer_keywords(fmt):
     """Declared once and true to the code: the reader's keywords (stream_ and read_) and the
     writer's are exactly the declared ones."""
-    module = fmt.module()
+    module = importlib.import_module(fmt.module)
     # and the record limit, which every reader takes (open_stream passes --max-record-bytes to all);
     # a container's reader also takes the annotator to read, and lists them with the same keywords
     chosen = {"annotator"} if fmt.container else set()
@@ -126,8 +127,9 @@ def test_scheme_choices_are_every_name_get_scheme_accepts():
 
 
 def test_a_new_format_gets_its_options_with_no_cli_edit(monkeypatch, tmp_path):
-    toy = Format("toy", "Toy", "a test format", (".toy",), (".toy",), 5, False,
-                 (FormatOption("toy_level", "how deep", metavar="N", type=int),))
+    toy = Format(name="toy", title="Toy", description="a test format", extensions=(".toy",),
+                 folder_extensions=(".toy",), folder_precedence=5,
+                 options=(FormatOption("toy_level", "how deep", metavar="N", type=int),))
     monkeypatch.setitem(FORMATS, "toy", toy)
     args = build_parser().parse_args(["agree", "a.toy", "b.toy", "--format", "toy", "--toy-level", "3"])
     assert args.format == "toy" and format_options(args)["toy_level"] == 3

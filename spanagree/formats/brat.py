@@ -51,7 +51,12 @@ from operator import itemgetter, methodcaller
 
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
-from . import MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, listed_documents, natural_key, read_regular
+from . import (MAX_RECORD_BYTES, DocumentFiles, DocumentStream, FolderListing, collect, listed_documents, natural_key,
+               read_regular)
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["brat"]
 
 __all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "list_brat"]
 
@@ -104,6 +109,7 @@ def read_brat(path, *, name: str | None = None, brat_line_ends: str | None = Non
     return collect(stream_brat(path, name=name, brat_line_ends=brat_line_ends))
 
 
+@FORMAT.provides("streamer")
 def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
                 brat_line_ends: str | None = None) -> DocumentStream:
     """A BRAT folder's documents, each read (its .txt and .ann) when the stream gets to it.
@@ -151,6 +157,7 @@ def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
     return notes
 
 
+@FORMAT.provides("unkept")
 def unkept_lines(notes: list[str]) -> dict[str, int]:
     """Of the other lines a span set's notes count (:func:`_notes`), those no span keeps —
     relations, events, equivalences — by kind (``{"relation": 3}``), for a writer to announce.
@@ -210,6 +217,7 @@ class BratFolder(FolderListing):
         return _notes(counts, self.skipped), []
 
 
+@FORMAT.provides("lister")
 def list_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
               brat_line_ends: str | None = None) -> BratFolder:
     """A BRAT folder's documents (files only, nothing read), as :func:`stream_brat` reads them.
@@ -549,6 +557,7 @@ def _attach(spans: list[Span], ids: list[str], extras: list[tuple[str, str, str]
         spans[i] = Span.trusted(span.doc, span.fragments, span.label, span.source, tuple(pairs))
 
 
+@FORMAT.provides("writer")
 def write_brat(spanset: SpanSet, dest) -> None:
     """Write a span set as a BRAT folder: ``<id>.txt`` and ``<id>.ann`` per document.
 
@@ -629,6 +638,19 @@ def check_brat_document(doc_id: str, document: Document) -> None:
         if span.end > n:
             raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
                              f"({n} characters)")
+
+
+#: How ``merge --jobs`` workers write their documents' share of a BRAT gold (:mod:`spanagree.pipeline.parts`).
+FORMAT.provides("document_files", DocumentFiles(paths=brat_files, check=check_brat_document, write=write_brat_document))
+
+
+@FORMAT.provides("document_counter")
+def brat_document_count(path) -> int | None:
+    """The documents of a BRAT folder counted without reading them: its ``.ann`` files (the
+    progress bar's total); ``None`` for a path that is not a folder."""
+    if not os.path.isdir(path):
+        return None
+    return sum(name.endswith(".ann") for _, _, names in os.walk(path) for name in names)
 
 
 def _ann_lines(document: Document) -> list[str]:

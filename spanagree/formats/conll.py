@@ -40,6 +40,7 @@ ids are ``"1"`` .. ``"n"`` in order (the reader numbers documents; it cannot kee
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from bisect import bisect_left
@@ -55,6 +56,10 @@ from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
                write_documents)
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["conll"]
 
 DOCSTART = "-DOCSTART-"
 
@@ -137,6 +142,7 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
     return collect(stream_conll(path, name=name, conll_column=conll_column, scheme=scheme))
 
 
+@FORMAT.provides("streamer")
 def stream_conll(path, *, name: str | None = None, conll_column: int | None = None,
                  scheme: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
                  _block_bytes: int = _BLOCK_BYTES, part: FilePart | None = None) -> DocumentStream:
@@ -233,6 +239,7 @@ def _dropped(path: str, invalid: int, scheme: Scheme) -> str:
     return f"{path}: {invalid} invalid chunk{'s' if invalid != 1 else ''} dropped by strict {scheme.name} decoding"
 
 
+@FORMAT.provides("part_notes")
 def part_notes_conll(path, counts: dict, *, scheme: str | None = None, **options) -> tuple[list[str], list[str]]:
     """The notes and warnings reading the whole file gives at its end, from its parts' ``counts``
     added up (:class:`~spanagree.formats.FilePart`): strict decoding's dropped chunks, one note and
@@ -259,6 +266,7 @@ _SCAN_BYTES = 1 << 20
 _BLANK_BYTES = b" \t\r\n"
 
 
+@FORMAT.provides("document_starts")
 def document_starts_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
     """Where the documents of a CoNLL file begin, found in its bytes alone (nothing decoded or
     parsed): each document's byte offset and the lines before it, in order, as the scan finds
@@ -312,6 +320,34 @@ def document_starts_conll(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[t
             data, base, counted = data[keep:], base + keep, counted - keep
     if first and _tokens_before(path, float("inf"), chunk_bytes):  # no -DOCSTART- line: one document
         yield 0, 0
+
+
+@FORMAT.provides("document_counter")
+def conll_document_count(path) -> int | None:
+    """The documents of a CoNLL file counted without parsing it: its ``-DOCSTART-`` lines, at
+    least one (the progress bar's total); ``None`` for a path that is not a file."""
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return max(data.count(b"-DOCSTART-"), 1)
+
+
+@FORMAT.provides("document_names")
+def docstart_ids(path, known: set[str]) -> list[str] | None:
+    """The gold ids a CoNLL file's ``-DOCSTART-`` lines carry, one per line in order (the first of
+    a line's other fields that is a known id), or ``None`` when some line names none."""
+    found = []
+    with open(path, "rb") as handle:
+        for raw in handle:
+            if not raw.startswith(b"-DOCSTART-"):
+                continue
+            fields = raw.decode("utf-8", "replace").split()[1:]
+            named = next((field for field in fields if field in known), None)
+            if named is None:
+                return None
+            found.append(named)
+    return found or None
 
 
 def _tokens_before(path, stop: float, chunk_bytes: int) -> bool:
@@ -653,6 +689,7 @@ def _spans(path: str, doc_ids, starts, ends, labels, lines) -> list[Span]:
     return list(map(Span.trusted, doc_ids, zip(zip(starts, ends)), labels, map(Source.at, repeat(path), lines)))
 
 
+@FORMAT.provides("writer")
 def write_conll(spanset: SpanSet, dest, *, scheme: str = "iob2") -> None:
     """Write a span set as a two-column CoNLL file (``token<TAB>tag``).
 
@@ -676,6 +713,7 @@ def write_conll(spanset: SpanSet, dest, *, scheme: str = "iob2") -> None:
     write_documents(file_writer_conll(scheme), spanset, dest)
 
 
+@FORMAT.provides("file_writer")
 def file_writer_conll(scheme: str | None = "iob2") -> FileWriter:
     """:func:`write_conll`'s file: each document a ``-DOCSTART-<TAB>O`` line, a blank line and its sentences."""
     if scheme is None:

@@ -45,6 +45,10 @@ import zlib
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
 from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded, too_large
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["docbin"]
 
 __all__ = ["read_docbin", "stream_docbin", "write_docbin"]
 
@@ -139,6 +143,7 @@ def _documents(path: str, spans_key: str | None, limit: int, notes: list[str]):
         notes.append(f"{empty} zero-length span(s) (no token) left out")
 
 
+@FORMAT.provides("streamer")
 def stream_docbin(path, *, name: str | None = None, docbin_spans_key: str | None = None,
                   max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """The documents of a ``.spacy`` file, read as iterated (the file is checked and loaded then)."""
@@ -181,6 +186,7 @@ def _tokens(text: str, spans: list[Span]) -> tuple[list[str], list[bool]]:
     return words, spaces
 
 
+@FORMAT.provides("writer")
 def write_docbin(spanset: SpanSet, dest, *, docbin_spans_key: str | None = None) -> None:
     """Write a span set as a spaCy DocBin (``.spacy``): a ``Doc`` per document.
 

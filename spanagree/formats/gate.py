@@ -64,6 +64,10 @@ from ..errors import FormatError
 from ..span import Document, Source, Span
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, chosen_stream, collect, document_files, listed_documents,
                natural_key, read_document_file)
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["gate"]
 
 __all__ = ["GateFolder", "annotators_gate", "list_gate", "read_gate", "recognise_gate", "stream_gate"]
 
@@ -75,6 +79,7 @@ ORIGINAL_MARKUPS = "Original markups"
 _ROOT = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<GateDocument[\s/>]", re.S)
 
 
+@FORMAT.provides("recogniser")
 def recognise_gate(path: Path, head: bytes | None) -> bool:
     """A file whose root element is ``GateDocument``, or a folder whose first ``.xml`` file is one."""
     if head is not None:
@@ -295,6 +300,7 @@ def _role(name: str) -> str:
     return "other" if name in (DEFAULT_SET, ORIGINAL_MARKUPS) else "annotator"
 
 
+@FORMAT.provides("annotators")
 def annotators_gate(path, *, gate_label_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
                     share_out=None) -> list[DocumentStream]:
     """One stream per annotation set of a GATE file or folder, in the order of first appearance
@@ -365,6 +371,7 @@ def _scanned(folder: str, files: list[tuple[str, str, bool]], limit: int, share_
             raise error
 
 
+@FORMAT.provides("lister")
 def list_gate(path, *, name: str | None = None, annotator: str | None = None, gate_label_feature: str | None = None,
               max_record_bytes: int = MAX_RECORD_BYTES) -> GateFolder:
     """The listing of a GATE folder's one annotation set (``annotator``, as :func:`stream_gate` chooses it)."""
@@ -375,6 +382,7 @@ def list_gate(path, *, name: str | None = None, annotator: str | None = None, ga
     return listing
 
 
+@FORMAT.provides("streamer")
 def stream_gate(path, *, name: str | None = None, annotator: str | None = None,
                 gate_label_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """The documents of one annotation set (``annotator``; may be left out when the file or

@@ -55,6 +55,10 @@ from pathlib import Path
 from ..errors import FormatError
 from ..span import Document
 from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, natural_key, read_regular, too_large
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["inception"]
 
 __all__ = ["CURATION", "annotators_inception", "read_inception", "recognise_inception", "stream_inception"]
 
@@ -75,6 +79,7 @@ _CHOOSE = ("export the project again from INCEpTION (Project settings > Export) 
            "or 'WebAnno TSV v3.3' as the secondary format")
 
 
+@FORMAT.provides("recogniser")
 def recognise_inception(path: Path, head: bytes | None) -> bool:
     """A folder or zip laid out as an INCEpTION project export: ``exportedproject*.json`` at its top,
     or an ``annotation/`` (or ``annotation_ser/``) folder beside ``source/``."""
@@ -220,6 +225,7 @@ def _cannot_read(export: _Export, layout: _Layout) -> FormatError:
                        + _CHOOSE)
 
 
+@FORMAT.provides("annotators")
 def annotators_inception(path, *, xmi_typesystem: str | None = None, xmi_type: str | None = None,
                          xmi_feature: str | None = None, xmi_view: str | None = None,
                          webanno_layer: str | None = None, webanno_feature: str | None = None,
@@ -249,6 +255,7 @@ def annotators_inception(path, *, xmi_typesystem: str | None = None, xmi_type: s
     return streams
 
 
+@FORMAT.provides("streamer")
 def stream_inception(path, *, name: str | None = None, annotator: str | None = None,
                      xmi_typesystem: str | None = None, xmi_type: str | None = None, xmi_feature: str | None = None,
                      xmi_view: str | None = None, webanno_layer: str | None = None, webanno_feature: str | None = None,

@@ -55,6 +55,10 @@ from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, default_name, open_file, too_large,
                write_documents)
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["jsonl"]
 
 __all__ = ["annotators_jsonl", "document_starts_jsonl", "part_notes_jsonl", "read_jsonl",
            "stream_jsonl", "write_jsonl"]
@@ -108,6 +112,7 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
     return collect(stream_jsonl(path, name=name))
 
 
+@FORMAT.provides("streamer")
 def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
                  annotator: str | None = None, part: FilePart | None = None) -> DocumentStream:
     """A JSON-lines file's documents, each record read and checked when the stream gets to it.
@@ -283,6 +288,7 @@ def annotator_names(path: str, ids: list[str | None]) -> list[str]:
     return names
 
 
+@FORMAT.provides("annotators")
 def annotators_jsonl(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> list[DocumentStream]:
     """One stream per annotator of a JSONL file: Prodigy's ``_annotator_id`` splits a file into
     annotators (named by :func:`annotator_names`, in order of first appearance; the records
@@ -422,6 +428,7 @@ def _within(lines: Iterator[bytes], size: int) -> Iterator[bytes]:
         yield raw
 
 
+@FORMAT.provides("part_notes")
 def part_notes_jsonl(path, counts: dict, **options) -> tuple[list[str], list[str]]:
     """The notes and warnings reading the whole file gives at its end, from its parts' ``counts``
     added up (:class:`~spanagree.formats.FilePart`): the records answered reject or ignore, one
@@ -440,6 +447,7 @@ def part_notes_jsonl(path, counts: dict, **options) -> tuple[list[str], list[str
 _SPACE_BYTES = b" \t\r\n\x0b\x0c"
 
 
+@FORMAT.provides("document_starts")
 def document_starts_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[tuple[int, int]]:
     """Where the records of a JSON-lines file begin, found in its bytes alone (nothing decoded or
     parsed): the byte offset of every line that is not blank and the lines before it, in order,
@@ -480,6 +488,17 @@ def document_starts_jsonl(path, *, chunk_bytes: int = _SCAN_BYTES) -> Iterator[t
             carry, base = data[cut:], base + cut
             if not chunk:
                 return
+
+
+@FORMAT.provides("document_counter")
+def jsonl_document_count(path) -> int | None:
+    """The documents of a JSON-lines file counted without parsing it: its lines that are not
+    blank (the progress bar's total); ``None`` for a path that is not a file."""
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as handle:
+        data = handle.read()
+    return sum(1 for line in data.split(b"\n") if line.strip())
 
 
 def _max_digits() -> int:
@@ -671,6 +690,7 @@ def _shown(value, limit: int = 60) -> str:
     return shown if len(shown) <= limit else shown[:limit] + "..."
 
 
+@FORMAT.provides("writer")
 def write_jsonl(spanset: SpanSet, dest) -> None:
     """Write a span set as JSON lines, one document per line, in order.
 
@@ -699,6 +719,7 @@ def write_jsonl(spanset: SpanSet, dest) -> None:
     write_documents(file_writer_jsonl(), spanset, dest)
 
 
+@FORMAT.provides("file_writer")
 def file_writer_jsonl() -> FileWriter:
     """:func:`write_jsonl`'s file: a line per document, nothing around them."""
     return FileWriter("", _jsonl_line)

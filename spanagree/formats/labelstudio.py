@@ -70,6 +70,10 @@ from pathlib import Path
 from ..errors import FormatError, SpanagreeWarning, UsageError
 from ..span import Document, Source, Span, SpanSet
 from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, read_bounded
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["labelstudio"]
 
 __all__ = ["annotators_labelstudio", "read_labelstudio", "recognise_labelstudio", "stream_labelstudio",
            "write_labelstudio"]
@@ -80,6 +84,7 @@ _LIST = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\[")
 PREDICTION = "prediction"
 
 
+@FORMAT.provides("recogniser")
 def recognise_labelstudio(path: Path, head: bytes | None) -> bool:
     """A ``.json`` file holding a JSON list (a JSONL file's records are objects)."""
     return head is not None and path.suffix.lower() == ".json" and _LIST.match(head) is not None
@@ -313,6 +318,7 @@ def _exports(path, text_field, predictions, limit) -> tuple[_Export, list]:
     return export, export.notes()
 
 
+@FORMAT.provides("annotators")
 def annotators_labelstudio(path, *, labelstudio_text_field: str | None = None,
                            labelstudio_predictions: bool | None = None,
                            max_record_bytes: int = MAX_RECORD_BYTES) -> list[DocumentStream]:
@@ -324,6 +330,7 @@ def annotators_labelstudio(path, *, labelstudio_text_field: str | None = None,
             for (name, role), documents in export.sets.items()]
 
 
+@FORMAT.provides("streamer")
 def stream_labelstudio(path, *, name: str | None = None, annotator: str | None = None,
                        labelstudio_text_field: str | None = None, labelstudio_predictions: bool | None = None,
                        max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
@@ -345,6 +352,7 @@ def read_labelstudio(path, *, name: str | None = None, annotator: str | None = N
                                       max_record_bytes=max_record_bytes))
 
 
+@FORMAT.provides("writer")
 def write_labelstudio(spanset: SpanSet, dest) -> None:
     """Write a span set as a Label Studio JSON export: a task per document, one annotation each.
 

@@ -78,6 +78,10 @@ from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, default_name, document_files,
                listed_documents, natural_key, read_document_file)
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["webanno"]
 
 __all__ = ["list_webanno", "read_webanno", "recognise_webanno", "stream_webanno", "webanno_document", "webanno_notes",
            "write_webanno", "NAMED_ENTITY"]
@@ -98,6 +102,7 @@ _VALUE_UNESCAPES = {"\\": "\\", "|": "|", "_": "_", "[": "[", "]": "]", ";": ";"
 _TEXT_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
 
 
+@FORMAT.provides("recogniser")
 def recognise_webanno(path: Path, head: bytes | None) -> bool:
     """A file whose first line is ``#FORMAT=WebAnno TSV 3…``, or a folder whose first ``.tsv`` file is one."""
     if head is not None:
@@ -530,6 +535,7 @@ class WebannoFolder(FolderListing):
         return webanno_notes(Counter(counts), self.layer, self.feature), []
 
 
+@FORMAT.provides("lister")
 def list_webanno(path, *, name: str | None = None, webanno_layer: str | None = None,
                  webanno_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> WebannoFolder:
     """A folder's WebAnno TSV files (listed, nothing read), as :func:`stream_webanno` reads them.
@@ -545,6 +551,7 @@ def list_webanno(path, *, name: str | None = None, webanno_layer: str | None = N
     return WebannoFolder(name or default_name(path), _files(path), webanno_layer, webanno_feature, max_record_bytes)
 
 
+@FORMAT.provides("streamer")
 def stream_webanno(path, *, name: str | None = None, webanno_layer: str | None = None,
                    webanno_feature: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
     """The documents of a WebAnno TSV 3 file (id ``1``) or of a folder of them (ids: relative paths
@@ -580,6 +587,7 @@ def _full_layer_name(layer: str | None) -> str:
     return layer if "." in layer else "webanno.custom." + layer
 
 
+@FORMAT.provides("writer")
 def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
                   webanno_feature: str | None = None) -> None:
     """Write a span set as a folder of WebAnno TSV 3.3 files, ``<id>.tsv`` per document (see the

@@ -48,6 +48,10 @@ from ..errors import FormatError
 from ..span import Document, Source, Span
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, document_files, listed_documents,
                natural_key, read_bounded, read_document_file, read_regular)
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["xmi"]
 
 __all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "XmiReading", "list_xmi", "load_typesystem", "read_xmi",
            "recognise_xmi", "stream_xmi", "xmi_document"]
@@ -62,6 +66,7 @@ DEFAULT_VIEW = "_InitialView"
 _DOCTYPE = re.compile(rb"<!DOCTYPE", re.I)
 
 
+@FORMAT.provides("recogniser")
 def recognise_xmi(path: Path, head: bytes | None) -> bool:
     """A folder holding ``.xmi`` files (at any depth), whose ``TypeSystem.xml`` files would otherwise
     make it inline XML; files go by their extension. (An INCEpTION project folder, which holds
@@ -321,6 +326,7 @@ class XmiFolder(FolderListing):
         return XmiReading(*self.reading, points=counts["points"], unlabelled=counts["unlabelled"]).notes(), []
 
 
+@FORMAT.provides("lister")
 def list_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None, xmi_type: str | None = None,
              xmi_feature: str | None = None, xmi_view: str | None = None,
              max_record_bytes: int = MAX_RECORD_BYTES) -> XmiFolder:
@@ -340,6 +346,7 @@ def list_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None
                      max_record_bytes)
 
 
+@FORMAT.provides("streamer")
 def stream_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None, xmi_type: str | None = None,
                xmi_feature: str | None = None, xmi_view: str | None = None,
                max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:

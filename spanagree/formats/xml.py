@@ -117,6 +117,10 @@ from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
 from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, FolderListing, collect, listed_documents,
                natural_key, open_regular, read_bounded, read_regular, write_documents)
+from .registry import FORMATS
+
+#: This module's registry entry, on which it registers its functions.
+FORMAT = FORMATS["xml"]
 
 __all__ = ["list_xml", "read_xml", "stream_xml", "write_xml", "XmlFolder"]
 
@@ -187,6 +191,7 @@ def read_xml(path, *, name: str | None = None, xml_label_attr: str | None = None
                               xml_doc_tag=xml_doc_tag))
 
 
+@FORMAT.provides("streamer")
 def stream_xml(path, *, name: str | None = None, xml_label_attr: str | None = None,
                xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None,
                max_record_bytes: int = MAX_RECORD_BYTES) -> DocumentStream:
@@ -334,6 +339,7 @@ class XmlFolder(FolderListing):
         return notes, warned
 
 
+@FORMAT.provides("lister")
 def list_xml(path, *, name: str | None = None, xml_label_attr: str | None = None,
              xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None,
              max_record_bytes: int = MAX_RECORD_BYTES) -> XmlFolder:
@@ -616,6 +622,7 @@ def _utf8_error(path: str) -> tuple[str, int] | None:
 
 # -- writing -------------------------------------------------------------------------------------
 
+@FORMAT.provides("writer")
 def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
               xml_span_tags: str | list[str] | None = None, xml_doc_tag: str | None = None) -> None:
     """Write a span set as one inline-XML file: ``<corpus>`` with a ``<doc id="...">`` per document.
@@ -660,6 +667,7 @@ def write_xml(spanset: SpanSet, dest, *, xml_label_attr: str | None = None,
     write_documents(file_writer_xml(xml_label_attr, xml_span_tags, xml_doc_tag), spanset, dest)
 
 
+@FORMAT.provides("file_writer")
 def file_writer_xml(xml_label_attr: str | None = None, xml_span_tags: str | list[str] | None = None,
                     xml_doc_tag: str | None = None) -> FileWriter:
     """:func:`write_xml`'s file: the declaration, the marker and ``<corpus>``, a ``<doc>`` element

@@ -111,9 +111,10 @@ def tokenizer_for(inputs, format_of=None) -> str:
 
     Span sets in memory are looked at document by document; inputs not read yet (paths, a
     :class:`~spanagree.formats.DocumentStream`) by their format, which ``format_of(input)`` gives
-    (:func:`spanagree.pipeline.input_format`; without it, such inputs count as not CoNLL): CoNLL's
-    documents, and only theirs, come with their tokens. So the choice is made once, before a run
-    reads anything (``agree --chance`` under ``--jobs`` and on a cluster).
+    (:func:`spanagree.pipeline.input_format`; without it, such inputs count as not CoNLL): the
+    documents of a format that declares :attr:`~spanagree.formats.Format.tokens` (CoNLL), and only
+    theirs, come with their tokens. So the choice is made once, before a run reads anything
+    (``agree --chance`` under ``--jobs`` and on a cluster).
 
     Examples
     --------
@@ -122,13 +123,15 @@ def tokenizer_for(inputs, format_of=None) -> str:
     >>> tokenizer_for([conll, conll]), tokenizer_for([conll, jsonl])
     ('conll', 'spacy')
     """
+    from ..formats import declares
+
     documents = 0
     for item in inputs:
         if isinstance(item, SpanSet):
             if not all(d.tokens_from_text for d in item.documents.values()):
                 return "spacy"
             documents += len(item.documents)
-        elif format_of is None or format_of(item) != "conll":
+        elif format_of is None or not declares(format_of(item), "tokens"):
             return "spacy"
         else:
             documents += 1  # a CoNLL file or stream: its documents all come with their tokens

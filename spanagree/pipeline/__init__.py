@@ -216,15 +216,17 @@ def _described(item) -> str:
 
 
 def paired_in_order(gold, prediction, format: str | None = None, format_options: dict | None = None):
-    """A CoNLL prediction scored against a gold that is not CoNLL (``score --align-text``): CoNLL
-    numbers its documents ``"1"``, ``"2"``, ...; where its ``-DOCSTART-`` lines name them (a
-    field of the line that is one of the gold's ids: ``-DOCSTART- clinic-01``), its documents
-    take those ids; otherwise they take the gold's ids in order, with a warning saying so (and
-    what is left over on either side). Any other prediction is returned as it is."""
+    """A prediction in a format that numbers its documents scored against a gold in one that names
+    them (:attr:`~spanagree.formats.Format.numbered`; ``score --align-text``): CoNLL numbers its
+    documents ``"1"``, ``"2"``, ...; where its file names them (the format's
+    :meth:`~spanagree.formats.Format.document_names`: CoNLL's ``-DOCSTART-`` lines, a field of
+    the line that is one of the gold's ids: ``-DOCSTART- clinic-01``), its documents take those
+    ids; otherwise they take the gold's ids in order, with a warning saying so (and what is left
+    over on either side). Any other prediction is returned as it is."""
     import warnings
 
     from ..errors import SpanagreeWarning
-    from ..formats import detect_format, open_stream
+    from ..formats import declares, detect_format, get_format, open_stream
     from ..span import Document, Span
 
     def format_of(item):
@@ -234,7 +236,7 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
             return format or detect_format(item)
         return getattr(item, "format", None)
 
-    if format_of(prediction) != "conll" or format_of(gold) == "conll":
+    if not declares(format_of(prediction), "numbered") or declares(format_of(gold), "numbered"):
         return prediction
     (gold_set,) = read_inputs([gold], format, format_options)
     ids = list(gold_set.documents)
@@ -243,10 +245,11 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
         if isinstance(prediction, (str, os.PathLike)):
             stream = open_stream(prediction, format, **(format_options or {}))
         else:  # a span set in memory
-            stream = DocumentStream(prediction.name, prediction.format or "conll",
+            stream = DocumentStream(prediction.name, prediction.format,
                                     iter(list(prediction.documents.values())), list(prediction.notes))
     documents = list(stream.documents)
-    named = docstart_ids(prediction, set(ids)) if isinstance(prediction, (str, os.PathLike)) else None
+    names = get_format(format_of(prediction)).document_names()
+    named = names(prediction, set(ids)) if names is not None and isinstance(prediction, (str, os.PathLike)) else None
     if named is not None and len(named) == len(documents):
         pairs = list(zip(documents, named))
     else:
@@ -263,22 +266,6 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
         spans = [Span.trusted(doc_id, span.fragments, span.label, span.source, span.attributes) for span in document.spans]
         renamed.append(Document(doc_id, document.text, spans, document.source, document.tokens_from_text))
     return DocumentStream(stream.name, stream.format, iter(renamed), list(stream.notes))
-
-
-def docstart_ids(path, known: set[str]) -> list[str] | None:
-    """The gold ids a CoNLL file's ``-DOCSTART-`` lines carry, one per line in order (the first of
-    a line's other fields that is a known id), or ``None`` when some line names none."""
-    found = []
-    with open(path, "rb") as handle:
-        for raw in handle:
-            if not raw.startswith(b"-DOCSTART-"):
-                continue
-            fields = raw.decode("utf-8", "replace").split()[1:]
-            named = next((field for field in fields if field in known), None)
-            if named is None:
-                return None
-            found.append(named)
-    return found or None
 
 
 def read_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None
@@ -383,25 +370,18 @@ def usable_jobs(jobs: int) -> int:
 
 def estimate_documents(item, format: str | None) -> int | None:
     """The documents of an input when they can be counted without reading it (the progress
-    bar's total): a BRAT folder's ``.ann`` files, a JSON-lines file's lines, a CoNLL file's
-    ``-DOCSTART-`` lines; ``None`` otherwise."""
-    from ..formats import detect_format
+    bar's total), by its format's :meth:`~spanagree.formats.Format.document_counter` (a BRAT
+    folder's ``.ann`` files, a JSON-lines file's lines, a CoNLL file's ``-DOCSTART-`` lines);
+    ``None`` otherwise."""
+    from ..formats import detect_format, get_format
 
     if not isinstance(item, (str, os.PathLike)):
         return len(item.documents) if isinstance(item, SpanSet) else None
     try:
-        found = format or detect_format(item)
-        if found == "brat" and os.path.isdir(item):
-            return sum(name.endswith(".ann") for _, _, names in os.walk(item) for name in names)
-        if found in ("jsonl", "conll") and os.path.isfile(item):
-            with open(item, "rb") as handle:
-                data = handle.read()
-            if found == "jsonl":
-                return sum(1 for line in data.split(b"\n") if line.strip())
-            return max(data.count(b"-DOCSTART-"), 1)
+        counter = get_format(format or detect_format(item)).document_counter()
+        return None if counter is None else counter(item)
     except (OSError, SpanagreeError):
         return None
-    return None
 
 
 __all__ = ["Accumulator", "Comparison", "Group", "Input", "expand_inputs", "open_inputs", "paired_in_order", "read_inputs",

@@ -306,12 +306,8 @@ def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, forma
     return result
 
 
-#: The format options that name files, made absolute for the workers as the inputs are.
-PATH_OPTIONS = ("xmi_typesystem",)
-
-
 def options_with_absolute_paths(format_options: dict | None) -> dict | None:
-    """``format_options`` with the files they name (:data:`PATH_OPTIONS`, comma-separated) made
+    """``format_options`` with the files they name (:func:`~spanagree.formats.path_options`, comma-separated) made
     absolute: the workers read them by path and need not share the client's working folder.
 
     Examples
@@ -319,10 +315,12 @@ def options_with_absolute_paths(format_options: dict | None) -> dict | None:
     >>> options_with_absolute_paths({"xmi_typesystem": "/a/TypeSystem.xml,/b/More.xml", "xmi_type": "X"})
     {'xmi_typesystem': '/a/TypeSystem.xml,/b/More.xml', 'xmi_type': 'X'}
     """
-    if not format_options or not any(format_options.get(key) for key in PATH_OPTIONS):
+    from ..formats import path_options
+
+    if not format_options or not any(format_options.get(key) for key in path_options()):
         return format_options
     options = dict(format_options)
-    for key in PATH_OPTIONS:
+    for key in path_options():
         if options.get(key):
             options[key] = ",".join(os.path.abspath(part.strip()) for part in str(options[key]).split(",")
                                     if part.strip())

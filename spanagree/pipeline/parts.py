@@ -144,8 +144,11 @@ class GoldParts:
     written to one file, :class:`TextParts`), or its BRAT files (:class:`FolderParts`)."""
 
     def __init__(self, folder: str, format: str):
+        from ..formats import get_format
+
         self.format = format
-        self.parts = FolderParts(folder) if format == "brat" else TextParts(folder)
+        written_per_document = get_format(format).document_files() is not None
+        self.parts = FolderParts(folder, format) if written_per_document else TextParts(folder)
 
     def __iadd__(self, other: "GoldParts") -> "GoldParts":
         self.parts += other.parts
@@ -180,12 +183,14 @@ class GoldParts:
 
 
 class FolderParts:
-    """BRAT's gold written in parts: each process writes its documents' ``.txt`` and ``.ann`` into
-    a folder of its own in ``folder`` (``<host>-<pid>-brat-<n>``); the parent moves them into the
-    gold's folder."""
+    """A gold written in parts in a format that writes each document's files
+    (:meth:`~spanagree.formats.Format.document_files`: BRAT's ``.txt`` and ``.ann``): each process
+    writes its documents' files into a folder of its own in ``folder``
+    (``<host>-<pid>-<format>-<n>``); the parent moves them into the gold's folder."""
 
-    def __init__(self, folder: str):
+    def __init__(self, folder: str, format: str):
         self.folder = folder
+        self.format = format
         self.entries: dict[str, int] = {}  # document -> number of the folder holding its files
         self.folders: list[str] = []
         self.failed: set[str] = set()
@@ -193,14 +198,14 @@ class FolderParts:
         self._pid = None
 
     def add(self, doc_id: str, document) -> None:
-        from ..formats.brat import write_brat_document
+        from ..formats import get_format
 
         if self._own is None or self._pid != os.getpid():
             self._pid = os.getpid()
             self._own = len(self.folders)
-            self.folders.append(os.path.join(self.folder, f"{process_name()}-brat-{next(_FILES)}"))
+            self.folders.append(os.path.join(self.folder, f"{process_name()}-{self.format}-{next(_FILES)}"))
             os.mkdir(self.folders[-1])
-        write_brat_document(self.folders[self._own], doc_id, document)
+        get_format(self.format).document_files().write(self.folders[self._own], doc_id, document)
         self.entries[doc_id] = self._own
 
     def __iadd__(self, other: "FolderParts") -> "FolderParts":
@@ -213,28 +218,31 @@ class FolderParts:
         return self
 
     def __getstate__(self):
-        return {"folder": self.folder, "entries": self.entries, "folders": self.folders, "failed": self.failed}
+        return {"folder": self.folder, "format": self.format, "entries": self.entries, "folders": self.folders,
+                "failed": self.failed}
 
     def __setstate__(self, state):
-        self.__init__(state["folder"])
+        self.__init__(state["folder"], state["format"])
         self.entries, self.folders, self.failed = state["entries"], state["folders"], state["failed"]
 
     def write(self, spanset, dest) -> None:
-        """:func:`~spanagree.formats.brat.write_brat` of ``spanset``: every document checked (the
-        first refused raises), then each one's files moved in (or written, when no worker did)."""
-        from ..formats.brat import brat_files, check_brat_document, write_brat_document
+        """The format's writer (:func:`~spanagree.formats.brat.write_brat`) of ``spanset``: every
+        document checked (the first refused raises), then each one's files moved in (or written,
+        when no worker did)."""
+        from ..formats import get_format
 
+        files = get_format(self.format).document_files()
         for doc_id in spanset.documents:
             if doc_id not in self.entries or doc_id in self.failed:
-                check_brat_document(doc_id, spanset.documents[doc_id])
+                files.check(doc_id, spanset.documents[doc_id])
         dest = os.fspath(dest)
         os.makedirs(dest, exist_ok=True)
         for doc_id in spanset.documents:
             k = self.entries.get(doc_id)
             if k is None:
-                write_brat_document(dest, doc_id, spanset.documents[doc_id], checked=True)
+                files.write(dest, doc_id, spanset.documents[doc_id], checked=True)
                 continue
-            for source, target in zip(brat_files(self.folders[k], doc_id), brat_files(dest, doc_id)):
+            for source, target in zip(files.paths(self.folders[k], doc_id), files.paths(dest, doc_id)):
                 folder = os.path.dirname(target)
                 if folder != dest:
                     os.makedirs(folder, exist_ok=True)

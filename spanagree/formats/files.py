@@ -1,0 +1,211 @@
+"""Safe file I/O for the readers and writers: reading bounded by :data:`MAX_RECORD_BYTES` (even
+endless input ends in one error), files found in folders opened without blocking and refused
+unless regular, one-document files, a written file removed again when writing fails; and the
+names and order of what folders hold (:func:`default_name`, :func:`natural_key`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Callable
+
+from ..errors import FormatError
+
+
+# The largest record a reader takes (a JSONL line, a CoNLL document, an XML document, a BRAT file),
+# in bytes; ``--max-record-bytes`` raises it. Reading stays bounded even on endless input (/dev/zero).
+MAX_RECORD_BYTES = 64 * 2**20
+
+
+_DIGIT_RUNS = re.compile(r"([0-9]+)")
+
+
+def natural_key(name: str) -> tuple:
+    """The key that sorts names in natural order: runs of digits compared as numbers, so ``doc2``
+    comes before ``doc10`` (and ``sub/2`` before ``sub/10``); the order every folder reader lists
+    its documents in.
+
+    Equal numbers written differently (``doc02``, ``doc2``) are ordered by their spelling, so the
+    order is total and does not depend on the file system.
+
+    Examples
+    --------
+    >>> sorted(["doc10", "doc2", "doc1", "a/doc02", "a/doc2", "b"], key=natural_key)
+    ['a/doc02', 'a/doc2', 'b', 'doc1', 'doc2', 'doc10']
+    """
+    parts = _DIGIT_RUNS.split(name)  # text, digits, text, digits, ..., text
+    return tuple((int(part), part) if index % 2 else part for index, part in enumerate(parts))
+
+
+def too_large(path: str, what: str, limit: int, line: int | None = None) -> FormatError:
+    """The error for a record beyond ``max_record_bytes``, naming the option that raises the limit."""
+    return FormatError(path, f"{what} is longer than {limit:,} bytes, the largest record read "
+                       "(raise it with --max-record-bytes)", line)
+
+
+
+@contextlib.contextmanager
+def written_or_removed(dest: str | os.PathLike):
+    """A text file (UTF-8, ``\\n`` line ends) that a writer fills one document at a time, removed
+    again if writing fails (a document refused half-way), so that nothing is written then and no
+    writer holds the whole output in memory."""
+    path = os.fspath(dest)
+    file = open(path, "w", encoding="utf-8", newline="\n")
+    try:
+        with file:
+            yield file
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        raise
+
+
+def default_name(path: str | os.PathLike) -> str:
+    """A span set's default name: the folder name, or the file name without its extension."""
+    path = Path(path)
+    return path.name if path.is_dir() else path.stem
+
+
+def open_file(path: str, what: str):
+    """A one-file format's file (``what``: ``"CoNLL"``, ``"JSONL"``) opened for reading bytes.
+
+    Raises
+    ------
+    FormatError
+        No such file, a folder, or unreadable.
+    """
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise FormatError(path, "no such file or folder") from None
+    except IsADirectoryError:
+        raise FormatError(path, f"is a folder; {what} is read from one file") from None
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+
+
+# Opening without waiting: a FIFO with no writer would otherwise block the run for ever.
+_NONBLOCKING = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_regular(path: str, what: str):
+    """A file found in a folder, opened for reading bytes: a regular file, or a one-line error.
+
+    Opened without blocking and checked before anything is read, so that a FIFO, a device or a
+    socket among the files of a folder is an error at once instead of a run that waits for ever.
+
+    Raises
+    ------
+    FormatError
+        No such file, unreadable, or not a regular file.
+    """
+    fd, _ = _regular(path, what)
+    return open(fd, "rb")  # O_NONBLOCK changes nothing on a regular file
+
+
+def read_regular(path: str, what: str, limit: int) -> bytes:
+    """All the bytes of a file found in a folder: a regular file of at most ``limit`` bytes.
+
+    :func:`open_regular`'s checks, then the file read in one system call (its size is known), so
+    that a folder of many small files is read as fast as with ``open(path, "rb").read()``.
+
+    Raises
+    ------
+    FormatError
+        No such file, unreadable, not a regular file, or larger than ``limit`` (:func:`too_large`).
+    """
+    fd, info = _regular(path, what)
+    try:
+        if info.st_size > limit:
+            raise too_large(path, "the file", limit)
+        data = os.read(fd, info.st_size + 1)
+        if len(data) != info.st_size:  # a short read, or the file grew: read on to its end
+            parts, total = [data], len(data)
+            while True:
+                more = os.read(fd, 1 << 20)
+                if not more:
+                    break
+                parts.append(more)
+                total += len(more)
+                if total > limit:
+                    raise too_large(path, "the file", limit)
+            data = b"".join(parts)
+        return data
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+
+
+def _regular(path: str, what: str) -> tuple[int, os.stat_result]:
+    """A regular file's descriptor, opened without blocking, and its status; else the error."""
+    try:
+        fd = os.open(path, _NONBLOCKING)
+    except FileNotFoundError:
+        raise FormatError(path, "no such file") from None
+    except OSError as error:
+        raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise FormatError(path, f"not a regular file (a folder, FIFO, device or socket); {what} are read "
+                          "from regular files")
+    return fd, info
+
+
+def read_bounded(file, path: str, limit: int, what: str) -> bytes:
+    """All of ``file`` (opened for bytes), or :func:`too_large` when it holds more than ``limit`` bytes.
+
+    A regular file is measured first; anything else (a pipe given on purpose) is read at most
+    ``limit + 1`` bytes, so that endless input ends in one error.
+    """
+    info = os.fstat(file.fileno())
+    if stat.S_ISREG(info.st_mode):
+        if info.st_size > limit:
+            raise too_large(path, what, limit)
+        return file.read()
+    data = file.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(path, what, limit)
+    return data
+
+
+#: The id of the one document a file of a one-document format holds (a WebAnno TSV, XMI or GATE
+#: file), as a one-document CoNLL or XML file's: two annotators' files of a document line up.
+SINGLE_FILE_ID = "1"
+
+
+def document_files(path: str, scan: Callable[[str], list[tuple[str, str]]]) -> list[tuple[str, str, bool]]:
+    """``(document id, file, in a folder)`` for a format that keeps one document per file: a
+    folder's files as ``scan(folder)`` lists them (``(id, file)``), or the file given, with id
+    :data:`SINGLE_FILE_ID`."""
+    if os.path.isdir(path):
+        return [(doc_id, file, True) for doc_id, file in scan(path)]
+    return [(SINGLE_FILE_ID, path, False)]
+
+
+def read_document_file(file: str, in_folder: bool, limit: int, what: str) -> bytes:
+    """All the bytes of a one-document file (:func:`document_files`): in a folder a regular file
+    only (:func:`read_regular`; ``what`` names the folder's files, ``"a folder's .tsv files"``),
+    the file given as the path whatever it is (:func:`read_bounded`: a pipe too).
+
+    Raises
+    ------
+    FormatError
+        No such file, a folder, unreadable, or larger than ``limit``.
+    """
+    try:
+        if in_folder:
+            return read_regular(file, what, limit)
+        with open(file, "rb") as handle:
+            return read_bounded(handle, file, limit, "the file")
+    except FileNotFoundError:
+        raise FormatError(file, "no such file") from None
+    except IsADirectoryError:
+        raise FormatError(file, "is a folder") from None
+    except OSError as error:
+        raise FormatError(file, f"cannot read: {error.strerror or error}") from None
