@@ -479,9 +479,27 @@ CLUSTER_FILTER = [Choice("to_adjudicate", "needing adjudication", ["to_adjudicat
 # -- one builder per result ----------------------------------------------------------------------
 
 def view_of(result, limit: int | None = None) -> ReportView:
-    """The view of an ``agree(..., report=True)`` result, a list of ``score(..., report=True)``
-    results (one or several predictions against the same gold), or a ``vote()`` result;
-    ``limit``: ``--report-documents``."""
+    """The view of a result: the one place that tells the commands' results apart.
+
+    Parameters
+    ----------
+    result : Agreement, list of Score, or Vote
+        An ``agree(..., report=True)`` result, a list of ``score(..., report=True)`` results (one
+        or several predictions against the same gold), or a ``vote()`` result.
+    limit : int, optional
+        ``--report-documents``: draw only this many documents, those with the most disagreements.
+
+    Examples
+    --------
+    >>> from spanagree import agree
+    >>> view = view_of(agree(["corpora/demo/brat/ann1", "corpora/demo/brat/ann2"], report=True))
+    >>> view.title, [c.name for c in view.comparisons], view.comparison_filter
+    ('Agreement', ['ann1 × ann2'], 'pair')
+    >>> [s.title for s in view.sections]
+    ['Figures', 'Pairwise F1', 'Per label F1']
+    >>> view.documents.rows[0][0], len(view.documents.rows), sum(view.weights.values())
+    ('clinic-01', 10, 17)
+    """
     from ..agreement import Agreement
     from ..voting import Vote
 

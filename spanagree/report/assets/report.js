@@ -10,8 +10,9 @@
   var app = document.getElementById("sa-app");
   var SVGNS = "http://www.w3.org/2000/svg";
   var NAMES = VIEW.annotators;
-  var COLOURS = {};  // the outline of each kind of disagreement
+  var COLOURS = {};  // the kinds of disagreement (an item of another kind agrees), and their outlines
   VIEW.kinds.forEach(function (k) { COLOURS[k.name] = k.colour; });
+  function disagrees(kind) { return Object.prototype.hasOwnProperty.call(COLOURS, kind); }
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -351,7 +352,7 @@
   var AFFECTED = {};
   VIEW.changed_spans.forEach(function (e) { AFFECTED[e.join("\u0000")] = true; });
 
-  function kindStyle(kind) { return kind && COLOURS[kind] ? ";--sa-kind:" + COLOURS[kind] : ""; }
+  function kindStyle(kind) { return kind && disagrees(kind) && COLOURS[kind] ? ";--sa-kind:" + COLOURS[kind] : ""; }
 
   function spanElement(d, cp, annotator, index, span, extra) {
     var f = span[0], start = f[0][0], end = f[f.length - 1][1];
@@ -436,7 +437,7 @@
         var extra = {};
         var n = clusterOf[a + ":" + k];
         if (n !== undefined) { extra["data-cluster"] = n; extra.title = "cluster " + (n + 1); }
-        var found = (kinds[a + ":" + k] || []).filter(function (x) { return x.kind !== "correct"; });
+        var found = (kinds[a + ":" + k] || []).filter(function (x) { return disagrees(x.kind); });
         if (found.length) {
           extra["data-kind"] = found[0].kind;
           extra["data-kinds"] = found.map(function (x) { return x.comparison + ":" + x.kind; }).join(" ");
@@ -502,7 +503,7 @@
   function itemTable(d, docIndex) {
     var rows = [];
     d.items.forEach(function (item, n) {
-      if (item[1] === "correct") return;
+      if (!disagrees(item[1])) return;
       var comp = VIEW.comparisons[item[0]];
       var a = spanOf(docIndex, comp.first, item[2]), b = spanOf(docIndex, comp.second, item[3]);
       rows.push([comparisonName(item[0]), item[1], a ? a[1] : "", a ? spanText(d, a) : "", b ? b[1] : "", b ? spanText(d, b) : ""]);
