@@ -136,8 +136,56 @@ class DocumentsTable:
 class ReportView:
     """Everything the HTML report draws, whichever command made it (module docstring).
 
-    ``records(doc_id)`` gives a shown document's record (the documents block's entry, without
-    its ``disagreements``), ``disagreements(doc_id)`` the number the selection ranks by.
+    Attributes
+    ----------
+    command : str
+        The command, for the ``spanagree-documents`` block's ``command`` only (a contract): the
+        page does not read it.
+    title : str
+        ``Agreement``, ``Scores``, ``Merge``.
+    summary : dict
+        The command's ``--output json`` document with ``--by document`` (its ``by_document``
+        made as it is written).
+    annotators, lanes : list of str
+        The span sets, and the name of each one's lane in the document view.
+    comparisons : list of Comparison
+        Every pair (``agree``), every prediction against the gold (``score``), none (``merge``).
+    comparison_filter : str or None
+        What the comparison filter chooses (``pair``, ``prediction``); ``None``: no such filter.
+    kind_filter : list of Choice
+        The kind filter's choices, the first the default.
+    legend : bool
+        Whether the document view shows the kinds of disagreement (:data:`DISAGREEMENT_KINDS`).
+    unit, document_heading, per_document : str
+        What previous / next step through (``disagreement``, ``cluster``), the document view's
+        heading, what a document's count counts.
+    item_columns : list of str or None
+        The headings of a document's table of disagreements (``None``: no such table).
+    proposed_lane : str or None
+        The name of the lane of ``merge``'s proposed spans, and of its table of clusters.
+    min_votes : int or None
+        ``merge``'s K (``None``: a majority of those who have each document).
+    sections : list of Section
+        The summary, section by section.
+    documents : DocumentsTable
+        A row per compared document.
+    document_f1 : list of dict or None
+        The mean and SD of the per-document F1 (``agree``, ``score``).
+    kappa_curves : list of dict
+        ``--chance``: kappa against d per comparison and level.
+    changed_spans : list of list
+        ``--align-text``: the spans that touch changed characters.
+    order : list of str
+        Every compared document, in document order.
+    record_of, disagreements : callable
+        A document's record (the documents block's entry, without its ``disagreements``) and the
+        number the selection ranks it by.
+    limit : int or None
+        ``--report-documents``.
+    weights : dict
+        Every document's ``disagreements``.
+    shown : list of str
+        The documents drawn (:meth:`select`).
     """
 
     command: str
@@ -148,6 +196,7 @@ class ReportView:
     comparisons: list[Comparison]
     comparison_filter: str | None
     kind_filter: list[Choice]
+    legend: bool
     unit: str
     document_heading: str
     per_document: str
@@ -165,6 +214,7 @@ class ReportView:
     limit: int | None = None
     weights: dict = field(init=False)
     shown: list[str] = field(init=False)
+    _selection: dict | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self):
         self.weights = {d: self.disagreements(d) for d in self.order}
@@ -181,6 +231,11 @@ class ReportView:
 
     def selection(self) -> dict:
         """Which documents are shown, and what was left out, in numbers and in words."""
+        if self._selection is None:
+            self._selection = self.selected()
+        return self._selection
+
+    def selected(self) -> dict:
         shown = set(self.shown)
         left_out = [d for d in self.order if d not in shown]
         note = None
@@ -219,6 +274,7 @@ class ReportView:
             "comparison_filter": self.comparison_filter,
             "kinds": [{"name": k.name, "description": k.description, "colour": k.colour} for k in DISAGREEMENT_KINDS],
             "kind_filter": [{"value": c.value, "label": c.label, "keeps": c.keeps} for c in self.kind_filter],
+            "legend": self.legend,
             "unit": self.unit,
             "document_heading": self.document_heading,
             "per_document": self.per_document,
@@ -559,7 +615,8 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
     curves = kappa_curves([p.counts for p in result.pairs], [result.extras])
     sections = [Section("sa-figures", "Figures", figures + notes_of(summary)),
                 Section(None, "Pairwise F1", [{"type": "box", "id": "sa-heatmap", "inline": True, "blocks": [
-                    {"type": "heatmap", "names": summary["matrix"]["annotators"], "matrix": summary["matrix"]["f1"]}]}]),
+                    {"type": "heatmap", "names": summary["matrix"]["annotators"],
+                     "matrix": summary["matrix"]["f1"]}]}]),
                 labels,
                 *kappa_section(curves, comparisons),
                 *bootstrap_section([summary["bootstrap"]] if summary.get("bootstrap") else []),
@@ -567,7 +624,7 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
     record_of, disagreements = spooled([result.spool], len(names))
     return ReportView(
         command="agree", title="Agreement", summary=summary, annotators=names, lanes=names, comparisons=comparisons,
-        comparison_filter="pair", kind_filter=ITEM_FILTER, unit="disagreement",
+        comparison_filter="pair", kind_filter=ITEM_FILTER, legend=True, unit="disagreement",
         document_heading="Disagreements in context", per_document="disagreement(s)",
         item_columns=["first × second", "kind", "first label", "first text", "second label", "second text"],
         proposed_lane=None, min_votes=None, sections=sections, documents=documents, document_f1=document_f1,
@@ -619,7 +676,7 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
     return ReportView(
         command="score", title="Scores", summary=summary, annotators=names,
         lanes=[f"{names[0]} (gold)", *names[1:]], comparisons=comparisons, comparison_filter="prediction",
-        kind_filter=ITEM_FILTER, unit="disagreement", document_heading="Disagreements in context",
+        kind_filter=ITEM_FILTER, legend=True, unit="disagreement", document_heading="Disagreements in context",
         per_document="disagreement(s)",
         item_columns=["prediction × gold", "kind", "predicted label", "predicted text", "gold label", "gold text"],
         proposed_lane=None, min_votes=None, sections=sections, documents=documents, document_f1=document_f1,
@@ -670,7 +727,8 @@ def vote_view(result, limit: int | None = None) -> ReportView:
 
     return ReportView(
         command="merge", title="Merge", summary=summary, annotators=names, lanes=names, comparisons=[],
-        comparison_filter=None, kind_filter=CLUSTER_FILTER, unit="cluster", document_heading="Clusters in context",
+        comparison_filter=None, kind_filter=CLUSTER_FILTER, legend=False, unit="cluster",
+        document_heading="Clusters in context",
         per_document="cluster(s) to adjudicate", item_columns=None, proposed_lane="merged (proposed spans)",
         min_votes=result.min_votes, sections=[Section("sa-figures", "Figures", figures + notes_of(summary))],
         documents=documents, document_f1=None, kappa_curves=[], changed_spans=[], order=list(result.documents),

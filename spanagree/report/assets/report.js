@@ -559,7 +559,7 @@
       el("button", { id: "sa-next", onclick: function () { step(1); } }, "next ▶"),
       status = el("span", { id: "sa-status", "class": "sa-muted" }));
     s.appendChild(controls);
-    if (VIEW.item_columns !== null) s.appendChild(el("div", { "class": "sa-legend" }, VIEW.kinds.map(function (k) {
+    if (VIEW.legend) s.appendChild(el("div", { "class": "sa-legend" }, VIEW.kinds.map(function (k) {
       return el("span", { "class": "sa-span", "data-kind": k.name, title: k.description,
         style: "--sa-colour:#888;--sa-tint:#fff" + kindStyle(k.name) }, k.name);
     })));
