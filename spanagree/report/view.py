@@ -479,9 +479,10 @@ def mean_of(name: str, values: list) -> dict:
     return {"name": name, "mean": mean.mean, "sd": mean.sd, "defined": mean.defined, "skipped": mean.skipped}
 
 
-def aligned_texts(documents: DocumentsTable, found: list[dict]) -> list[list]:
-    """``--align-text``: a column of each document's differing characters and a note above the
-    table; the spans that touch changed characters, as ``[document, annotator, fragments, label]``."""
+def add_aligned_texts(documents: DocumentsTable, found: list[dict]) -> list[list]:
+    """``--align-text``: add to ``documents`` a column of each document's differing characters and
+    a note above the table; return the spans that touch changed characters, as ``[document,
+    annotator, fragments, label]``."""
     if not found:
         return []
     differing: dict[str, int] = {}
@@ -611,7 +612,7 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
                                 Column("pooled F1", heat=True)], rows, sort=1, ascending=True)
     document_f1 = [mean_of("mean pairwise F1", [row[1] for row in rows])]
     documents.notes += document_f1_notes(document_f1)
-    changed = aligned_texts(documents, [summary["aligned_texts"]] if summary.get("aligned_texts") else [])
+    changed = add_aligned_texts(documents, [summary["aligned_texts"]] if summary.get("aligned_texts") else [])
     curves = kappa_curves([p.counts for p in result.pairs], [result.extras])
     sections = [Section("sa-figures", "Figures", figures + notes_of(summary)),
                 Section(None, "Pairwise F1", [{"type": "box", "id": "sa-heatmap", "inline": True, "blocks": [
@@ -666,7 +667,7 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
     document_f1 = [mean_of(f"{p['prediction']} F1", list(found.values()))
                    for p, found in zip(predictions, by_document)]
     documents.notes += document_f1_notes(document_f1)
-    changed = aligned_texts(documents, [p["aligned_texts"] for p in predictions if p.get("aligned_texts")])
+    changed = add_aligned_texts(documents, [p["aligned_texts"] for p in predictions if p.get("aligned_texts")])
     curves = kappa_curves([r.counts for r in results], [r.extras for r in results])
     sections = [Section("sa-figures", "Figures", figures + notes_of(summary)), labels, confusion,
                 *kappa_section(curves, comparisons),
