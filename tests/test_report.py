@@ -268,7 +268,7 @@ def test_script_end_and_emoji_are_safe_in_the_page(tmp_path):
     page = tmp_path / "emoji.html"
     agree([a, b], report=True).write_report(page)
     html = page.read_text(encoding="utf-8")
-    assert html.count("</script>") == 3 and "<!-- Bo" not in html
+    assert html.count("</script>") == 4 and "<!-- Bo" not in html
     _, documents = blocks(page)
     (document,) = documents["documents"]
     assert document["text"] == text

@@ -1,16 +1,18 @@
 /* spanagree's HTML report: the summary (tables and inline SVG charts) and the document view,
-   drawn from the two JSON blocks of the page (docs/report.md). Plain JavaScript, no library,
+   drawn from the page's view model (the spanagree-view block: sections, documents table, kinds,
+   words) and its documents (the spanagree-documents block), docs/report.md. The script never asks
+   which command made the page: what it draws is what the view holds. Plain JavaScript, no library,
    no network request. Offsets are Unicode code points: texts are split with Array.from. */
 (function () {
   "use strict";
-  var DATA = JSON.parse(document.getElementById("spanagree-data").textContent);
+  var VIEW = JSON.parse(document.getElementById("spanagree-view").textContent);
   var DOCS = JSON.parse(document.getElementById("spanagree-documents").textContent);
   var app = document.getElementById("sa-app");
   var SVGNS = "http://www.w3.org/2000/svg";
-  var KINDS = ["partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious"];
-  var CLUSTER_KINDS = ["dropped", "boundary_tie", "label_tie", "label_split", "several_spans"];
-  var COMMAND = DOCS.command;
-  var NAMES = DOCS.annotators;
+  var NAMES = VIEW.annotators;
+  var COLOURS = {};  // the kinds of disagreement (an item of another kind agrees), and their outlines
+  VIEW.kinds.forEach(function (k) { COLOURS[k.name] = k.colour; });
+  function disagrees(kind) { return Object.prototype.hasOwnProperty.call(COLOURS, kind); }
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -75,52 +77,38 @@
   function heatCell(v) { return el("td", { style: "background:" + heat(v) }, fmt(v)); }
   function section(title, id) { return el("section", { id: id }, el("h2", null, title)); }
 
-  // ---- the summary -------------------------------------------------------------------------
-  var predictions = COMMAND === "score" ? (DATA.predictions || [DATA]) : [];
+  // ---- the summary: the view's sections, block by block ----------------------------------------
+  function comparisonName(c) { return VIEW.comparisons[c].name; }
 
-  function comparisonName(c) {
-    var comp = DOCS.comparisons[c];
-    return NAMES[comp.first] + " × " + NAMES[comp.second];
-  }
-
-  function figures() {
-    var s = section("Figures", "sa-figures");
-    if (COMMAND === "agree") {
-      s.appendChild(table(["first", "second", "a", "b", "c", "precision", "recall", "F1"], DATA.pairs.map(function (p) {
-        return [p.annotators[0], p.annotators[1], p.a, p.b, p.c, p.precision, p.recall, heatCell(p.f1)];
-      }), { textColumns: 2, id: "sa-pairs" }));
-      s.appendChild(el("p", null, "mean pairwise F1 ", el("b", null, fmt(DATA.mean_f1)), " (SD ", fmt(DATA.sd_f1),
-        "); pooled F1 ", el("b", null, fmt(DATA.pooled_f1)), " over ", DATA.documents, " documents, match ",
-        DATA.match, ", labels ", DATA.labels));
-      if (DATA.alpha_u) {  // --unitizing: Krippendorff's unitizing alpha (docs/measures.md)
-        var au = DATA.alpha_u;
-        s.appendChild(el("p", null, "Krippendorff's unitizing alpha α", el("sub", null, "U"), " ", el("b", { id: "sa-alpha-u" }, fmt(au.overall)),
-          " over ", au.characters, " characters of ", au.documents, " documents, ", au.annotators, " annotators"));
-        s.appendChild(table(["label", "α_U", "D_O", "D_E"], Object.keys(au.labels).map(function (l) {
-          var e = au.labels[l];
-          return [l, heatCell(e.alpha), e.observed, e.expected];
-        }), { id: "sa-alpha-u-labels" }));
-      }
-    } else if (COMMAND === "score") {
-      // in rank order (by F1) when there are several predictions; the JSON keeps the order given
-      var ranked = predictions.slice();
-      if (predictions.length > 1) ranked.sort(function (x, y) {
-        return (x.rank === null ? Infinity : x.rank) - (y.rank === null ? Infinity : y.rank) || predictions.indexOf(x) - predictions.indexOf(y);
-      });
-      s.appendChild(table(["rank", "prediction", "gold", "a", "b", "c", "precision", "recall", "F1"], ranked.map(function (p) {
-        return [p.rank === undefined ? 1 : (p.rank === null ? "n/a" : p.rank), p.prediction, p.gold, p.a, p.b, p.c, p.precision, p.recall, heatCell(p.f1 !== undefined ? p.f1 : null)];
-      }), { textColumns: 3, id: "sa-pairs" }));
-      s.appendChild(el("p", null, predictions[0].documents, " documents scored, match ", predictions[0].match,
-        ", labels ", predictions[0].labels));
-    } else {
-      var keys = ["clusters", "kept", "dropped", "boundary_tie", "label_tie", "label_split", "several_spans", "to_adjudicate", "spans"];
-      s.appendChild(table(keys, [keys.map(function (k) { return DATA[k]; })], { textColumns: 0, id: "sa-pairs" }));
-      s.appendChild(el("p", null, DATA.documents, " documents merged, K = ",
-        DATA.min_votes === null ? "a majority of the annotators who have each document" : DATA.min_votes + " of " + NAMES.length + " annotators",
-        "; votes per cluster: ", Object.keys(DATA.votes).map(function (v) { return v + ": " + DATA.votes[v]; }).join(", ")));
+  function cell(v) {  // a table cell of the view: a value, {heat}, {interval} or {value, style}
+    if (v !== null && typeof v === "object") {
+      if ("heat" in v) return heatCell(v.heat);
+      if ("interval" in v) return el("td", null, intervalText(v.interval));
+      return el("td", { style: v.style }, fmt(v.value));
     }
-    (DATA.notes || []).forEach(function (n) { s.appendChild(el("p", { "class": "sa-muted" }, n)); });
-    return s;
+    return v;
+  }
+  function part(p) {  // a paragraph's part: a text, {value} or {text | value, tag, id}
+    if (typeof p === "string") return p;
+    var text = "value" in p ? fmt(p.value) : p.text;
+    return p.tag ? el(p.tag, { id: p.id }, text) : text;
+  }
+  function block(b) {
+    if (b.type === "table") return table(b.head, b.rows.map(function (row) { return row.map(cell); }), { textColumns: b.text_columns, id: b.id });
+    if (b.type === "paragraph") return el("p", { "class": b["class"], id: b.id }, b.parts.map(part));
+    if (b.type === "heading") return el("h3", null, b.text);
+    if (b.type === "box") return el("div", { "class": "sa-chart", id: b.id, style: b.inline ? "display:inline-block" : null }, b.blocks.map(block));
+    if (b.type === "group") return el("div", null, b.blocks.map(block));
+    if (b.type === "heatmap") return heatmapSvg(b.names, b.matrix);
+    if (b.type === "bars") return barsSvg(b.entries, b.title);
+    if (b.type === "kappa") return kappaCharts(b.charts);
+    if (b.type === "intervals") return intervalsSvg(b.rows);
+    throw new Error("unknown block " + b.type);
+  }
+  function summarySection(s) {
+    var node = section(s.title, s.id);
+    s.blocks.forEach(function (b) { node.appendChild(block(b)); });
+    return node;
   }
 
   function heatmapSvg(names, matrix) {
@@ -154,93 +142,12 @@
   }
 
   // --compare: the paired tests (docs/statistics.md)
-  function comparisonsSection() {
-    var entries = DATA.comparisons;
-    if (!entries || !entries.length) return null;
-    var s = section("Paired comparisons", "sa-comparisons");
-    var e0 = entries[0];
-    s.appendChild(el("p", { "class": "sa-muted" }, (e0.test === "randomization" ? "approximate randomization" : "paired bootstrap") +
-      ", " + e0.resamples + " rounds over " + e0.units + " " + e0.unit + "s, seed " + e0.seed +
-      "; Δ = first − second; the interval is the paired bootstrap's; p (Holm) adjusted across the pairs of the same measure"));
-    s.appendChild(table(["first", "second", "measure", "Δ", "95% interval", "p", "p (Holm)"], entries.map(function (e) {
-      return [e.first, e.second, e.measure, e.difference, e.low === null ? "—" : "[" + fmt(e.low) + ", " + fmt(e.high) + "]",
-        e.p_value === null ? null : (e.p_value < 0.001 ? "< 0.001" : e.p_value), e.p_value_holm === null ? null : (e.p_value_holm < 0.001 ? "< 0.001" : e.p_value_holm)];
-    }), { textColumns: 3, id: "sa-comparisons-table" }));
-    return s;
-  }
 
-  function labelsSection() {
-    var s = section("Per label F1", "sa-labels");
-    if (COMMAND === "agree") {
-      var labels = Object.keys(DATA.by_label);
-      s.appendChild(table(["label"].concat(DATA.pairs.map(function (p) { return p.annotators.join(" × "); })).concat(["mean", "pooled"]),
-        labels.map(function (l) {
-          var b = DATA.by_label[l];
-          return [l].concat(b.pairs.map(function (p) { return heatCell(p.f1); })).concat([heatCell(b.mean_f1), heatCell(b.pooled_f1)]);
-        }), { id: "sa-by-label" }));
-    } else {
-      var all = {};
-      predictions.forEach(function (p) { Object.keys(p.by_label).forEach(function (l) { all[l] = true; }); });
-      s.appendChild(table(["label"].concat(predictions.map(function (p) { return p.prediction; })).concat(["support (gold spans)"]),
-        Object.keys(all).sort().map(function (l) {
-          var support = predictions.map(function (p) { return p.by_label[l] ? p.by_label[l].support : 0; })[0];
-          return [l].concat(predictions.map(function (p) { return heatCell(p.by_label[l] ? p.by_label[l].f1 : null); })).concat([support]);
-        }), { id: "sa-by-label" }));
-    }
-    s.appendChild(averagesTable());
-    return s;
-  }
-
-  // micro, macro and weighted averages over the labels, per pair or prediction (docs/measures.md)
-  function averagesTable() {
-    var rows = (COMMAND === "agree" ? DATA.pairs : predictions).map(function (p) {
-      var name = COMMAND === "agree" ? p.annotators.join(" × ") : p.prediction;
-      var cells = [name];
-      ["micro", "macro", "weighted"].forEach(function (a) {
-        ["precision", "recall", "f1"].forEach(function (k) { cells.push(p.averages ? p.averages[a][k] : null); });
-      });
-      return cells;
-    });
-    var head = [COMMAND === "agree" ? "pair" : "prediction"];
-    ["micro", "macro", "weighted"].forEach(function (a) { ["P", "R", "F1"].forEach(function (k) { head.push(a + " " + k); }); });
-    return el("div", null, el("h3", null, "averages over labels"),
-      el("p", { "class": "sa-muted" }, "micro: the summed counts; macro: the mean of the labels' rates; weighted: by support " +
-        (COMMAND === "agree" ? "(the mean of both annotators' spans of the label)" : "(the gold's spans of the label)") +
-        "; an undefined per-label rate counts 0"),
-      table(head, rows, { id: "sa-averages" }));
-  }
-
-  function scoreSections() {
-    var s = section("Confusion and error kinds", "sa-confusion");
-    predictions.forEach(function (p) {
-      var conf = p.confusion;
-      var max = 1;
-      conf.matrix.forEach(function (row) { row.forEach(function (v) { max = Math.max(max, v); }); });
-      var box = el("div", { "class": "sa-chart" }, el("h3", null, p.prediction + ": gold (rows) × prediction (columns)"),
-        table(["gold \\ prediction"].concat(conf.labels), conf.labels.map(function (l, i) {
-          return [l].concat(conf.matrix[i].map(function (v, j) {
-            var tint = v ? "background:hsl(" + (i === j ? 120 : 0) + ",60%," + (95 - 35 * v / max).toFixed(0) + "%)" : null;
-            return el("td", { style: tint }, v);
-          }));
-        })));
-      var kinds = Object.keys(p.errors).map(function (k) { return [k, p.errors[k]]; });
-      box.appendChild(el("h3", null, "error kinds"));
-      box.appendChild(barsSvg(kinds, "error kinds"));
-      s.appendChild(box);
-    });
-    return s;
-  }
-
-  function kappaSection() {
-    if (!DOCS.kappa_curves || !DOCS.kappa_curves.length) return null;
-    var s = section("Kappa as a function of d (Hripcsak & Rothschild 2005)", "sa-kappa");
-    s.appendChild(el("p", { "class": "sa-muted" }, "Cohen's kappa of a 2×2 table with the span (or token) counts a, b, c and a growing number d of " +
-      "negatives tends to the PSA = 2a/(2a+b+c) (dotted line). The token level's actual d is marked."));
+  // --chance: kappa against d, one chart per comparison (Hripcsak & Rothschild 2005)
+  function kappaCharts(charts) {
     var wrap = el("div", { "class": "sa-charts" });
-    var byComparison = {};
-    DOCS.kappa_curves.forEach(function (c) { (byComparison[c.comparison] = byComparison[c.comparison] || []).push(c); });
-    Object.keys(byComparison).forEach(function (c) {
-      var curves = byComparison[c];
+    charts.forEach(function (chart) {
+      var curves = chart.curves, c = chart.comparison;
       var W = 420, H = 240, L = 44, B = 30, T = 10, R = 10;
       var maxD = 1;
       curves.forEach(function (cv) { cv.points.forEach(function (p) { maxD = Math.max(maxD, p[0]); }); });
@@ -271,25 +178,12 @@
         return el("span", { style: "color:" + (cv.level === "tokens" ? "#1f6fd1" : "#d1741f") },
           cv.level + ": a=" + fmt(cv.a) + " b=" + fmt(cv.b) + " c=" + fmt(cv.c) + (cv.d !== null ? " d=" + cv.d + " κ=" + fmt(cv.kappa) : "") + " PSA=" + fmt(cv.psa));
       }));
-      wrap.appendChild(el("div", { "class": "sa-chart" }, el("h3", null, comparisonName(+c)), g, legend));
+      wrap.appendChild(el("div", { "class": "sa-chart" }, el("h3", null, chart.name), g, legend));
     });
-    s.appendChild(wrap);
-    return s;
+    return wrap;
   }
 
-  function bootstrapSection() {
-    var runs = COMMAND === "agree" ? (DATA.bootstrap ? [DATA.bootstrap] : []) : predictions.map(function (p) { return p.bootstrap; }).filter(Boolean);
-    if (!runs.length) return null;
-    var s = section("Bootstrap intervals", "sa-bootstrap");
-    var rows = [];
-    runs.forEach(function (b) {
-      b.pairs.forEach(function (p) { rows.push([p.annotators.join(" × "), intervalText(p.f1), intervalText(p.precision), intervalText(p.recall)]); });
-      if (b.mean_f1) rows.push(["mean pairwise F1", intervalText(b.mean_f1), "", ""]);
-      if (b.pooled_f1) rows.push(["pooled F1", intervalText(b.pooled_f1), "", ""]);
-    });
-    s.appendChild(el("p", { "class": "sa-muted" }, runs[0].level * 100 + "% " + runs[0].method + " intervals from " + runs[0].n +
-      " resamples of " + runs[0].resampled + " (seed " + runs[0].seed + ")"));
-    s.appendChild(table(["", "F1", "precision", "recall"], rows, { id: "sa-intervals" }));
+  function intervalsSvg(rows) {  // rows: [[name, [low, high] or null]]
     var W = 420, L = 170, bar = 18;
     var g = sv("svg", { width: W + L, height: rows.length * (bar + 6) + 24, role: "img", "aria-label": "F1 intervals" });
     var x = function (v) { return L + v * (W - 20); };
@@ -297,81 +191,30 @@
       g.appendChild(sv("line", { x1: x(v), x2: x(v), y1: 0, y2: rows.length * (bar + 6), stroke: "#eee" }));
       g.appendChild(sv("text", { x: x(v), y: rows.length * (bar + 6) + 14, "text-anchor": "middle" }, v));
     });
-    var k = 0;
-    runs.forEach(function (b) {
-      var entries = b.pairs.map(function (p) { return [p.annotators.join(" × "), p.f1]; });
-      if (b.mean_f1) entries.push(["mean pairwise F1", b.mean_f1]);
-      if (b.pooled_f1) entries.push(["pooled F1", b.pooled_f1]);
-      entries.forEach(function (e) {
-        var y = k * (bar + 6) + bar / 2 + 2;
-        g.appendChild(sv("text", { x: L - 6, y: y + 4, "text-anchor": "end" }, e[0]));
-        var iv = intervalOf(e[1]);
-        if (iv) g.appendChild(sv("line", { x1: x(iv[0]), x2: x(iv[1]), y1: y, y2: y, stroke: "#1f6fd1", "stroke-width": 6, "class": "sa-interval" }));
-        k++;
-      });
+    rows.forEach(function (e, k) {
+      var y = k * (bar + 6) + bar / 2 + 2;
+      g.appendChild(sv("text", { x: L - 6, y: y + 4, "text-anchor": "end" }, e[0]));
+      var iv = e[1];
+      if (iv) g.appendChild(sv("line", { x1: x(iv[0]), x2: x(iv[1]), y1: y, y2: y, stroke: "#1f6fd1", "stroke-width": 6, "class": "sa-interval" }));
     });
-    s.appendChild(el("div", { "class": "sa-chart" }, g));
-    return s;
+    return g;
   }
-  function intervalOf(v) {
-    if (!v) return null;
-    if (Array.isArray(v)) return v[0] === null || v[1] === null ? null : v;
-    if (v.interval) return intervalOf(v.interval);
-    if (v.low !== undefined) return [v.low, v.high];
-    return null;
-  }
-  function intervalText(v) { var iv = intervalOf(v); return iv ? "[" + fmt(iv[0]) + ", " + fmt(iv[1]) + "]" : "—"; }
+  function intervalText(iv) { return iv ? "[" + fmt(iv[0]) + ", " + fmt(iv[1]) + "]" : "—"; }
 
   // ---- the documents table -------------------------------------------------------------------
   var shownIndex = {};
   DOCS.documents.forEach(function (d, k) { shownIndex[d.id] = k; });
 
-  function documentRows() {
-    var source = COMMAND === "score" ? predictions[0].by_document : DATA.by_document;
-    var ids = Object.keys(source || {});
-    return ids.map(function (id, k) {
-      var b = source[id];
-      var row = { id: id, order: k };
-      if (COMMAND === "agree") { row.f1 = b.mean_f1; row.pooled = b.pooled_f1; }
-      else if (COMMAND === "score") {
-        row.values = predictions.map(function (p) { return p.by_document[id] ? p.by_document[id].f1 : null; });
-        row.f1 = row.values[0];
-      } else { row.clusters = b.clusters; row.kept = b.kept; row.f1 = null; row.to_adjudicate = b.to_adjudicate; }
-      return row;
-    });
-  }
-
   function documentsSection() {
     var s = section("Documents", "sa-documents");
-    var rows = documentRows();
-    (DOCS.document_f1 || []).forEach(function (m) {
-      s.appendChild(el("p", null, m.name + ": per-document F1 mean ", el("b", null, fmt(m.mean)), ", SD ", fmt(m.sd),
-        " over ", m.defined, " documents", m.skipped ? " (" + m.skipped + " with F1 undefined skipped)" : ""));
-    });
-    if (DOCS.selection.note) s.appendChild(el("p", { "class": "sa-note", id: "sa-left-out" }, DOCS.selection.note));
-    var columns;
-    if (COMMAND === "agree") columns = [["document", "id"], ["mean pairwise F1", "f1"], ["pooled F1", "pooled"]];
-    else if (COMMAND === "score") columns = [["document", "id"]].concat(predictions.map(function (p, k) { return ["F1 " + p.prediction, "v" + k]; }));
-    else columns = [["document", "id"], ["clusters", "clusters"], ["kept", "kept"], ["to adjudicate", "to_adjudicate"]];
-    rows.forEach(function (r) { (r.values || []).forEach(function (v, k) { r["v" + k] = v; }); });
-    // --align-text: the copies' texts differed; how many characters, per document (docs/concepts.md)
-    var aligned = COMMAND === "score" ? predictions.map(function (p) { return p.aligned_texts; }).filter(Boolean) : [DATA.aligned_texts].filter(Boolean);
-    if (aligned.length) {
-      var differing = {};
-      aligned.forEach(function (a) { Object.keys(a.differing_characters).forEach(function (d) { differing[d] = Math.max(differing[d] || 0, a.differing_characters[d]); }); });
-      var affected = aligned.reduce(function (n, a) { return n + a.affected_spans; }, 0);
-      s.appendChild(el("p", { "class": "sa-note", id: "sa-aligned-texts" }, Object.keys(differing).length +
-        " document(s) whose copies' texts differ were compared through a character alignment (--align-text); " +
-        affected + " span(s) touch changed characters that are not whitespace. The column below counts the differing characters."));
-      columns.push(["texts differ (characters)", "differing"]);
-      rows.forEach(function (r) { r.differing = differing[r.id] || 0; });
-    }
-    var sortKey = COMMAND === "merge" ? "to_adjudicate" : columns[1][1];
-    var ascending = COMMAND !== "merge";
+    var spec = VIEW.documents, columns = spec.columns;
+    spec.notes.forEach(function (n) { s.appendChild(block(n)); });
+    var rows = spec.rows.map(function (r, k) { return { values: r, order: k }; });
+    var sortKey = spec.sort, ascending = spec.ascending;
     var limit = 300;
     var holder = el("div");
     function compare(a, b) {
-      var x = a[sortKey], y = b[sortKey];
+      var x = a.values[sortKey], y = b.values[sortKey];
       if (x === y) return a.order - b.order;
       if (x === null || x === undefined) return 1;
       if (y === null || y === undefined) return -1;
@@ -380,17 +223,18 @@
     }
     function draw() {
       rows.sort(compare);
-      var head = el("tr", null, columns.map(function (c) {
-        return el("th", { "class": "sa-sortable" + (c[1] === "id" ? " sa-text" : ""), "data-key": c[1], onclick: function () {
-          if (sortKey === c[1]) ascending = !ascending; else { sortKey = c[1]; ascending = c[1] === "id" || COMMAND !== "merge"; }
+      var head = el("tr", null, columns.map(function (c, k) {
+        return el("th", { "class": "sa-sortable" + (k === 0 ? " sa-text" : ""), "data-key": k, onclick: function () {
+          if (sortKey === k) ascending = !ascending; else { sortKey = k; ascending = c.ascending; }
           draw();
-        } }, c[0] + (sortKey === c[1] ? (ascending ? " ▲" : " ▼") : ""));
+        } }, c.name + (sortKey === k ? (ascending ? " ▲" : " ▼") : ""));
       }));
       var body = el("tbody", null, rows.slice(0, limit).map(function (r) {
-        return el("tr", { "class": "sa-row", "data-doc": r.id, onclick: function () { showDocument(r.id, true); } },
-          columns.map(function (c) {
-            if (c[1] === "id") return el("td", { "class": "sa-text" }, r.id, shownIndex[r.id] === undefined ? el("span", { "class": "sa-muted" }, " (left out)") : null);
-            return c[1] === "f1" || c[1] === "pooled" || c[1][0] === "v" ? heatCell(r[c[1]]) : el("td", null, fmt(r[c[1]]));
+        var id = r.values[0];
+        return el("tr", { "class": "sa-row", "data-doc": id, onclick: function () { showDocument(id, true); } },
+          columns.map(function (c, k) {
+            if (k === 0) return el("td", { "class": "sa-text" }, id, shownIndex[id] === undefined ? el("span", { "class": "sa-muted" }, " (left out)") : null);
+            return c.heat ? heatCell(r.values[k]) : el("td", null, fmt(r.values[k]));
           }));
       }));
       holder.textContent = "";
@@ -420,29 +264,38 @@
     return span[0].map(function (f) { return cp.slice(f[0], f[1]).join(""); }).join(" … ");
   }
 
+
+  // an entry of the listing (a classified item or a cluster) is kept by a kind filter's choice
+  // when one of the choice's tags is among the entry's
+  var CHOICES = {};
+  VIEW.kind_filter.forEach(function (c) { CHOICES[c.value] = c.keeps; });
+  function keeps(tags) {
+    var wanted = CHOICES[state.kind];
+    return tags.some(function (t) { return wanted.indexOf(t) >= 0; });
+  }
+  function clusterTags(c) {
+    var tags = c.kinds.concat([c.kept ? "kept" : "not_kept"]);
+    if (c.kinds.length) tags.push("to_adjudicate");
+    return tags;
+  }
+
   function buildListing() {
     listing = [];
     DOCS.documents.forEach(function (d, k) {
       if (state.doc !== "" && d.id !== state.doc) return;
-      if (COMMAND === "merge") {
-        d.clusters.forEach(function (c, n) {
-          if (state.label !== "" && c.span[1] !== state.label && !c.members.some(function (m) { return d.spans[m[0]][m[1]][1] === state.label; })) return;
-          var kind = state.kind || "to_adjudicate";
-          var keep = kind === "all" ? true : kind === "to_adjudicate" ? c.kinds.length > 0 : kind === "kept" ? c.kept : kind === "not_kept" ? !c.kept : c.kinds.indexOf(kind) >= 0;
-          if (keep) listing.push({ doc: k, cluster: n });
-        });
-        return;
-      }
       d.items.forEach(function (item, n) {
-        if (item[1] === "correct") return;
-        if (state.kind !== "" && item[1] !== state.kind) return;
+        if (!keeps([item[1]])) return;
         if (state.comparison !== "" && item[0] !== +state.comparison) return;
         if (state.label !== "") {
-          var comp = DOCS.comparisons[item[0]];
+          var comp = VIEW.comparisons[item[0]];
           var a = spanOf(k, comp.first, item[2]), b = spanOf(k, comp.second, item[3]);
           if (!(a && a[1] === state.label) && !(b && b[1] === state.label)) return;
         }
         listing.push({ doc: k, item: n });
+      });
+      (d.clusters || []).forEach(function (c, n) {
+        if (state.label !== "" && c.span[1] !== state.label && !c.members.some(function (m) { return d.spans[m[0]][m[1]][1] === state.label; })) return;
+        if (keeps(clusterTags(c))) listing.push({ doc: k, cluster: n });
       });
     });
     state.position = -1;
@@ -450,7 +303,7 @@
   }
 
   function updateStatus() {
-    var what = COMMAND === "merge" ? "cluster" : "disagreement";
+    var what = VIEW.unit;
     status.textContent = listing.length ? (state.position >= 0 ? what + " " + (state.position + 1) + " of " + listing.length
       : listing.length + " " + what + "(s)") : "no " + what + " with these filters";
     status.setAttribute("data-count", listing.length);
@@ -470,7 +323,7 @@
     var found = {};
     d.items.forEach(function (item, n) {
       if (state.comparison !== "" && item[0] !== +state.comparison) return;
-      var comp = DOCS.comparisons[item[0]];
+      var comp = VIEW.comparisons[item[0]];
       [[comp.first, item[2], comp.second, item[3]], [comp.second, item[3], comp.first, item[2]]].forEach(function (side) {
         if (side[1] === null) return;
         var key = side[0] + ":" + side[1];
@@ -497,11 +350,9 @@
 
   // --align-text: the spans that touch changed characters, by document, annotator, fragments and label
   var AFFECTED = {};
-  (COMMAND === "score" ? predictions.map(function (p) { return p.aligned_texts; }) : [DATA.aligned_texts]).forEach(function (a) {
-    ((a && a.affected) || []).forEach(function (e) {
-      if (e.mapped) AFFECTED[[e.document, e.annotator, fragmentsText(e.mapped), e.label].join("\u0000")] = true;
-    });
-  });
+  VIEW.changed_spans.forEach(function (e) { AFFECTED[e.join("\u0000")] = true; });
+
+  function kindStyle(kind) { return kind && disagrees(kind) && COLOURS[kind] ? ";--sa-kind:" + COLOURS[kind] : ""; }
 
   function spanElement(d, cp, annotator, index, span, extra) {
     var f = span[0], start = f[0][0], end = f[f.length - 1][1];
@@ -510,7 +361,7 @@
       title: ((extra && extra.title) ? extra.title + "\n" : "") + "touches characters changed between the copies' texts (--align-text)" });
     var attrs = Object.assign({ "class": "sa-span", "data-doc": d.id, "data-annotator": annotator === null ? null : NAMES[annotator],
       "data-start": start, "data-end": end, "data-fragments": fragmentsText(f), "data-label": span[1],
-      "data-index": index, style: labelStyle(span[1]) }, extra || {});
+      "data-index": index, style: labelStyle(span[1]) + kindStyle(extra && extra["data-kind"]) }, extra || {});
     var node = el("span", attrs);
     if (cp) {
       var at = start;
@@ -553,6 +404,7 @@
 
   var rendered = null;  // what the view shows: the document and the filters it was drawn with
 
+
   function renderDocument(docIndex, entry) {
     var d = DOCS.documents[docIndex];
     var cp = codePoints(d);
@@ -568,51 +420,45 @@
     rendered = key;
     view.textContent = "";
     var box = el("div", { "class": "sa-document", "data-doc": d.id });
-    box.appendChild(el("h3", null, "document " + d.id, el("span", { "class": "sa-muted" }, " — " + d.disagreements +
-      (COMMAND === "merge" ? " cluster(s) to adjudicate" : " disagreement(s)"))));
+    box.appendChild(el("h3", null, "document " + d.id, el("span", { "class": "sa-muted" }, " — " + d.disagreements + " " + VIEW.per_document)));
     var members = NAMES.map(function (n, k) { return k; });
-    if (COMMAND !== "merge" && state.comparison !== "") {
-      var comp = DOCS.comparisons[+state.comparison];
+    if (state.comparison !== "") {
+      var comp = VIEW.comparisons[+state.comparison];
       members = [comp.first, comp.second];
     }
     // a design where each document is annotated by some of the annotators (agree --documents pairwise,
     // merge --documents present): only the lanes of those who have it
     members = members.filter(function (a) { return d.spans[a] != null; });
-    if (COMMAND === "merge") {
-      var clusterOf = {};
-      d.clusters.forEach(function (c, n) { c.members.forEach(function (m) { clusterOf[m[0] + ":" + m[1]] = n; }); });
-      members.forEach(function (a) {
-        box.appendChild(lane(d, cp, NAMES[a], d.spans[a], function (k, span) {
-          var n = clusterOf[a + ":" + k];
-          return spanElement(d, cp, a, k, span, { "data-cluster": n, title: "cluster " + (n + 1) });
-        }));
-      });
-      box.appendChild(lane(d, cp, "merged (proposed spans)", d.clusters.map(function (c) { return c.span; }), function (n, span) {
+    var kinds = kindsOf(docIndex);
+    var clusterOf = {};
+    (d.clusters || []).forEach(function (c, n) { c.members.forEach(function (m) { clusterOf[m[0] + ":" + m[1]] = n; }); });
+    members.forEach(function (a) {
+      box.appendChild(lane(d, cp, VIEW.lanes[a], d.spans[a], function (k, span) {
+        var extra = {};
+        var n = clusterOf[a + ":" + k];
+        if (n !== undefined) { extra["data-cluster"] = n; extra.title = "cluster " + (n + 1); }
+        var found = (kinds[a + ":" + k] || []).filter(function (x) { return disagrees(x.kind); });
+        if (found.length) {
+          extra["data-kind"] = found[0].kind;
+          extra["data-kinds"] = found.map(function (x) { return x.comparison + ":" + x.kind; }).join(" ");
+          extra.title = found.map(function (x) {
+            return comparisonName(x.comparison) + ": " + x.kind + (x.partnerSpan !== null ? ", aligned with " + describe(d, x.partner, d.spans[x.partner][x.partnerSpan]) : "");
+          }).join("\n");
+          if (state.kind !== "" && !found.some(function (x) { return x.kind === state.kind; })) extra["class"] = "sa-span sa-dim";
+        }
+        return spanElement(d, cp, a, k, span, extra);
+      }));
+    });
+    if (VIEW.proposed_lane !== null) {
+      box.appendChild(lane(d, cp, VIEW.proposed_lane, d.clusters.map(function (c) { return c.span; }), function (n, span) {
         var c = d.clusters[n];
         return spanElement(d, cp, null, n, span, { "class": "sa-span sa-cluster", "data-cluster": n, "data-kept": c.kept ? "true" : "false",
           "data-votes": c.votes, "data-cluster-kinds": c.kinds.join(" "),
           title: (c.kept ? "kept" : "dropped") + ", " + c.votes + " vote(s)" + (c.kinds.length ? "; " + c.kinds.join(", ") : "") });
       }));
       box.appendChild(clusterTable(d, docIndex));
-    } else {
-      var kinds = kindsOf(docIndex);
-      members.forEach(function (a) {
-        box.appendChild(lane(d, cp, NAMES[a] + (COMMAND === "score" && a === 0 ? " (gold)" : ""), d.spans[a], function (k, span) {
-          var found = (kinds[a + ":" + k] || []).filter(function (x) { return x.kind !== "correct"; });
-          var extra = {};
-          if (found.length) {
-            extra["data-kind"] = found[0].kind;
-            extra["data-kinds"] = found.map(function (x) { return x.comparison + ":" + x.kind; }).join(" ");
-            extra.title = found.map(function (x) {
-              return comparisonName(x.comparison) + ": " + x.kind + (x.partnerSpan !== null ? ", aligned with " + describe(d, x.partner, d.spans[x.partner][x.partnerSpan]) : "");
-            }).join("\n");
-            if (state.kind !== "" && !found.some(function (x) { return x.kind === state.kind; })) extra["class"] = "sa-span sa-dim";
-          }
-          return spanElement(d, cp, a, k, span, extra);
-        }));
-      });
-      box.appendChild(itemTable(d, docIndex));
     }
+    if (VIEW.item_columns !== null) box.appendChild(itemTable(d, docIndex));
     view.appendChild(box);
     if (entry) markEntry(d, docIndex, entry, box);
   }
@@ -626,13 +472,13 @@
       info.setAttribute("data-cluster", entry.cluster);
       info.setAttribute("data-kind", c.kinds.join(" "));
       var holders = d.spans.filter(function (x) { return x != null; }).length;
-      var k = DOCS.min_votes === null ? Math.floor(holders / 2) + 1 : DOCS.min_votes;
+      var k = VIEW.min_votes === null ? Math.floor(holders / 2) + 1 : VIEW.min_votes;
       info.appendChild(el("b", null, (c.kept ? "kept" : "dropped") + ", " + c.votes + " of " + holders + " vote(s) (K = " + k + ")"));
       info.appendChild(document.createTextNode(": proposed [" + c.span[1] + "] “" + spanText(d, c.span) + "”" +
         (c.kinds.length ? " — to adjudicate: " + c.kinds.join(", ") : " — unanimous enough, no decision needed")));
     } else {
       var item = d.items[entry.item];
-      var comp = DOCS.comparisons[item[0]];
+      var comp = VIEW.comparisons[item[0]];
       [[comp.first, item[2]], [comp.second, item[3]]].forEach(function (side) {
         if (side[1] === null) return;
         var node = box.querySelector('.sa-span[data-annotator="' + cssEscape(NAMES[side[0]]) + '"][data-index="' + side[1] + '"]');
@@ -657,14 +503,12 @@
   function itemTable(d, docIndex) {
     var rows = [];
     d.items.forEach(function (item, n) {
-      if (item[1] === "correct") return;
-      var comp = DOCS.comparisons[item[0]];
+      if (!disagrees(item[1])) return;
+      var comp = VIEW.comparisons[item[0]];
       var a = spanOf(docIndex, comp.first, item[2]), b = spanOf(docIndex, comp.second, item[3]);
       rows.push([comparisonName(item[0]), item[1], a ? a[1] : "", a ? spanText(d, a) : "", b ? b[1] : "", b ? spanText(d, b) : ""]);
     });
-    var head = COMMAND === "score" ? ["prediction × gold", "kind", "predicted label", "predicted text", "gold label", "gold text"]
-      : ["first × second", "kind", "first label", "first text", "second label", "second text"];
-    return table(head, rows, { textColumns: 6 });
+    return table(VIEW.item_columns, rows, { textColumns: 6 });
   }
 
   function clusterTable(d, docIndex) {
@@ -689,8 +533,9 @@
     if (scroll) document.getElementById("sa-view").scrollIntoView();
   }
 
+
   function documentView() {
-    var s = section(COMMAND === "merge" ? "Clusters in context" : "Disagreements in context", "sa-view");
+    var s = section(VIEW.document_heading, "sa-view");
     var labels = {};
     DOCS.documents.forEach(function (d) { d.spans.forEach(function (spans) { (spans || []).forEach(function (sp) { labels[sp[1]] = true; }); }); });
     function select(id, options, onchange) {
@@ -700,30 +545,29 @@
     docSelect = select("sa-filter-document", [["", "all documents"]].concat(DOCS.documents.map(function (d) {
       return [d.id, d.id + " (" + d.disagreements + ")"];
     })), function (e) { state.doc = e.target.value; buildListing(); if (state.doc) renderDocument(shownIndex[state.doc], null); });
-    var kindOptions = COMMAND === "merge"
-      ? [["to_adjudicate", "needing adjudication"], ["all", "every cluster"], ["kept", "kept"], ["not_kept", "dropped (not kept)"]]
-        .concat(CLUSTER_KINDS.map(function (k) { return [k, k]; }))
-      : [["", "every kind"]].concat(KINDS.map(function (k) { return [k, k]; }));
+    var noun = VIEW.comparison_filter;
     var controls = el("div", { "class": "sa-controls" },
       el("label", null, "document ", docSelect),
       el("label", null, "label ", select("sa-filter-label", [["", "every label"]].concat(Object.keys(labels).sort().map(function (l) { return [l, l]; })),
         function (e) { state.label = e.target.value; refresh(); })),
-      el("label", null, "kind ", select("sa-filter-kind", kindOptions, function (e) { state.kind = e.target.value; refresh(); })),
-      COMMAND === "merge" ? null : el("label", null, COMMAND === "score" ? "prediction " : "pair ",
-        select("sa-filter-pair", [["", "every " + (COMMAND === "score" ? "prediction" : "pair")]].concat(DOCS.comparisons.map(function (c, k) { return [String(k), comparisonName(k)]; })),
+      el("label", null, "kind ", select("sa-filter-kind", VIEW.kind_filter.map(function (c) { return [c.value, c.label]; }),
+        function (e) { state.kind = e.target.value; refresh(); })),
+      noun === null ? null : el("label", null, noun + " ",
+        select("sa-filter-pair", [["", "every " + noun]].concat(VIEW.comparisons.map(function (c, k) { return [String(k), c.name]; })),
           function (e) { state.comparison = e.target.value; refresh(); })),
       el("button", { id: "sa-previous", onclick: function () { step(-1); } }, "◀ previous"),
       el("button", { id: "sa-next", onclick: function () { step(1); } }, "next ▶"),
       status = el("span", { id: "sa-status", "class": "sa-muted" }));
     s.appendChild(controls);
-    if (COMMAND !== "merge") s.appendChild(el("div", { "class": "sa-legend" }, KINDS.map(function (k) {
-      return el("span", { "class": "sa-span", "data-kind": k, style: "--sa-colour:#888;--sa-tint:#fff" }, k);
+    if (VIEW.legend) s.appendChild(el("div", { "class": "sa-legend" }, VIEW.kinds.map(function (k) {
+      return el("span", { "class": "sa-span", "data-kind": k.name, title: k.description,
+        style: "--sa-colour:#888;--sa-tint:#fff" + kindStyle(k.name) }, k.name);
     })));
     info = el("div", { id: "sa-info" });
     view = el("div", { id: "sa-document" });
     s.appendChild(info);
     s.appendChild(view);
-    if (DOCS.selection.note) s.appendChild(el("p", { "class": "sa-muted" }, DOCS.selection.note));
+    if (VIEW.selection_note) s.appendChild(el("p", { "class": "sa-muted" }, VIEW.selection_note));
     return s;
   }
 
@@ -736,26 +580,15 @@
     }
   }
 
+
   // ---- assemble ----------------------------------------------------------------------------
-  var title = { agree: "Agreement", score: "Scores", merge: "Merge" }[COMMAND];
   app.textContent = "";
-  app.appendChild(el("h1", null, "spanagree — " + title + " report"));
-  app.appendChild(el("p", { "class": "sa-muted" }, "spanagree " + DOCS.spanagree + "; annotators: " + NAMES.join(", ")));
-  app.appendChild(figures());
-  if (COMMAND === "agree") {
-    app.appendChild(el("div", null, el("h2", null, "Pairwise F1"), el("div", { "class": "sa-chart", id: "sa-heatmap", style: "display:inline-block" },
-      heatmapSvg(DATA.matrix.annotators, DATA.matrix.f1))));
-  }
-  if (COMMAND !== "merge") app.appendChild(labelsSection());
-  if (COMMAND === "score") app.appendChild(scoreSections());
-  var kappa = kappaSection();
-  if (kappa) app.appendChild(kappa);
-  var boot = bootstrapSection();
-  if (boot) app.appendChild(boot);
-  var comparisons = comparisonsSection();
-  if (comparisons) app.appendChild(comparisons);
+  app.appendChild(el("h1", null, "spanagree — " + VIEW.title + " report"));
+  app.appendChild(el("p", { "class": "sa-muted" }, "spanagree " + VIEW.spanagree + "; annotators: " + NAMES.join(", ")));
+  VIEW.summary.forEach(function (s) { app.appendChild(summarySection(s)); });
   app.appendChild(documentsSection());
   app.appendChild(documentView());
+  state.kind = VIEW.kind_filter[0].value;
   buildListing();
   if (DOCS.documents.length) {
     if (listing.length) step(1); else renderDocument(0, null);
