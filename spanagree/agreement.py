@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
-from .errors import SpanagreeError, SpanagreeWarning, UsageError
+from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_level
 from .match import MatchRule
 from .measures.counts import Counts
 from .pipeline import Group, expand_inputs, run
@@ -477,7 +477,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         for pair in counted:
             if not pair.by_document:
                 warnings.warn(f"{pair.first} × {pair.second}: no document annotated by both; the pair's figures "
-                              "are null", SpanagreeWarning, stacklevel=2)
+                              "are null", SpanagreeWarning, stacklevel=find_stack_level())
         whitespace_aligned = sum(group.texts.whitespace_aligned for group in compared)
     else:
         common, left_out = common_documents(names, accumulator.orders, paths=paths)
@@ -536,8 +536,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         rows = unit_rows(tallies, documents, unit)
         result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
                                                          documents=len(documents),
-                                                         pairs=[[p.first, p.second] for p in result.pairs],
-                                                         stacklevel=3)
+                                                         pairs=[[p.first, p.second] for p in result.pairs])
     if unitizing:
         from .measures.unitizing import alpha_u
 
@@ -550,7 +549,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         rows = unit_rows(tallies, shared, unit)
         if len(rows) < 2:
             warnings.warn(f"agree --compare: {len(rows)} {unit}(s) compared by every pair: at least two are needed; "
-                          "no interval and no p-value", SpanagreeWarning, stacklevel=2)
+                          "no interval and no p-value", SpanagreeWarning, stacklevel=find_stack_level())
         warn_few_units("agree --compare", len(rows), unit)
         result.extras["comparisons"] = paired_comparisons(rows, [f"{p.first} × {p.second}" for p in result.pairs],
                                                           test=test, unit=unit, resamples=resamples, seed=seed)
@@ -599,11 +598,11 @@ def warn_undefined(pairs: list[PairCounts]) -> None:
         undefined = undefined_rates(pair.counts)
         if undefined and pair.by_document:  # a pair with no document was warned about already
             warnings.warn(f"{pair.first} × {pair.second}: {', '.join(undefined)} undefined (0/0), reported as NaN",
-                          SpanagreeWarning, stacklevel=4)
+                          SpanagreeWarning, stacklevel=find_stack_level())
         skipped += "F1" in undefined
     if skipped:
         warnings.warn(f"the mean pairwise F1 skips {skipped} of {len(pairs)} pair(s) whose F1 is undefined",
-                      SpanagreeWarning, stacklevel=4)
+                      SpanagreeWarning, stacklevel=find_stack_level())
 
 
 def duplicates_per_annotator(pairs: list[PairCounts], k: int) -> list[int]:

@@ -12,7 +12,7 @@ import warnings
 from pathlib import Path
 
 from ._version import __version__
-from .errors import SpanagreeError, SpanagreeWarning, UsageError
+from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_level
 from .formats import FORMATS, registered_options, writable_formats
 from .agreement import DOCUMENT_DESIGNS
 from .measures.significance import TESTS, UNITS
@@ -247,7 +247,7 @@ def warn_averages(name: str, by_label) -> None:
     if undefined:
         warnings.warn(f"{name}: {undefined_text(undefined)}; the macro and weighted averages count them as 0 (as "
                       "scikit-learn and seqeval do), the per-label values stay undefined", SpanagreeWarning,
-                      stacklevel=2)
+                      stacklevel=find_stack_level())
 
 
 def check_common(args) -> None:
@@ -512,7 +512,9 @@ COMMANDS = {"agree": command_agree, "score": command_score, "merge": command_mer
 
 
 def show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"spanagree: warning: {message}", file=sys.stderr)
+    """A warning as one line on stderr, the parameters it names spelt as flags."""
+    text = message.command_line_message() if isinstance(message, SpanagreeWarning) else message
+    print(f"spanagree: warning: {text}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:

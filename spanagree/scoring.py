@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterable
 
-from .errors import SpanagreeWarning, UsageError
+from .errors import SpanagreeWarning, UsageError, find_stack_level
 from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
@@ -616,8 +616,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
             rows = unit_rows([tally], result.documents, unit)
             result.extras["bootstrap"] = bootstrap_intervals(rows, n=bootstrap, seed=seed, unit=unit,
                                                              documents=len(result.documents),
-                                                             pairs=[[result.prediction, result.gold]], mean=False,
-                                                             stacklevel=3)
+                                                             pairs=[[result.prediction, result.gold]], mean=False)
         results.append(result)
     if compare:
         from .measures.significance import paired_comparisons, warn_few_units
@@ -628,7 +627,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         if len(rows) < 2:
             warnings.warn(f"score --compare: {len(rows)} {unit}(s): at least two are needed to resample or swap; "
                           "no interval and no p-value" + (" (--unit sentence splits them)" if unit == "document"
-                                                           else ""), SpanagreeWarning, stacklevel=2)
+                                                           else ""), SpanagreeWarning, stacklevel=find_stack_level())
         warn_few_units("score --compare", len(rows), unit)
         results = Scores(results)
         results.comparisons = paired_comparisons(rows, [r.prediction for r in results], test=test, unit=unit,
@@ -669,10 +668,10 @@ def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None
     if missing:
         warnings.warn(f"{pred_name}: {len(missing)} gold document(s) have no prediction and count as empty: "
                       + ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else ""), SpanagreeWarning,
-                      stacklevel=3)
+                      stacklevel=find_stack_level())
     if extra:
         warnings.warn(f"{pred_name}: {len(extra)} predicted document(s) are not in the gold and are ignored: "
-                      + ", ".join(extra[:20]) + (" ..." if len(extra) > 20 else ""), SpanagreeWarning, stacklevel=3)
+                      + ", ".join(extra[:20]) + (" ..." if len(extra) > 20 else ""), SpanagreeWarning, stacklevel=find_stack_level())
 
 
 def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: MatchRule, beta: float, pair: PairCounts,
@@ -691,7 +690,7 @@ def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: Match
     undefined = undefined_rates(pair.counts, beta)
     if undefined:
         warnings.warn(f"{pred_name}: {', '.join(undefined)} undefined (0/0), reported as NaN",
-                      SpanagreeWarning, stacklevel=3)
+                      SpanagreeWarning, stacklevel=find_stack_level())
     # The caller's record of the run (the CLI's arguments) first; the values as understood win.
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,

@@ -18,7 +18,7 @@ import warnings
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from .errors import FormatError, SpanagreeWarning
+from .errors import FormatError, SpanagreeWarning, find_stack_level
 from .span import Document, Span, SpanSet, normalize_fragments
 
 
@@ -139,7 +139,7 @@ def warn_texts_differ(left_out: list[str], differences: dict | None = None) -> N
     where = (differences or {}).get(left_out[0]) if left_out else None
     warnings.warn(f"{len(left_out)} document(s) left out because their texts differ beyond whitespace: "
                   + ", ".join(left_out)
-                  + (f" ({left_out[0]}: {where})" if where else ""), SpanagreeWarning, stacklevel=3)
+                  + (f" ({left_out[0]}: {where})" if where else ""), SpanagreeWarning, stacklevel=find_stack_level())
 
 
 #: Characters of context on each side of a first difference.
@@ -182,7 +182,7 @@ def warn_token_spellings(count: int) -> None:
     """The warning counting the CoNLL tokens spelt differently (compared by position all the same)."""
     warnings.warn(f"{count} token(s) are spelt differently across the CoNLL files "
                   "(compared by token position; spans shown on the first file's tokens)", SpanagreeWarning,
-                  stacklevel=3)
+                  stacklevel=find_stack_level())
 
 
 def source_of(copies: list[Document]) -> str:
@@ -217,7 +217,7 @@ def onto_reference(document: Document, reference: str, reference_positions: list
             spans.append(Span.trusted(span.doc, normalize_fragments(fragments), span.label, span.source, span.attributes))
         else:
             warnings.warn(f"{span.source or document.id}: a span covers only whitespace and is left out",
-                          SpanagreeWarning, stacklevel=3)
+                          SpanagreeWarning, stacklevel=find_stack_level())
     return Document(document.id, reference, spans, document.source, tokens_from_text)
 
 

@@ -87,7 +87,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import SpanagreeWarning, UsageError
+from .errors import SpanagreeWarning, UsageError, find_stack_level
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .pipeline import Group, expand_inputs, run
 from .pipeline.cluster import one_client
@@ -846,7 +846,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     for name, count in zip(names, tally.duplicates):
         if count:
             warnings.warn(f"{name}: {count} span(s) marked twice (same fragments and label) count as one vote",
-                          SpanagreeWarning, stacklevel=2)
+                          SpanagreeWarning, stacklevel=find_stack_level())
     tally.store.close()
     tally.store.folder_owner = folder  # the spool lives as long as the result
     clusters = VoteClusters(tally.store, documents, tally.summaries)
@@ -872,7 +872,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         short = [d for d in documents if not majority and len(held[d]) < k]
         if short:
             warnings.warn(f"{len(short)} document(s) have fewer annotators than --min-votes {k}: nothing can be "
-                          "kept there: " + ", ".join(short), SpanagreeWarning, stacklevel=2)
+                          "kept there: " + ", ".join(short), SpanagreeWarning, stacklevel=find_stack_level())
         return Vote(names, documents, VoteTexts(clusters), rule, None if majority else k,
                     clusters, opts, left_out, notes, context, present=held, majority_present=majority,
                     prepared=tally.prepared)

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..collector import collector_paused
-from ..errors import FormatError, UsageError
+from ..errors import FormatError, UsageError, find_stack_level
 from ..span import Document, SpanSet
 from .schemes import SCHEME_NAMES, SCHEMES
 
@@ -306,7 +306,7 @@ def listed_documents(listing: FolderListing, notes: list[str]) -> Iterator[Docum
         from ..errors import SpanagreeWarning
 
         for message in warned:
-            warnings.warn(message, SpanagreeWarning, stacklevel=2)
+            warnings.warn(message, SpanagreeWarning, stacklevel=find_stack_level())
 
 
 #: How much of a file the content recognisers (:attr:`Format.recognises`) see.
@@ -836,7 +836,7 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
 
         from ..errors import SpanagreeWarning
 
-        warnings.warn(f"{fmt.title} output: not written: {'; '.join(lost)}", SpanagreeWarning, stacklevel=2)
+        warnings.warn(f"{fmt.title} output: not written: {'; '.join(lost)}", SpanagreeWarning, stacklevel=find_stack_level())
 
 
 # Span attributes by key prefix (spanagree.formats.brat keeps BRAT's lines on spans this way).

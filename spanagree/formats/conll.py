@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from ..collector import collector_paused
-from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
@@ -225,7 +225,7 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
     if invalid:
         message = _dropped(path, invalid, scheme)
         notes.append(message)
-        warnings.warn(message, SpanagreeWarning, stacklevel=2)
+        warnings.warn(message, SpanagreeWarning, stacklevel=find_stack_level())
 
 
 def _dropped(path: str, invalid: int, scheme: Scheme) -> str:

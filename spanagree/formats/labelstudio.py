@@ -67,7 +67,7 @@ import re
 import warnings
 from pathlib import Path
 
-from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level
 from ..span import Document, Source, Span, SpanSet
 from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, read_bounded
 
@@ -309,7 +309,7 @@ def _exports(path, text_field, predictions, limit) -> tuple[_Export, list]:
         more = len(export.mismatches) - len(shown)
         warnings.warn(f"{path}: {len(export.mismatches)} span(s) whose value.text differs from the text at their "
                       f"offsets (offsets kept): " + "; ".join(shown) + (f"; and {more} more" if more else ""),
-                      SpanagreeWarning, stacklevel=4)
+                      SpanagreeWarning, stacklevel=find_stack_level())
     return export, export.notes()
 
 

@@ -30,7 +30,7 @@ import warnings
 from collections import Counter
 from typing import Mapping, Sequence
 
-from ..errors import SpanagreeWarning
+from ..errors import SpanagreeWarning, find_stack_level
 
 #: A label one side lacks is reported when the other side gives it at least this many spans...
 MIN_SPANS = 10
@@ -133,7 +133,7 @@ def label_warnings(labels: Sequence[Counter], compared: Sequence[tuple[str, Coun
         if message is not None:
             messages.append(message)
     for message in messages:
-        warnings.warn(message, SpanagreeWarning, stacklevel=3)
+        warnings.warn(message, SpanagreeWarning, stacklevel=find_stack_level())
     return messages
 
 

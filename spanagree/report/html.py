@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 
 from .._version import __version__
-from ..errors import UsageError
+from ..errors import UsageError, find_stack_level
 from ..measures.registry import value
 from ..pipeline.compare import MeanF1
 from .document import LazyMap, agreement_document, json_safe, scores_document, vote_document
@@ -62,7 +62,7 @@ def write_report(result, path, *, documents: int | None = None, force: bool = Fa
 
         from ..errors import SpanagreeWarning
 
-        warnings.warn(f"{path}: {note}", SpanagreeWarning, stacklevel=2)
+        warnings.warn(f"{path}: {note}", SpanagreeWarning, stacklevel=find_stack_level())
 
     def produce(temporary: Path) -> None:
         with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
