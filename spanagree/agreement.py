@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
-from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_level
+from .errors import Parameter, SpanagreeError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .match import MatchRule
 from .measures.counts import Counts
 from .pipeline import Group, expand_inputs, run
@@ -411,7 +411,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     design, pairwise = documents, documents == "pairwise"
     if unitizing and pairwise:
         raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has no "
-                         "missing annotators); use --documents common", option="unitizing")
+                         "missing annotators); use {common}", option="unitizing",
+                         common=parameter("documents", "common"))
     with one_client(scheduler) as scheduler:  # connected for the run when given an address
         inputs = expand_inputs(inputs, format, format_options, annotators=annotators, jobs=jobs, scheduler=scheduler)
         if len(inputs) < 2:
@@ -548,9 +549,11 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         shared = [d for d in documents if all(d in p.by_document for p in result.pairs)]
         rows = unit_rows(tallies, shared, unit)
         if len(rows) < 2:
-            warnings.warn(f"agree --compare: {len(rows)} {unit}(s) compared by every pair: at least two are needed; "
-                          "no interval and no p-value", SpanagreeWarning, stacklevel=find_stack_level())
-        warn_few_units("agree --compare", len(rows), unit)
+            warnings.warn(SpanagreeWarning(f"{{compare}}: {len(rows)} {unit}(s) compared by every pair: at least two "
+                                           "are needed; no interval and no p-value",
+                                           compare=Parameter("agree(compare=True)", "agree --compare")),
+                          stacklevel=find_stack_level())
+        warn_few_units(Parameter("agree(compare=True)", "agree --compare"), len(rows), unit)
         result.extras["comparisons"] = paired_comparisons(rows, [f"{p.first} × {p.second}" for p in result.pairs],
                                                           test=test, unit=unit, resamples=resamples, seed=seed)
     return result

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterable
 
-from .errors import SpanagreeWarning, UsageError, find_stack_level
+from .errors import Parameter, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .formats import DocumentStream
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
@@ -501,7 +501,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     (1, 1)
     """
     if not beta >= 0:
-        raise UsageError(f"beta must be >= 0, got {beta!r}")
+        raise UsageError(f"{{option}} must be >= 0, got {beta!r}", option="beta")
     from .measures.significance import check_test_options
 
     check_test_options(test, unit, resamples)
@@ -625,10 +625,12 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         documents = [d for d in results[0].documents if all(d in r.pair.by_document for r in results)]
         rows = unit_rows([group.compared for group in accumulator.groups], documents, unit)
         if len(rows) < 2:
-            warnings.warn(f"score --compare: {len(rows)} {unit}(s): at least two are needed to resample or swap; "
-                          "no interval and no p-value" + (" (--unit sentence splits them)" if unit == "document"
-                                                           else ""), SpanagreeWarning, stacklevel=find_stack_level())
-        warn_few_units("score --compare", len(rows), unit)
+            warnings.warn(SpanagreeWarning(f"{{compare}}: {len(rows)} {unit}(s): at least two are needed to resample or "
+                                           "swap; no interval and no p-value"
+                                           + (" ({sentence} splits them)" if unit == "document" else ""),
+                                           compare=Parameter("score(compare=True)", "score --compare"),
+                                           sentence=parameter("unit", "sentence")), stacklevel=find_stack_level())
+        warn_few_units(Parameter("score(compare=True)", "score --compare"), len(rows), unit)
         results = Scores(results)
         results.comparisons = paired_comparisons(rows, [r.prediction for r in results], test=test, unit=unit,
                                                  resamples=resamples, seed=seed)

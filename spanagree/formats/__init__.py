@@ -578,7 +578,7 @@ def detect_format(path: str | os.PathLike) -> str:
     for fmt in FORMATS.values():
         if suffix in fmt.extensions:
             return fmt.name
-    raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give --format")
+    raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give {{format}}", format="format")
 
 
 def recognised_format(path: Path) -> str | None:
@@ -777,7 +777,7 @@ def container_streams(path: str | os.PathLike, format: str | None = None, *, sha
 def too_large(path: str, what: str, limit: int, line: int | None = None) -> FormatError:
     """The error for a record beyond ``max_record_bytes``, naming the option that raises the limit."""
     return FormatError(path, f"{what} is longer than {limit:,} bytes, the largest record read "
-                       "(raise it with --max-record-bytes)", line)
+                       "(raise it with {max_record_bytes})", line, max_record_bytes="max_record_bytes")
 
 
 def write_documents(writer: FileWriter, spanset: SpanSet, dest: str | os.PathLike) -> None:

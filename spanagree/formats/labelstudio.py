@@ -211,9 +211,9 @@ class _Export:
                 key = "text" if "text" in data else strings[0] if len(strings) == 1 else None
         text = data.get(key) if key is not None else None
         if not isinstance(text, str):
-            raise self._error(where, f"no text (the data field {key!r} is not a string; name it with "
-                              "--labelstudio-text-field)" if key is not None else
-                              "no text (name its data field with --labelstudio-text-field)")
+            raise FormatError(self.path, f"{where}: " + (f"no text (the data field {key!r} is not a string; name it "
+                              "with {option})" if key is not None else "no text (name its data field with {option})"),
+                              option="labelstudio_text_field")
         return _checked(text, self, where, "text")
 
     def _spans(self, result, doc_id: str, text: str, where: str) -> list[Span]:

@@ -574,7 +574,7 @@ class TokenAgreement:
         import pandas as pd
 
         if self.token_index is None:
-            raise ValueError("the tokens were not kept (agree --chance sums them up as it compares); "
+            raise ValueError("the tokens were not kept (agree(chance=True) sums them up as it compares); "
                              "token_agreement() keeps them")
         frame = pd.DataFrame(self.token_index, columns=["document", "start", "end"])
         for name, codes in zip(self.annotators, self.codes):

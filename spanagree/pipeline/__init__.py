@@ -305,13 +305,14 @@ def usable_jobs(jobs: int) -> int:
     :func:`run`: it names the line that called the command)."""
     import warnings
 
-    from ..errors import SpanagreeWarning
+    from ..errors import SpanagreeWarning, parameter
     from .parallel import usable_cores
 
     usable = usable_cores()
     if jobs > usable:
-        warnings.warn(f"--jobs {jobs}: this machine lets spanagree use {usable} core(s); using {usable} (more "
-                      "processes than cores only add the cost of starting them)", SpanagreeWarning, stacklevel=find_stack_level())
+        warnings.warn(SpanagreeWarning(f"{{jobs}}: this machine lets spanagree use {usable} core(s); using {usable} "
+                                       "(more processes than cores only add the cost of starting them)",
+                                       jobs=parameter("jobs", jobs)), stacklevel=find_stack_level())
         return usable
     return jobs
 

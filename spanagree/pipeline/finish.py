@@ -152,7 +152,7 @@ def check_jobs(jobs) -> None:
     from ..errors import UsageError
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise UsageError(f"jobs must be a whole number of processes, at least 1; got {jobs!r}")
+        raise UsageError(f"{{option}} must be a whole number of processes, at least 1; got {jobs!r}", option="jobs")
 
 
 def aligned_texts(texts: TextsTally, documents: list[str]) -> dict | None:
