@@ -159,6 +159,7 @@ class FormatError(SpanagreeError, ValueError):
         Exception.__init__(self, f"{self.where}: {self.message}")
 
     def command_line_message(self) -> str:
+        """The message as the command line says it: where, then each parameter named by its flag."""
         return f"{self.where}: {_fill(self.template, self.words, 1)}"
 
     def __reduce__(self):

@@ -139,7 +139,7 @@ def check_not_inputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterab
     ...     check_not_inputs([top], [top / "in.jsonl"])
     ... except UsageError as error:
     ...     print(str(error).replace(str(top), "TOP"))
-    TOP: output would replace the input TOP/in.jsonl (it holds it); nothing was written (--force never replaces an input)
+    TOP: output would replace the input TOP/in.jsonl (it holds it); nothing was written (force=True never replaces an input)
     """
     inputs = [(given, Path(given).resolve()) for given in inputs]
     for output in outputs:

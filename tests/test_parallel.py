@@ -172,8 +172,10 @@ def test_a_killed_worker_ends_the_run_with_an_error_instead_of_waiting_forever()
         return item * 10
 
     assert parallel.map_forked(die_on_the_third, [1, 2], 2) == [10, 20]
-    with pytest.raises(SpanagreeError, match=r"worker process of --jobs 2 ended abruptly"):
+    with pytest.raises(SpanagreeError, match=r"worker process of jobs=2 ended abruptly") as raised:
         parallel.map_forked(die_on_the_third, [1, 2, 3, 4], 2)
+    assert raised.value.command_line_message() == ("a worker process of --jobs 2 ended abruptly (killed, or out of "
+                                                   "memory?); nothing was written; try fewer --jobs")
 
 
 def test_the_accumulators_of_shards_add_up_to_the_whole_in_document_order():

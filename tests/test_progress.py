@@ -112,8 +112,10 @@ def test_the_totals_are_counted_without_reading():
 
 def test_jobs_are_capped_at_the_usable_cores():
     usable = len(os.sched_getaffinity(0))
-    with pytest.warns(SpanagreeWarning, match=rf"--jobs {usable + 6}: this machine lets spanagree use {usable} core"):
+    with pytest.warns(SpanagreeWarning, match=rf"^jobs={usable + 6}: this machine lets spanagree use {usable} core") \
+            as caught:
         assert usable_jobs(usable + 6) == usable
+    assert caught[0].message.command_line_message().startswith(f"--jobs {usable + 6}: this machine lets")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert usable_jobs(1) == 1
