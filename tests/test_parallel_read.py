@@ -108,8 +108,8 @@ def test_texts_that_differ_with_align_whitespace(tmp_path, capsys, small_shards)
     (folders[1] / "d09.txt").write_text(TEXT.replace("met", "saw"))
     (folders[1] / "d03.txt").write_text(TEXT.replace(" met ", "  met\n"))
     (folders[1] / "d03.ann").write_text("T1\tPER 0 3\tAna\nT2\tPER 9 11\tBo\nT3\tLOC 3 5\t  \n")
-    code, out, err = assert_same_runs(capsys, small_shards,
-                                      ["agree", *map(str, folders), "--align-whitespace", "--output", "json"])
+    code, out, err = same_under(capsys, ["agree", *map(str, folders), "--align-whitespace", "--output", "json"],
+                                calls=small_shards)
     assert code == 0
     data = json.loads(out)
     assert data["left_out"]["texts_differ"] == ["d09"]
