@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
-from .errors import SpanagreeError, SpanagreeWarning, UsageError
+from .errors import Parameter, SpanagreeError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .match import MatchRule
 from .measures.counts import Counts
 from .measures.registry import undefined_rates
@@ -348,7 +348,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         for pair in counted:
             if not pair.by_document:
                 warnings.warn(f"{pair.first} × {pair.second}: no document annotated by both; the pair's figures "
-                              "are null", SpanagreeWarning, stacklevel=2)
+                              "are null", SpanagreeWarning, stacklevel=find_stack_level())
         whitespace_aligned = sum(group.texts.whitespace_aligned for group in compared)
     else:
         documents, left_out = _common_documents(names, ran.accumulator, paths)
@@ -429,7 +429,8 @@ class AgreeCommand:
                              f"{', '.join(DOCUMENT_DESIGNS)}")
         if options.unitizing and options.documents == "pairwise":
             raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has "
-                             "no missing annotators); use --documents common", option="unitizing")
+                             "no missing annotators); use {common}", option="unitizing",
+                             common=parameter("documents", "common"))
 
     def expanded(self, inputs: list, options: RunOptions) -> list:
         if len(inputs) < 2:
@@ -507,11 +508,11 @@ def warn_undefined(pairs: list[PairCounts]) -> None:
         undefined = undefined_rates(pair.counts)
         if undefined and pair.by_document:  # a pair with no document was warned about already
             warnings.warn(f"{pair.first} × {pair.second}: {', '.join(undefined)} undefined (0/0), reported as NaN",
-                          SpanagreeWarning, stacklevel=4)
+                          SpanagreeWarning, stacklevel=find_stack_level())
         skipped += "F1" in undefined
     if skipped:
         warnings.warn(f"the mean pairwise F1 skips {skipped} of {len(pairs)} pair(s) whose F1 is undefined",
-                      SpanagreeWarning, stacklevel=4)
+                      SpanagreeWarning, stacklevel=find_stack_level())
 
 
 def duplicates_per_annotator(pairs: list[PairCounts], k: int) -> list[int]:

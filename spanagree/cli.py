@@ -1,6 +1,11 @@
 """The command line: parse, call one public function, render. Errors are one line, no traceback.
 
 Exit codes: 0 success, 1 bad input (the message names the file and line), 2 bad usage.
+
+The library's messages name its parameters (``jobs``, ``documents="common"``); the command line
+prints them with its flags instead (``--jobs``, ``--documents common``: ``command_line_message()``
+of :class:`~spanagree.errors.SpanagreeError` and :class:`~spanagree.errors.SpanagreeWarning`), and
+does not repeat a check the library makes (``--jobs``, ``--beta``, ``--resamples``, ``--context``).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import warnings
 from pathlib import Path
 
 from ._version import __version__
-from .errors import SpanagreeError, SpanagreeWarning, UsageError
+from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_level
 from .formats import FORMATS, registered_options, writable_formats
 from .agreement import DOCUMENT_DESIGNS
 from .measures.significance import TESTS, UNITS
@@ -247,23 +252,19 @@ def warn_averages(name: str, by_label) -> None:
     if undefined:
         warnings.warn(f"{name}: {undefined_text(undefined)}; the macro and weighted averages count them as 0 (as "
                       "scikit-learn and seqeval do), the per-label values stay undefined", SpanagreeWarning,
-                      stacklevel=2)
+                      stacklevel=find_stack_level())
 
 
 def check_common(args) -> None:
     args.by = chosen_breakdowns(args.by)
     if args.output == "csv" and len(args.by) > 1:
         raise UsageError("--output csv writes one table: give one --by (JSON and the table take several)")
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
     if args.bootstrap is not None and args.bootstrap < 1:
         raise UsageError("--bootstrap must be at least 1")
     if args.seed is not None and args.bootstrap is None and not args.compare:
         raise UsageError("--seed goes with --bootstrap or --compare")
     if args.unit != "document" and args.bootstrap is None and not args.compare:
         raise UsageError("--unit goes with --bootstrap or --compare")
-    if args.resamples < 1:
-        raise UsageError("--resamples must be at least 1")
     if args.test != "randomization" and not args.compare:
         raise UsageError("--test goes with --compare")
     if args.lang is not None and not args.chance and args.unit != "sentence":
@@ -286,11 +287,9 @@ def run_options(args) -> dict:
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:
-    """``--context``, and the ``--errors`` file and ``--plots`` folder refused before anything is read."""
+    """The ``--errors`` file and ``--plots`` folder refused before anything is read."""
     from .outputs import check_destination, check_not_inputs
 
-    if args.context < 0:
-        raise UsageError(f"--context must be 0 or more, got {args.context}")
     check_not_inputs([args.errors], inputs, what="errors file")
     check_not_inputs([args.plots], inputs, what="plots folder")
     if args.errors:
@@ -360,8 +359,6 @@ def command_score(args) -> str:
     from .scoring import score
 
     check_common(args)
-    if not args.beta >= 0:
-        raise UsageError(f"--beta must be >= 0, got {args.beta!r}")
     check_listing_outputs(args, [args.gold_path, *args.preds])
     check_report(args, [args.gold_path, *args.preds], others=[args.errors, args.plots])
     results = score(args.gold_path, args.preds, beta=args.beta, errors=args.errors or False, gold_name=args.gold,
@@ -449,10 +446,6 @@ def command_merge(args) -> str:
     from .report import render_vote
     from .voting import OutputPlan, check_outputs, vote
 
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if args.context < 0:
-        raise UsageError(f"--context must be 0 or more, got {args.context}")
     check_not_inputs([args.out, args.adjudicate, args.adjudicate_all], args.paths)
     check_not_inputs([args.plots], args.paths, what="plots folder")
     # refuse before reading anything
@@ -512,7 +505,9 @@ COMMANDS = {"agree": command_agree, "score": command_score, "merge": command_mer
 
 
 def show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"spanagree: warning: {message}", file=sys.stderr)
+    """A warning as one line on stderr, the parameters it names spelt as flags."""
+    text = message.command_line_message() if isinstance(message, SpanagreeWarning) else message
+    print(f"spanagree: warning: {text}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -533,7 +528,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"spanagree: error: {error.command_line_message()}", file=sys.stderr)
         return 2
     except SpanagreeError as error:
-        print(f"spanagree: error: {error}", file=sys.stderr)
+        print(f"spanagree: error: {error.command_line_message()}", file=sys.stderr)
         return 1
     except OSError as error:
         where = f"{error.filename}: " if getattr(error, "filename", None) else ""

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from .errors import SpanagreeError, UsageError
+from .errors import SpanagreeError, UsageError, parameter
 
 # The signals that end a run cleanly, as Ctrl-C (SIGINT) does; SIGHUP is absent on Windows.
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
@@ -111,7 +111,8 @@ def check_destination(path: str | os.PathLike, *, force: bool = False, what: str
         raise UsageError(f"{path}: {what} is not a regular file or folder (a device, FIFO or socket); "
                          "nothing was written (give a file or folder to write)")
     if is_occupied(path) and not force:
-        raise UsageError(f"{path}: {what} exists and is not empty; nothing was written (use --force to replace it)")
+        raise UsageError(f"{path}: {what} exists and is not empty; nothing was written (use {{force}} to replace it)",
+                         force=parameter("force", True))
     return path
 
 
@@ -138,7 +139,7 @@ def check_not_inputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterab
     ...     check_not_inputs([top], [top / "in.jsonl"])
     ... except UsageError as error:
     ...     print(str(error).replace(str(top), "TOP"))
-    TOP: output would replace the input TOP/in.jsonl (it holds it); nothing was written (--force never replaces an input)
+    TOP: output would replace the input TOP/in.jsonl (it holds it); nothing was written (force=True never replaces an input)
     """
     inputs = [(given, Path(given).resolve()) for given in inputs]
     for output in outputs:
@@ -157,7 +158,8 @@ def check_not_inputs(outputs: Iterable[str | os.PathLike | None], inputs: Iterab
             problem = {"is": f"{what} is the input {given}",
                        "holds": f"{what} would replace the input {given} (it holds it)",
                        "lies inside": f"{what} lies inside the input {given}"}[relation]
-            raise UsageError(f"{output}: {problem}; nothing was written (--force never replaces an input)")
+            raise UsageError(f"{output}: {problem}; nothing was written ({{force}} never replaces an input)",
+                             force=parameter("force", True))
 
 
 def _same_file(a: Path, b: Path) -> bool:

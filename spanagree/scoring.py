@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, Iterable
 
-from .errors import SpanagreeWarning, UsageError
+from .errors import SpanagreeWarning, UsageError, find_stack_level
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .measures.counts import Counts
 from .measures.registry import undefined_rates
@@ -502,7 +502,7 @@ class ScoreCommand:
     def check(self, options: RunOptions) -> None:
         """The options checked before anything is read (the first mistake is the one reported)."""
         if not options.beta >= 0:
-            raise UsageError(f"beta must be >= 0, got {options.beta!r}")
+            raise UsageError(f"{{option}} must be >= 0, got {options.beta!r}", option="beta")
         from .measures.significance import check_test_options
 
         check_test_options(options.test, options.unit, options.resamples)
@@ -577,10 +577,11 @@ def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None
     if missing:
         warnings.warn(f"{pred_name}: {len(missing)} gold document(s) have no prediction and count as empty: "
                       + ", ".join(missing[:20]) + (" ..." if len(missing) > 20 else ""), SpanagreeWarning,
-                      stacklevel=3)
+                      stacklevel=find_stack_level())
     if extra:
         warnings.warn(f"{pred_name}: {len(extra)} predicted document(s) are not in the gold and are ignored: "
-                      + ", ".join(extra[:20]) + (" ..." if len(extra) > 20 else ""), SpanagreeWarning, stacklevel=3)
+                      + ", ".join(extra[:20]) + (" ..." if len(extra) > 20 else ""), SpanagreeWarning,
+                      stacklevel=find_stack_level())
 
 
 def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: MatchRule, beta: float, pair: PairCounts,
@@ -599,7 +600,7 @@ def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: Match
     undefined = undefined_rates(pair.counts, beta)
     if undefined:
         warnings.warn(f"{pred_name}: {', '.join(undefined)} undefined (0/0), reported as NaN",
-                      SpanagreeWarning, stacklevel=3)
+                      SpanagreeWarning, stacklevel=find_stack_level())
     # The caller's record of the run (the CLI's arguments) first; the values as understood win.
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,

@@ -18,7 +18,7 @@ import warnings
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from .errors import FormatError, SpanagreeWarning
+from .errors import FormatError, SpanagreeWarning, find_stack_level, parameter
 from .span import Document, Span, SpanSet, normalize_fragments
 
 
@@ -106,8 +106,9 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
             names = ", ".join(s.name for s, t in zip(spansets, texts) if t is not None and t != reference)
             raise FormatError(
                 source_of(copies), f"document {doc_id!r} has a different text in {names} than in "
-                f"{spansets[texts.index(reference)].name} (use --align-whitespace if only whitespace differs, "
-                f"--align-text otherwise): {first_difference_among(spansets, texts, reference)}",
+                f"{spansets[texts.index(reference)].name} (use {{align_whitespace}} if only whitespace differs, "
+                f"{{align_text}} otherwise): {first_difference_among(spansets, texts, reference)}",
+                align_whitespace=parameter("align_whitespace", True), align_text=parameter("align_text", True),
             )
         if len({without_whitespace(t) for t in known}) > 1:
             result.left_out.append(doc_id)
@@ -139,7 +140,7 @@ def warn_texts_differ(left_out: list[str], differences: dict | None = None) -> N
     where = (differences or {}).get(left_out[0]) if left_out else None
     warnings.warn(f"{len(left_out)} document(s) left out because their texts differ beyond whitespace: "
                   + ", ".join(left_out)
-                  + (f" ({left_out[0]}: {where})" if where else ""), SpanagreeWarning, stacklevel=3)
+                  + (f" ({left_out[0]}: {where})" if where else ""), SpanagreeWarning, stacklevel=find_stack_level())
 
 
 #: Characters of context on each side of a first difference.
@@ -182,7 +183,7 @@ def warn_token_spellings(count: int) -> None:
     """The warning counting the CoNLL tokens spelt differently (compared by position all the same)."""
     warnings.warn(f"{count} token(s) are spelt differently across the CoNLL files "
                   "(compared by token position; spans shown on the first file's tokens)", SpanagreeWarning,
-                  stacklevel=3)
+                  stacklevel=find_stack_level())
 
 
 def source_of(copies: list[Document]) -> str:
@@ -217,7 +218,7 @@ def onto_reference(document: Document, reference: str, reference_positions: list
             spans.append(Span.trusted(span.doc, normalize_fragments(fragments), span.label, span.source, span.attributes))
         else:
             warnings.warn(f"{span.source or document.id}: a span covers only whitespace and is left out",
-                          SpanagreeWarning, stacklevel=3)
+                          SpanagreeWarning, stacklevel=find_stack_level())
     return Document(document.id, reference, spans, document.source, tokens_from_text)
 
 
@@ -246,19 +247,19 @@ def conll_token_differences(spansets: list[SpanSet], doc_id: str, texts: list[st
         if len(lines) != len(reference_lines):
             raise FormatError(source_of([spansets[k].documents[doc_id]]),
                               f"document {doc_id}: {len(lines)} sentences in {spansets[k].name}, "
-                              f"{len(reference_lines)} in {spansets[reference_index].name} (--align-text compares "
+                              f"{len(reference_lines)} in {spansets[reference_index].name} ({{align_text}} compares "
                               f"them through their texts): "
                               + first_difference(texts[reference_index], text, spansets[reference_index].name,
-                                                 spansets[k].name))
+                                                 spansets[k].name), align_text=parameter("align_text", True))
         for number, (line, reference_line) in enumerate(zip(lines, reference_lines), 1):
             tokens, reference_tokens = line.split(" "), reference_line.split(" ")
             if len(tokens) != len(reference_tokens):
                 raise FormatError(source_of([spansets[k].documents[doc_id]]),
                                   f"document {doc_id}, sentence {number}: {len(tokens)} tokens in "
                                   f"{spansets[k].name}, {len(reference_tokens)} in {spansets[reference_index].name} "
-                                  "(--align-text compares them through their texts): "
+                                  "({align_text} compares them through their texts): "
                                   + first_difference(texts[reference_index], text, spansets[reference_index].name,
-                                                     spansets[k].name))
+                                                     spansets[k].name), align_text=parameter("align_text", True))
             differences += sum(a != b for a, b in zip(tokens, reference_tokens))
     return differences
 

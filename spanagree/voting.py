@@ -87,7 +87,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import SpanagreeWarning, UsageError
+from .errors import SpanagreeWarning, UsageError, find_stack_level, parameter
 from .match import LABEL_RULES, MatchRule, align, shared_characters
 from .options import RunOptions
 from .pipeline import Group
@@ -689,7 +689,8 @@ def check_outputs(dest: str | os.PathLike, adjudicate: str | os.PathLike | None 
             raise UsageError(f"{name}: the adjudication file cannot be the gold output or inside it ({dest})")
     both = adjudicate is not None and adjudicate_all is not None
     if both and Path(adjudicate).resolve() == Path(adjudicate_all).resolve():
-        raise UsageError(f"{adjudicate_all}: --adjudicate and --adjudicate-all cannot be one file")
+        raise UsageError(f"{adjudicate_all}: {{adjudicate}} and {{adjudicate_all}} cannot be one file",
+                         adjudicate="adjudicate", adjudicate_all="adjudicate_all")
 
 
 def resolve_min_votes(min_votes, annotators: int) -> int:
@@ -818,7 +819,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     for name, count in zip(names, tally.duplicates):
         if count:
             warnings.warn(f"{name}: {count} span(s) marked twice (same fragments and label) count as one vote",
-                          SpanagreeWarning, stacklevel=2)
+                          SpanagreeWarning, stacklevel=find_stack_level())
     tally.store.close()
     tally.store.folder_owner = folder  # the spool lives as long as the result
     clusters = VoteClusters(tally.store, documents, tally.summaries)
@@ -843,8 +844,9 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         held = {d: tally.present[d] for d in documents}
         short = [d for d in documents if not majority and len(held[d]) < k]
         if short:
-            warnings.warn(f"{len(short)} document(s) have fewer annotators than --min-votes {k}: nothing can be "
-                          "kept there: " + ", ".join(short), SpanagreeWarning, stacklevel=2)
+            warnings.warn(SpanagreeWarning(f"{len(short)} document(s) have fewer annotators than {{k}}: nothing can be "
+                                           "kept there: " + ", ".join(short), k=parameter("min_votes", k)),
+                          stacklevel=find_stack_level())
         return Vote(names, documents, VoteTexts(clusters), rule, None if majority else k,
                     clusters, opts, left_out, notes, context, present=held, majority_present=majority,
                     prepared=tally.prepared)

@@ -6,6 +6,7 @@ where it is always present and its absence is a failure.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -45,6 +46,37 @@ def run(capsys, *argv) -> tuple[int, str, str]:
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def without_executor(out: str) -> dict:
+    """A JSON document without the options that only say how the run was executed (``jobs``,
+    ``scheduler``)."""
+    data = json.loads(out)
+    for key in ("jobs", "scheduler"):
+        data.get("options", {}).pop(key, None)
+    return data
+
+
+def same_under(capsys, argv, executor=("--jobs", "2"), *, calls: list | None = None,
+               sharded: bool = True) -> tuple[int, str, str]:
+    """``argv`` run in one process (``--jobs 1``) and under ``executor`` (``--jobs 2``, or
+    ``--scheduler ADDRESS``): the same exit code, standard error and standard output (a JSON
+    document apart from how it was executed: :func:`without_executor`). With ``calls`` (the
+    :func:`small_shards` fixture's), the first run forked nothing and the second forked when
+    ``sharded``. Returns the first run."""
+    before = len(calls) if calls is not None else 0
+    one = run(capsys, *argv, "--jobs", "1")
+    if calls is not None:
+        assert len(calls) == before
+    two = run(capsys, *argv, *executor)
+    if calls is not None:
+        assert (len(calls) > before) == sharded
+    assert one[0] == two[0] and one[2] == two[2], (one[0], two[0], one[2], two[2])
+    if one[0] == 0 and "json" in map(str, argv):
+        assert without_executor(one[1]) == without_executor(two[1])
+    else:
+        assert one[1] == two[1]
+    return one
 
 
 @pytest.fixture

@@ -307,11 +307,12 @@ def test_conll_files_are_compared_by_token_position():
 
 
 
-def test_warnings_name_the_file_that_called_the_command():
+def test_warnings_name_the_file_that_called_the_command(tmp_path, small_shards):
     """agree, score and vote warn as from their caller, not from a wrapper or a helper of theirs:
     two of a's spans repeat one key and b has a document a lacks (in finished, and the document
-    designs); e1 and e2 are empty (0/0 figures); --jobs beyond any machine's cores (the
-    pipeline's run); a bootstrap over one document (the bootstrap's own warning)."""
+    designs); e1 and e2 are empty (0/0 figures); jobs beyond any machine's cores (the
+    pipeline's run); a bootstrap over one document (the bootstrap's own warning); a BRAT line
+    whose text column differs, read by forked workers and replayed from the recorded warnings."""
     from spanagree import score, vote
 
     a = SpanSet.from_spans("a", [Span("d", ((0, 3),), "X"), Span("d", ((0, 3),), "X")], {"d": "abcdef"})
@@ -326,9 +327,18 @@ def test_warnings_name_the_file_that_called_the_command():
             "vote --jobs": (lambda: vote([c, c], jobs=10_000), 1),
             "agree bootstrap": (lambda: agree([c, c], bootstrap=10), 1),
             "score bootstrap": (lambda: score(c, c, bootstrap=10), 1)}
+    for name in ("f", "g"):  # six BRAT documents each; g's d4.ann quotes "abd" where the text has "abc"
+        (tmp_path / name).mkdir()
+        for i in range(6):
+            (tmp_path / name / f"d{i}.txt").write_text("abc def")
+            (tmp_path / name / f"d{i}.ann").write_text(f"T1\tX 0 3\t{'abd' if (name, i) == ('g', 4) else 'abc'}\n")
+    f, g = str(tmp_path / "f"), str(tmp_path / "g")
+    runs.update({"agree forked": (lambda: agree([f, g], jobs=2), 1), "score forked": (lambda: score(f, g, jobs=2), 1),
+                 "vote forked": (lambda: vote([f, g], jobs=2), 1)})
     for name, (run, warned) in runs.items():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             run()
         assert len(caught) == warned, (name, [str(w.message) for w in caught])
         assert {w.filename for w in caught} == {__file__}, (name, [(w.filename, str(w.message)) for w in caught])
+    assert small_shards == [6, 6, 6]  # each forked run shared the six documents among its workers

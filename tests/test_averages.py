@@ -131,6 +131,7 @@ def test_an_undefined_rate_counts_zero_in_macro_and_weighted_with_a_warning(caps
     assert "macro" not in err
 
 
+@pytest.mark.slow
 def test_label_averages_against_scikit_learn_where_the_definitions_coincide():
     """One item per gold span, exact boundaries: the prediction's label for it, or a label of its
     own for a span the prediction lacks. scikit-learn's precision_recall_fscore_support(average=...)

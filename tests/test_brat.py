@@ -459,6 +459,7 @@ def spansets(draw, texts_required=True):
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spansets())
+@pytest.mark.slow
 def test_write_read_round_trip(spanset):
     with tempfile.TemporaryDirectory() as tmp:
         write_brat(spanset, os.path.join(tmp, "out"))

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from spanagree import Span, SpanagreeWarning, SpanSet, agree, read, score
 from spanagree.measures.tokens import MARKED, conll_tokens, token_agreement, token_labels
-from conftest import run
+from conftest import run, same_under, without_executor
 
 BRAT = ["brat/ann1", "brat/ann2", "brat/ann3"]
 CONLL = ["conll/ann1.conll", "conll/ann2.conll", "conll/ann3.conll"]
@@ -146,6 +146,7 @@ def texts_and_spans(draw):
 
 @settings(max_examples=300, deadline=None)
 @given(texts_and_spans(), st.sampled_from(["strict", "ignore"]))
+@pytest.mark.slow
 def test_token_labels_equal_brute_force(case, labels):
     text, spans = case
     tokens = conll_tokens(text)
@@ -185,6 +186,7 @@ def test_demo_conll_equals_references(demo):
     assert data["categories"] == ["DISEASE", "DRUG", "LOC", "ORG", "PER", "O"]
 
 
+@pytest.mark.slow
 def test_demo_brat_with_spacy_equals_references(demo):
     spansets = [read(demo / path, "brat") for path in BRAT]
     with pytest.warns(SpanagreeWarning) as record:
@@ -649,14 +651,8 @@ def test_the_token_tally_pickles_and_adds_up(demo):
 
 
 def same_under_jobs(capsys, *argv) -> tuple[dict, str]:
-    """The JSON (``options.jobs`` left out) and standard error of a successful run of ``argv``,
+    """The JSON (how it was executed left out) and standard error of a successful run of ``argv``,
     asserted the same under ``--jobs 1`` and ``--jobs 2``."""
-    outputs = []
-    for jobs in ("1", "2"):
-        code, out, err = run(capsys, *argv, "--jobs", jobs)
-        assert code == 0, err
-        data = json.loads(out)
-        data["options"].pop("jobs")
-        outputs.append((data, err))
-    assert outputs[1] == outputs[0]
-    return outputs[0]
+    code, out, err = same_under(capsys, argv)
+    assert code == 0, err
+    return without_executor(out), err

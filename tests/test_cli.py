@@ -107,7 +107,13 @@ def test_errors_file_and_refusal_to_overwrite(files, capsys):
         (["agree", "{ann1}", "{ann2}", "--scheme", "biluo"], 2, "invalid choice: 'biluo'"),  # bio is iob2's alias
         (["agree", "{ann1}", "{ann2}", "--map", "PER"], 2, "--map takes OLD=NEW, got 'PER'"),
         (["agree", "{ann1}", "{ann2}", "--partial-credit", "half"], 2, "--partial-credit must be a number"),
-        (["agree", "{ann1}", "{ann2}", "--jobs", "0"], 2, "--jobs must be at least 1"),
+        # the library's checks, as the command line says them
+        (["agree", "{ann1}", "{ann2}", "--jobs", "0"], 2, "--jobs must be a whole number of processes, at least 1; got 0"),
+        (["merge", "{ann1}", "{ann2}", "--to", "jsonl", "--out", "{ann1}.gold", "--jobs", "0"], 2,
+         "--jobs must be a whole number of processes, at least 1; got 0"),
+        (["agree", "{ann1}", "{ann2}", "--documents", "pairwise", "--unitizing"], 2,
+         "--unitizing needs every annotator on every document (Krippendorff's unitizing alpha has no missing "
+         "annotators); use --documents common"),
         (["score", "{ann1}", "{ann2}", "--beta", "-1"], 2, "--beta must be >= 0"),
         (["score", "{ann1}", "{ann2}", "--beta", "x"], 2, "invalid float value: 'x'"),
         (["score", "{ann1}"], 2, "score needs at least one prediction; the inputs hold one span set"),
@@ -130,6 +136,7 @@ def test_bad_input_and_usage(files, capsys, argv, code, message):
     assert "Traceback" not in err and out == ""
 
 
+@pytest.mark.slow
 def test_no_traceback_in_a_real_process(tmp_path, files):
     bad = tmp_path / "brat" / "doc.ann"
     bad.parent.mkdir()

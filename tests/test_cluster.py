@@ -15,6 +15,8 @@ from spanagree.cli import main  # noqa: E402
 from spanagree.pipeline import cluster  # noqa: E402
 from spanagree.report.schemas import schema  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a Dask cluster: the full suite only
+
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo"
 

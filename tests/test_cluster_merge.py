@@ -23,6 +23,8 @@ from spanagree.pipeline import cluster, parts  # noqa: E402
 from spanagree.pipeline.spool import process_name  # noqa: E402
 from spanagree.voting import OutputPlan  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a Dask cluster: the full suite only
+
 
 def spools_left(folder) -> list[str]:
     return sorted(p.name for p in folder.rglob(".spanagree-spool-*"))

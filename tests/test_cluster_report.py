@@ -19,6 +19,8 @@ from spanagree import agree, score  # noqa: E402
 from spanagree.cli import main  # noqa: E402
 from spanagree.pipeline.spool import IN_MEMORY  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a Dask cluster: the full suite only
+
 
 def spools_left(folder) -> list[str]:
     return sorted(p.name for p in folder.rglob(".spanagree-spool-*"))

@@ -98,6 +98,7 @@ TAG = st.sampled_from(["O", "B-X", "I-X", "E-X", "B-Y", "I-Y", "E-Y"])
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(TAG, max_size=12))
+@pytest.mark.slow
 def test_lenient_decoding_is_conlleval_on_iob_and_ioe_tags(tags):
     # conlleval.pl lets a chunk run on from E-X into B-X (it predates BIOES); we end it, as
     # seqeval's default mode does. Everywhere else the two are the same.
@@ -198,6 +199,7 @@ def test_unknown_scheme():
 
 @settings(max_examples=300, deadline=None)
 @given(st.data())
+@pytest.mark.slow
 def test_strict_decoding_of_written_tags_is_exact(data):
     scheme = data.draw(st.sampled_from(WRITABLE))
     length = data.draw(st.integers(0, 10))
@@ -433,6 +435,7 @@ _OPTIONS = st.sampled_from([{}, {"scheme": "iob2"}, {"scheme": "bioes"}, {"conll
 @given(lines=st.lists(_CONLL_LINES, max_size=14), ending=st.sampled_from(["\n", "\r\n"]),
        final=st.sampled_from(["", "\n", "\n\n", "\r\n"]), options=_OPTIONS,
        block_bytes=st.one_of(st.none(), st.integers(1, 64)))
+@pytest.mark.slow
 def test_fast_column_split_is_the_general_one(tmp_path_factory, lines, ending, final, options, block_bytes):
     # Regular blocks are split by whole-text string operations (_columns_fast); every file must
     # read exactly as the per-line general path reads it, errors and warnings included, in one
@@ -471,7 +474,7 @@ def test_strict_reading_warns_with_a_count(tmp_path):
     ("a O\nb B-\n", {}, r"f.conll:2: bad tag 'B-': empty type"),
     ("a B-X\nb S-X\n", {"scheme": "iob2"}, r"f.conll:2: tag 'S-X' is not allowed by scheme iob2"),
     ("a O\r\nb\r\n", {}, r"f.conll:2: expected a token and a tag, got one column 'b'"),
-    ("a x O\nb O\n", {"conll_column": 3}, r"f.conll:2: expected at least 3 columns \(--conll-column 3\), got 2"),
+    ("a x O\nb O\n", {"conll_column": 3}, r"f.conll:2: expected at least 3 columns \(conll_column=3\), got 2"),
     ("a O\n" * 70000 + "b\n", {}, r"f.conll:70001: expected a token and a tag"),  # beyond the first run of rows
     (b"a O\nb\xe9 O\n", {}, r"f.conll:2: not UTF-8"),
     ("", {}, r"f.conll: empty file"),
@@ -573,6 +576,7 @@ def _digest(spans: SpanSet, caught, path) -> str:
 
 
 @pytest.mark.parametrize("root, relative, options, documents, spans, digest", TODAYS_RESULTS)
+@pytest.mark.slow
 def test_stream_and_read_conll_give_todays_results_on_the_corpora(request, root, relative, options, documents,
                                                                   spans, digest):
     path = request.getfixturevalue("demo" if root == "demo" else "shared_corpora") / relative
@@ -602,6 +606,7 @@ _BLOCK_LINES = st.one_of(_CONLL_LINES.map(str.encode), st.sampled_from([
 @settings(max_examples=500, deadline=None)
 @given(lines=st.lists(_BLOCK_LINES, max_size=20), ending=st.sampled_from([b"\n", b"\r\n"]),
        final=st.sampled_from([b"", b"\n", b"\n\n", b"\r\n"]), options=_OPTIONS, block_bytes=st.integers(1, 64))
+@pytest.mark.slow
 def test_reading_in_small_blocks_is_reading_in_one(tmp_path_factory, lines, ending, final, options, block_bytes):
     # Blocks of 1 to 64 bytes: every document boundary is a block boundary, and documents larger
     # than a block are read whole. Documents, spans, sources, notes, warnings and errors are the
@@ -638,7 +643,7 @@ def test_documents_and_the_empty_file_in_blocks(tmp_path, block_bytes, content, 
     (b"b\xe9 x O", {}, "not UTF-8 (byte 0xe9)"),
     (b"b x X-PER", {}, "bad tag 'X-PER': unknown prefix; expected O or B-, I-, E-, S-, L-, U- and a type"),
     (b"b", {}, "expected a token and a tag, got one column 'b'"),
-    (b"b x", {"conll_column": 3}, "expected at least 3 columns (--conll-column 3), got 2"),
+    (b"b x", {"conll_column": 3}, "expected at least 3 columns (conll_column=3), got 2"),
 ])
 @pytest.mark.parametrize("block_bytes", [16, 1 << 16])
 def test_an_error_in_a_later_block_names_its_line_in_the_file(tmp_path, bad, options, message, block_bytes):
@@ -836,6 +841,7 @@ def conll_spansets(draw, adjacent_same_type=True):
 @pytest.mark.parametrize("scheme", WRITABLE)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
+@pytest.mark.slow
 def test_write_read_round_trip(tmp_path_factory, scheme, data):
     original = data.draw(conll_spansets(adjacent_same_type=scheme != "io"))
     dest = tmp_path_factory.mktemp("rt") / "gold.conll"

@@ -226,7 +226,7 @@ def test_merge_min_votes_counts_and_the_default_design_refuses():
 
     one = vote(design(), 1, documents="present")
     assert len(one.gold) == 6          # every span has one vote
-    with pytest.warns(SpanagreeWarning, match=r"3 document\(s\) have fewer annotators than --min-votes 3"):
+    with pytest.warns(SpanagreeWarning, match=r"3 document\(s\) have fewer annotators than min_votes=3"):
         three = vote(design(), 3, documents="present")
     assert not len(three.gold)
     with pytest.raises(SpanagreeError, match="no document is annotated by every annotator"):

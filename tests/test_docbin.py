@@ -27,6 +27,7 @@ def spans_of(spanset) -> list[tuple]:
     return [(d.id, s.start, s.end, s.label) for d in spanset.documents.values() for s in d.spans]
 
 
+@pytest.mark.slow
 def test_healthsea_ents_and_its_span_group(shared_corpora, capsys):
     path = shared_corpora / "spacy-docbin-samples" / "healthsea" / "dev.spacy"
     assert detect_format(path) == "docbin"
@@ -106,6 +107,7 @@ def documents(draw):
 
 @settings(max_examples=150, deadline=None)
 @given(documents(), st.booleans())
+@pytest.mark.slow
 def test_the_writer_round_trips_exactly_any_text_and_spans(tmp_path_factory, document, group):
     text, spans = document
     path = tmp_path_factory.mktemp("rt") / "x.spacy"

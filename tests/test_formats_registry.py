@@ -164,7 +164,9 @@ def test_files_are_detected_by_their_extension(tmp_path, name, expected):
         with pytest.raises(FormatError) as error:
             detect_format(path)
         suffix = path.suffix.lower()
-        assert str(error.value) == f"{path}: cannot tell the format from the extension {suffix!r}; give --format"
+        assert str(error.value) == f"{path}: cannot tell the format from the extension {suffix!r}; give format"
+        assert error.value.command_line_message() == \
+            f"{path}: cannot tell the format from the extension {suffix!r}; give --format"
     else:
         assert detect_format(path) == expected
 

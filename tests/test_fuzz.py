@@ -32,6 +32,8 @@ from spanagree.formats import FORMATS, writable_formats
 
 from conftest import DEMO
 
+pytestmark = pytest.mark.slow  # every format mutated hundreds of times: the full suite only
+
 CASES = 250  # per format: about 15 s of CPU for the four formats
 
 # Bytes a hostile file holds: what broke readers before (issue 12) and what parsers trip on.

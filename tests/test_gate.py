@@ -166,6 +166,7 @@ def bratiaa_in_gate(shared_corpora, tmp_path):
     return brat, folder
 
 
+@pytest.mark.slow
 def test_the_bratiaa_example_in_gate_files_agrees_exactly_as_in_brat(shared_corpora, tmp_path):
     names = ["Lisa", "Maria", "Max", "Peter"]
     brat, folder = bratiaa_in_gate(shared_corpora, tmp_path)

@@ -9,8 +9,11 @@ share each file's parse.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
+from collections import Counter
 import shutil
 import sys
 
@@ -22,7 +25,7 @@ from spanagree.formats import gate as gate_module
 from spanagree.pipeline import expand_inputs
 from spanagree.pipeline.parallel import folder_listings
 
-from conftest import DEMO, run
+from conftest import DEMO, run, same_under
 
 sys.path.insert(0, str(DEMO))
 from build_demo import gate_xml  # noqa: E402  (the demo's GATE builder)
@@ -40,21 +43,6 @@ def without_options(out: str) -> dict:
     return data
 
 
-def same_under_jobs(capsys, calls, argv, *, sharded=True):
-    """``argv`` with --jobs 1 and --jobs 2: the same exit code, stderr and output (JSON apart from the options)."""
-    before = len(calls)
-    one = run(capsys, *argv, "--jobs", "1")
-    assert len(calls) == before
-    two = run(capsys, *argv, "--jobs", "2")
-    assert (len(calls) > before) == sharded
-    assert one[0] == two[0] and one[2] == two[2]
-    if one[0] == 0 and "json" in argv:
-        assert without_options(one[1]) == without_options(two[1])
-    else:
-        assert one[1] == two[1]
-    return one
-
-
 def with_points(tmp_path):
     """The demo folder with a zero-length annotation (a GATE point) added to ann2 in its first and
     its last file: 2 points, in two shards."""
@@ -70,18 +58,31 @@ def with_points(tmp_path):
     return folder, files
 
 
-def scans_counted(monkeypatch) -> list[str]:
-    """The files this process scans for their sets (:func:`gate._parse` with ``full=False``)."""
-    scanned = []
-    parse = gate_module._parse
+#: The lists :func:`files_opened` is filling, each with its folder.
+_RECORDING: list[tuple[str, list]] = []
 
-    def counted(file, in_folder, limit, full=True):
-        if not full:
-            scanned.append(file)
-        return parse(file, in_folder, limit, full)
 
-    monkeypatch.setattr(gate_module, "_parse", counted)
-    return scanned
+def _record_opens(event: str, args: tuple) -> None:
+    if event == "open" and _RECORDING and isinstance(args[0], str):
+        for folder, opened in _RECORDING:
+            if os.path.dirname(os.path.abspath(args[0])) == folder:
+                opened.append(os.path.basename(args[0]))
+
+
+sys.addaudithook(_record_opens)  # for the process (a hook cannot be removed): it records only in files_opened
+
+
+@contextlib.contextmanager
+def files_opened(folder):
+    """The names of the files of ``folder`` that this process opens while inside, in order, as
+    the interpreter's audit hook sees them (``open``, ``os.open``): what a reader reads, whatever
+    reads it."""
+    recording = (os.path.abspath(folder), [])
+    _RECORDING.append(recording)
+    try:
+        yield recording[1]
+    finally:
+        _RECORDING.remove(recording)
 
 
 def test_the_sets_streams_carry_their_folders_listing_named_as_the_command_names_them():
@@ -97,15 +98,16 @@ def test_the_sets_streams_carry_their_folders_listing_named_as_the_command_names
     assert one_file.listing is None  # a single GATE file is one XML document: read in the parent
 
 
+@pytest.mark.slow
 def test_agree_score_and_merge_read_their_shards(tmp_path, capsys, small_shards):
     folder, _ = with_points(tmp_path)
-    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--by", "label,document",
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", folder, "--by", "label,document",
                                                             "--output", "json"])
     assert code == 0 and json.loads(out)["documents"] == 10
     assert "2 zero-length GATE annotation(s) left out" in out  # ann2's two points, one per shard, noted once
     # 2 jobs x 4 shards of the 10 files: scanned for the sets, then read
     assert small_shards == [8, 8]
-    code, out, _ = same_under_jobs(capsys, small_shards, ["score", folder, "--annotators", "ann1,ann2,default",
+    code, out, _ = same_under(capsys, calls=small_shards, argv=["score", folder, "--annotators", "ann1,ann2,default",
                                                           "--by", "document", "--output", "json"])
     assert code == 0 and len(json.loads(out)["predictions"]) == 2
     golds = []
@@ -118,8 +120,9 @@ def test_agree_score_and_merge_read_their_shards(tmp_path, capsys, small_shards)
     assert golds[0] == golds[1] and golds[0][2].count(b"\n") == 10
 
 
+@pytest.mark.slow
 def test_two_gate_folders_and_a_brat_folder_share_out_alike(tmp_path, capsys, small_shards):
-    code, out, _ = same_under_jobs(capsys, small_shards, ["agree", FOLDER, DEMO / "brat" / "ann1", "--output",
+    code, out, _ = same_under(capsys, calls=small_shards, argv=["agree", FOLDER, DEMO / "brat" / "ann1", "--output",
                                                           "json"])
     assert code == 0
     assert [p["annotators"] for p in json.loads(out)["pairs"]][:3] == [["ann1", "ann2"], ["ann1", "ann3"],
@@ -135,7 +138,7 @@ def test_a_bad_file_in_a_later_shard_is_the_error_of_one_process(tmp_path, capsy
     shutil.copytree(FOLDER, folder)
     last = sorted(folder.glob("*.xml"))[-1]
     last.write_text(damage(last.read_text(encoding="utf-8")), encoding="utf-8")
-    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", folder, "--output", "json"])
     assert code == 1 and out == "" and small_shards == [8]  # met by the scan's last shard
     assert err.startswith(f"spanagree: error: {last}:") and message in err and len(err.strip().splitlines()) == 1
 
@@ -146,7 +149,7 @@ def test_of_two_bad_files_in_two_shards_the_first_is_the_error(tmp_path, capsys,
     files = sorted(folder.glob("*.xml"))
     files[-1].write_text(files[-1].read_text(encoding="utf-8")[:200], encoding="utf-8")
     files[2].write_text(files[2].read_text(encoding="utf-8").replace('EndNode="', 'EndNode="9', 1), encoding="utf-8")
-    code, _, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"])
+    code, _, err = same_under(capsys, calls=small_shards, argv=["agree", folder, "--output", "json"])
     assert code == 1 and err.startswith(f"spanagree: error: {files[2]}:") and "which is not in the text" in err
 
 
@@ -161,37 +164,33 @@ def test_the_sets_are_in_order_of_first_appearance_and_annotators_hold_a_span(tm
     # P holds only points (zero-length): not an annotator; B comes first (d1), A in d2; d10 after d2
     assert [(s.name, s.role) for s in gate_module.annotators_gate(folder)] == [
         ("default", "other"), ("B", "annotator"), ("A", "annotator")]
-    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--output", "json"])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", folder, "--output", "json"])
     assert code == 0, err
     (pair,) = json.loads(out)["pairs"]
     # d1 lacks A (left out); d2: B's "Ana" and A's "Bo" differ (b = c = 1); d10: both "Cy" (a = 1)
     assert pair["annotators"] == ["B", "A"] and (pair["a"], pair["b"], pair["c"]) == (1, 1, 1)
 
 
-def test_in_one_process_a_file_is_scanned_once_and_parsed_once_for_all_its_sets(monkeypatch):
-    parses = []
-    parse = gate_module._parse
-
-    def counted(file, in_folder, limit, full=True):
-        parses.append((file.rpartition("/")[2], full))
-        return parse(file, in_folder, limit, full)
-
-    monkeypatch.setattr(gate_module, "_parse", counted)
-    streams = open_annotators(FOLDER)
+def test_in_one_process_a_file_is_scanned_once_and_parsed_once_for_all_its_sets():
+    files = sorted(path.name for path in FOLDER.glob("*.xml"))
+    assert len(files) == 10
+    with files_opened(FOLDER) as opened:
+        streams = open_annotators(FOLDER, "gate")  # the format given: no file opened to recognise it
     assert [s.name for s in streams] == ["ann1", "ann2", "ann3"]
-    assert len(parses) == 10 and not any(full for _, full in parses)  # the scan: no text, no features
-    del parses[:]
-    iterators = [iter(s.documents) for s in streams]
-    for _ in range(10):  # the pipeline reads the streams document by document, in turn
-        assert len({next(i).id for i in iterators}) == 1
-    assert [next(i, None) for i in iterators] == [None, None, None]
-    assert len(parses) == 10 and all(full for _, full in parses)
+    assert sorted(opened) == files  # the scan for the sets: each file read once
+    with files_opened(FOLDER) as opened:
+        iterators = [iter(s.documents) for s in streams]
+        for _ in range(10):  # the pipeline reads the streams document by document, in turn
+            assert len({next(i).id for i in iterators}) == 1
+        assert [next(i, None) for i in iterators] == [None, None, None]
+    assert sorted(opened) == files  # each file read once for its three sets
 
 
+@pytest.mark.slow
 def test_the_bratiaa_example_in_gate_files_agrees_under_jobs_as_in_brat(shared_corpora, tmp_path, capsys,
                                                                        small_shards):
     brat, folder = bratiaa_in_gate(shared_corpora, tmp_path)
-    code, out, err = same_under_jobs(capsys, small_shards, ["agree", folder, "--match", "overlap", "--output",
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", folder, "--match", "overlap", "--output",
                                                             "json"])
     assert code == 0, err
     from_brat = agree(brat, match="overlap")
@@ -199,6 +198,7 @@ def test_the_bratiaa_example_in_gate_files_agrees_under_jobs_as_in_brat(shared_c
            [([p.first, p.second], p.counts.a, p.counts.b, p.counts.c) for p in from_brat.pairs]
 
 
+@pytest.mark.slow
 def test_agree_score_merge_and_an_error_on_the_cluster_equal_a_local_run(scheduler, tmp_path, capsys, monkeypatch):
     from spanagree.pipeline import parallel
 
@@ -211,22 +211,25 @@ def test_agree_score_merge_and_an_error_on_the_cluster_equal_a_local_run(schedul
 
     monkeypatch.setattr(parallel, "shards_added", counted)
     folder, files = with_points(tmp_path)
-    scanned = scans_counted(monkeypatch)
     for argv in (["agree", folder, "--by", "label,document"], ["score", folder, "--by", "document"]):
-        local = run(capsys, *argv, "--output", "json")
-        before = len(scanned)
-        remote = run(capsys, *argv, "--output", "json", "--scheduler", scheduler)
-        assert len(scanned) == before  # the sets were found on the workers
-        assert local[0] == remote[0] == 0 and local[2] == remote[2]
-        assert without_options(remote[1]) == without_options(local[1])
+        with files_opened(folder) as alone:
+            run(capsys, *argv, "--output", "json", "--jobs", "1")
+        assert sorted(set(alone)) == sorted(file.name for file in files)
+        with files_opened(folder) as opened:
+            same_under(capsys, [*argv, "--output", "json"], ("--scheduler", scheduler))
+        # beyond the local run's reads, the client only looked at the first file to recognise the
+        # format: the workers found the sets and read the files
+        assert set(Counter(opened) - Counter(alone)) <= {files[0].name}
     outs = []
     for where in ([], ["--scheduler", scheduler]):
         out = tmp_path / f"gold{len(where)}.jsonl"
-        code, summary, err = run(capsys, "merge", folder, "--to", "jsonl", "--out", out, "--output", "json", *where)
+        with files_opened(folder) as opened:
+            code, summary, err = run(capsys, "merge", folder, "--to", "jsonl", "--out", out, "--output", "json", *where)
         assert code == 0, err
+        # here: every file (the first also to recognise the format); on the cluster, the first only
+        assert set(opened) - {files[0].name} == (set() if where else {file.name for file in files[1:]})
         outs.append((without_options(summary), err, out.read_bytes()))
     assert outs[0] == outs[1]
-    assert len(scanned) == 10 * 3  # the local runs' scans only
     assert sharded == [["gate"] * 3] * 3  # each run's tasks read their shards of the files
     files[-1].write_text(files[-1].read_text(encoding="utf-8")[:200], encoding="utf-8")
     local = run(capsys, "agree", folder, "--output", "json")
@@ -238,16 +241,17 @@ def test_on_the_cluster_the_sets_are_found_by_a_few_tasks_on_the_workers(schedul
     from distributed import Client, get_task_stream
     from distributed.utils import key_split
 
-    folder, _ = with_points(tmp_path)
-    scanned = scans_counted(monkeypatch)
-    local = run(capsys, "agree", folder, "--by", "label,document", "--output", "json")
-    assert len(scanned) == 10  # locally, one scan of the ten files in this process
-    with Client(scheduler, set_as_default=False) as client, get_task_stream(client) as stream:
+    folder, files = with_points(tmp_path)
+    with files_opened(folder) as opened:
+        local = run(capsys, "agree", folder, "--by", "label,document", "--output", "json")
+    assert sorted(set(opened)) == sorted(file.name for file in files)  # locally, read in this process
+    with Client(scheduler, set_as_default=False) as client, get_task_stream(client) as stream, \
+            files_opened(folder) as opened:
         remote = run(capsys, "agree", folder, "--by", "label,document", "--output", "json", "--scheduler", scheduler)
         workers = set(client.scheduler_info()["workers"])
     assert local[0] == remote[0] == 0 and local[2] == remote[2]
     assert without_options(remote[1]) == without_options(local[1])
-    assert len(scanned) == 10  # on the cluster this process scanned nothing
+    assert set(opened) <= {files[0].name}  # on the cluster this process only recognised the format
     scans = [task for task in stream.data if key_split(task["key"]) == "share_task"]
     # 2 workers x 4 shards: eight tasks of one or two files each, run on the cluster's workers
     assert len(scans) == 8 and {task["worker"] for task in scans} <= workers

@@ -109,6 +109,7 @@ def test_the_demo_project_agrees_as_the_demo_xmi_folders():
     assert sum(len(d.spans) for d in curation.documents.values()) == 76  # ann1: 77 spans, 1 discontinuous
 
 
+@pytest.mark.slow
 def test_the_bratiaa_example_in_an_inception_project_agrees_exactly_as_in_brat(shared_corpora, tmp_path):
     project = shared_corpora / "bratiaa-example" / "example-project"
     names = ["Lisa", "Maria", "Max", "Peter"]

@@ -214,6 +214,7 @@ AGREE_OPTIONS = [
 
 @pytest.mark.parametrize("options", AGREE_OPTIONS, ids=lambda o: " ".join(o) or "default")
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.slow
 def test_agree_json_conforms(demo, capsys, fmt, options):
     paths, reading = annotators(demo, fmt)
     document = run(capsys, "agree", *paths, *reading, *options, "--output", "json")
@@ -490,6 +491,7 @@ BREAKS = [
 
 
 @pytest.mark.parametrize("key,path", BREAKS, ids=lambda x: x if isinstance(x, str) else "/".join(map(str, x)))
+@pytest.mark.slow
 def test_a_renamed_key_is_rejected(documents, key, path):
     conforms(kind_of(key), documents[key])
     assert rejected(kind_of(key), renamed(documents[key], path, path[-1].upper() + "_renamed"))
@@ -527,6 +529,7 @@ MAPS = {"by_label", "by_document", "versions", "votes"}
 
 
 @pytest.mark.parametrize("key", ["agree", "score", "score several", "merge", "errors", "adjudication"])
+@pytest.mark.slow
 def test_an_unannounced_key_is_rejected_anywhere(documents, key):
     """A new key in any object of a real document fails, but in a map whose entries it fits
     (``multiply_covered_tokens``: annotator → tokens)."""
@@ -584,6 +587,7 @@ def test_conditional_parts_of_the_contract(documents):
 
 # -- the real corpora ----------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_bratiaa_example_project(shared_corpora, capsys, tmp_path):
     """4 annotators × 7 Spanish news documents; figures from bratiaa's regression tests."""
     folder = shared_corpora / "bratiaa-example" / "example-project"
@@ -617,6 +621,7 @@ WNUT_CORRECT = {"arcada": 373, "drexel_cci": 192, "flytxt": 345, "mic-cis": 365,
                 "spinningbytes": 388, "uh_ritual": 355}
 
 
+@pytest.mark.slow
 def test_wnut17_gold_and_seven_systems(shared_corpora, capsys, tmp_path):
     folder = shared_corpora / "wnut17"
     systems = sorted((folder / "submissions").iterdir())

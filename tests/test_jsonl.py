@@ -405,6 +405,7 @@ def spansets(draw):
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spansets())
+@pytest.mark.slow
 def test_write_read_round_trip(spanset):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "out.jsonl")
@@ -474,6 +475,7 @@ def outcome(documents, notes):
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(records(), min_size=1, max_size=3), st.sampled_from([None, "d1"]))
+@pytest.mark.slow
 def test_orjson_path_reads_every_line_as_json_reads_it(lines, wanted):
     from spanagree.formats.jsonl import _documents
 

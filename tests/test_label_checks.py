@@ -107,7 +107,9 @@ def test_map_and_only_naming_unknown_labels(demo, capsys):
         "it selects nothing",
     ]
     assert err.count("spanagree: warning: --map names") == 1 and err.count("spanagree: warning: --only") == 1
-    assert unknown_labels([Counter({"A": 1})], {"B": "A", "C": "A"}, None) == [
+    unknown = unknown_labels([Counter({"A": 1})], {"B": "A", "C": "A"}, None)
+    assert [str(w) for w in unknown] == ["label_map names labels no input has: B, C (the inputs have: A); they relabel nothing"]
+    assert [w.command_line_message() for w in unknown] == [
         "--map names labels no input has: B, C (the inputs have: A); they relabel nothing"]
 
 
@@ -122,8 +124,12 @@ def test_score_and_merge_check_labels_too(renamed, demo, capsys):
         result = vote([read(renamed[0]), read(renamed[1]), read(demo / "brat" / "ann3")], 2)
     shared = [n for n in result.notes if "share no label" in n]
     assert [n.split(":")[0] for n in shared] == ["ann1 and ann2 share no label", "ann2 and ann3 share no label"]
-    assert [str(w.message) for w in caught if w.category is SpanagreeWarning and "share no label" in str(w.message)] \
-        == shared
+    # the notes (an output) as the command line says them; the warnings in the API's words
+    warned = [w.message for w in caught if w.category is SpanagreeWarning and "share no label" in str(w.message)]
+    assert [w.command_line_message() for w in warned] == shared
+    assert [str(w) for w in warned] == [n.replace("--map OLD=NEW", 'label_map={"OLD": "NEW"}')
+                                        .replace("--labels ignore", 'labels="ignore"') for n in shared]
+    assert all("--" not in str(w) for w in warned)
 
 
 def _big_jsonl(path, labels, documents=100, spans=500):
@@ -137,6 +143,7 @@ def _big_jsonl(path, labels, documents=100, spans=500):
     return str(path)
 
 
+@pytest.mark.slow
 def test_the_checks_do_not_depend_on_jobs(tmp_path, capsys):
     """Forked shards add up the labels read: the notes are those of one process."""
     a = _big_jsonl(tmp_path / "a.jsonl", ["PER", "LOC", "ORG"])

@@ -119,7 +119,7 @@ def test_agree_errors_output_safety(demo, tmp_path, capsys):
     code, _, err = run(capsys, "agree", *paths, "--errors", paths[0] / "clinic-01.ann", "--force")
     assert code == 2 and "errors file" in err and "input" in err
     code, _, err = run(capsys, "agree", *paths, "--context", "-1")
-    assert code == 2 and err.strip() == "spanagree: error: --context must be 0 or more, got -1"
+    assert code == 2 and err.strip() == "spanagree: error: --context must be a whole number of characters, 0 or more, got -1"
 
 
 def corpus(k=3, documents=40, seed=7):
@@ -136,6 +136,7 @@ def corpus(k=3, documents=40, seed=7):
     return sets
 
 
+@pytest.mark.slow
 def test_agree_errors_are_the_same_under_jobs(monkeypatch):
     monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     spansets = corpus()
@@ -147,6 +148,7 @@ def test_agree_errors_are_the_same_under_jobs(monkeypatch):
             [(f, s, i.as_pair_dict()) for f, s, i in one.errors()]
 
 
+@pytest.mark.slow
 def test_cli_listings_are_the_same_under_jobs_on_brat(demo, tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
     monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)

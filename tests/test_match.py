@@ -360,6 +360,7 @@ def span_lists(max_size=6):
 @pytest.mark.parametrize("mode", MODES + DICE, ids=lambda m: "-".join(m))
 @settings(max_examples=1000, deadline=None, derandomize=True)
 @given(first=span_lists(), second=span_lists())
+@pytest.mark.slow
 def test_matches_brute_force(mode, first, second):
     """1000 random pairs of span lists per mode × 8 modes = 8000 comparisons with the exhaustive optimum."""
     rule = MatchRule(*mode)
@@ -384,6 +385,7 @@ def test_matches_brute_force(mode, first, second):
 
 @settings(max_examples=250, deadline=None, derandomize=True)
 @given(span_lists(8), span_lists(8), st.sampled_from(MODES + DICE), st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_symmetry_and_order_invariance(first, second, mode, rnd):
     rule = MatchRule(*mode)
     forward = align(first, second, rule)
@@ -401,6 +403,7 @@ def test_symmetry_and_order_invariance(first, second, mode, rnd):
 
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(span_lists(8), span_lists(8), st.sampled_from(MODES + DICE))
+@pytest.mark.slow
 def test_the_unmatched_spans_are_those_in_no_pair_in_order(first, second, mode):
     # The exact join hands them over as it finds them; the other rules work them out from the pairs.
     alignment = align(first, second, MatchRule(*mode))
@@ -418,6 +421,7 @@ def test_the_unmatched_spans_are_those_in_no_pair_in_order(first, second, mode):
 
 @settings(max_examples=250, deadline=None, derandomize=True)
 @given(span_lists(8), span_lists(8), st.sampled_from(["strict", "ignore"]))
+@pytest.mark.slow
 def test_exact_le_partial_le_overlap_sizes_and_identity(first, second, labels):
     a = {b: align(first, second, MatchRule(b, labels)).counts.a for b in ("exact", "partial", "overlap")}
     assert a["exact"] <= a["partial"] <= a["overlap"]

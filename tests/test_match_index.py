@@ -107,6 +107,7 @@ def test_large_documents_take_the_sweep_not_the_small_shortcut():
 
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(spans(), spans())
+@pytest.mark.slow
 def test_both_indexes_find_every_hull_overlapping_pair_in_order(first, second):
     expected = every_pair(first, second)
     for name, finder in CANDIDATE_INDEXES.items():
@@ -117,6 +118,7 @@ def test_both_indexes_find_every_hull_overlapping_pair_in_order(first, second):
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: f"{r.boundary}-{r.labels}-{r.partial_credit}")
 @settings(max_examples=300, deadline=None, derandomize=True)
 @given(first=spans(10, 30), second=spans(10, 30))
+@pytest.mark.slow
 def test_alignments_do_not_depend_on_the_index(rule, first, second):
     by_sweep = align(first, second, rule, index="sweep")
     by_tree = align(first, second, rule, index="intervaltree")

@@ -202,6 +202,7 @@ counts_values = st.one_of(st.integers(0, 6), st.integers(0, 10**6),
 @pytest.mark.parametrize("measure", MEASURES.values(), ids=list(MEASURES))
 @settings(max_examples=60, derandomize=True)
 @given(st.lists(st.tuples(counts_values, counts_values, counts_values, counts_values), min_size=1, max_size=8))
+@pytest.mark.slow
 def test_one_implementation_for_floats_and_arrays(measure, rows):
     a, b, c, d = (np.array(column, dtype=float) for column in zip(*rows))
     for parameters in parameter_sets(measure):
@@ -233,6 +234,7 @@ def test_zero_division_is_nan_quietly_in_the_registry_and_with_a_warning_in_coun
 @pytest.mark.parametrize("measure", MEASURES.values(), ids=list(MEASURES))
 @settings(max_examples=150, derandomize=True)
 @given(st.integers(0, 50), st.integers(0, 50), st.integers(0, 50), st.integers(0, 500))
+@pytest.mark.slow
 def test_swapped_counts_give_the_same_or_the_partners_value(measure, a, b, c, d):
     counts = Counts(a, b, c)
     for parameters in parameter_sets(measure):
@@ -246,6 +248,7 @@ def test_swapped_counts_give_the_same_or_the_partners_value(measure, a, b, c, d)
 @settings(max_examples=100, derandomize=True)
 @given(st.integers(0, 80).map(lambda k: k / 4), st.integers(0, 40).map(lambda k: k / 3),
        st.floats(0, 100, allow_nan=False), st.floats(0, 1000, allow_nan=False))
+@pytest.mark.slow
 def test_swapped_fractional_counts_within_rounding(measure, a, b, c, d):
     counts = Counts(a, b, c)
     for parameters in parameter_sets(measure):
@@ -292,6 +295,7 @@ def all_values(counts: Counts, d: float) -> dict:
 @pytest.mark.parametrize("rule", RULES, ids=RULE_IDS)
 @settings(max_examples=60, derandomize=True)
 @given(span_lists, span_lists, st.integers(0, 100))
+@pytest.mark.slow
 def test_agree_and_score_on_swapped_span_sets(rule, first, second, d):
     one, two = spanset("one", first), spanset("two", second)
     forward, backward = pair_counts(one, two, rule), pair_counts(two, one, rule)
@@ -315,6 +319,7 @@ def test_agree_and_score_on_swapped_span_sets(rule, first, second, d):
 @pytest.mark.parametrize("rule", RULES, ids=RULE_IDS)
 @settings(max_examples=60, derandomize=True)
 @given(span_lists, span_lists, st.integers(0, 100), st.randoms(use_true_random=False))
+@pytest.mark.slow
 def test_document_order_span_order_and_a_duplicate_change_nothing(rule, first, second, d, rnd):
     reference = all_values(pair_counts(spanset("one", first), spanset("two", second), rule), d)
     check = checker(rule)

@@ -93,6 +93,7 @@ def counting_reference(spansets, k, labels):
 
 @settings(max_examples=150, deadline=None)
 @given(annotators(), st.sampled_from(["strict", "ignore"]), st.data())
+@pytest.mark.slow
 def test_exact_voting_equals_counting(spansets, labels, data):
     k = data.draw(st.integers(1, len(spansets)))
     with warnings.catch_warnings():
@@ -106,6 +107,7 @@ def test_exact_voting_equals_counting(spansets, labels, data):
 
 @settings(max_examples=100, deadline=None)
 @given(spans(), st.integers(2, 4), st.sampled_from(["exact", "overlap"]))
+@pytest.mark.slow
 def test_identical_annotators_give_the_same_set(spans_, k, match):
     original = ann("a", list({(s.doc, s.fragments, s.label): s for s in spans_}.values()))
     copies = [ann(f"a{i}", list(original)) for i in range(k)]
@@ -121,6 +123,7 @@ def test_identical_annotators_give_the_same_set(spans_, k, match):
 
 @settings(max_examples=150, deadline=None)
 @given(spans(), spans())
+@pytest.mark.slow
 def test_two_annotators_k2_is_their_exact_intersection(first, second):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpanagreeWarning)
@@ -139,6 +142,7 @@ def fingerprint(result):
 @settings(max_examples=120, deadline=None)
 @given(annotators(3, 3), st.sampled_from(["exact", "overlap"]), st.sampled_from(["strict", "ignore"]),
        st.integers(1, 3))
+@pytest.mark.slow
 def test_the_vote_does_not_depend_on_the_annotators_order(spansets, match, labels, k):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpanagreeWarning)

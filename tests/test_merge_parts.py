@@ -93,6 +93,7 @@ def merged(capsys, tmp_path, inputs, jobs: str, to: str, extra=()):
 
 
 @pytest.mark.parametrize("to", ["brat", "conll", "jsonl", "xml"])
+@pytest.mark.slow
 def test_jobs_write_the_same_gold_and_listings(to, corpus, tmp_path, capsys, joined_parts):
     inputs = ([corpus / "conll" / f"ann{k}.conll" for k in (1, 2, 3)] if to == "conll"
               else [corpus / "brat" / f"ann{k}" for k in (1, 2, 3)])
@@ -112,6 +113,7 @@ def test_jobs_write_the_same_gold_and_listings(to, corpus, tmp_path, capsys, joi
     assert len(one[3]["all"]["clusters"]) == one[1]["not_unanimous"] > one[1]["to_adjudicate"]
 
 
+@pytest.mark.slow
 def test_jobs_write_the_same_report_and_json_listing(corpus, tmp_path, capsys, joined_parts):
     inputs = [corpus / "brat" / f"ann{k}" for k in (1, 2, 3)]
     runs = [merged(capsys, tmp_path, inputs, jobs, "jsonl", ["--report", str(tmp_path / f"run{jobs}" / "report.html")])

@@ -3,6 +3,7 @@ process and under ``--jobs``, so that CoNLL → BRAT → CoNLL keeps the documen
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, strategies as st
 
 from spanagree.cli import main
@@ -48,6 +49,7 @@ def test_xml_folder_in_natural_order(tmp_path):
     assert list(read(folder).documents) == ["doc1", "doc2", "doc10", "sub/doc3", "sub/doc11"]
 
 
+@pytest.mark.slow
 def test_agree_under_jobs_keeps_the_natural_order(tmp_path, capsys):
     """The forked BRAT shards list documents in the same order as one process."""
     source = tmp_path / "in.conll"

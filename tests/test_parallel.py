@@ -93,6 +93,7 @@ def test_shards_are_contiguous_and_cover_everything():
 
 
 @pytest.mark.parametrize("mode", RULES, ids=lambda m: "-".join(map(str, m)))
+@pytest.mark.slow
 def test_agree_jobs_give_identical_results(mode):
     spansets = corpus()
     match, labels, credit = mode
@@ -106,6 +107,7 @@ def test_agree_jobs_give_identical_results(mode):
 
 
 @pytest.mark.parametrize("mode", RULES, ids=lambda m: "-".join(map(str, m)))
+@pytest.mark.slow
 def test_score_jobs_give_identical_results_and_items(mode):
     gold, pred, _ = corpus()
     match, labels, credit = mode
@@ -173,8 +175,10 @@ def test_a_killed_worker_ends_the_run_with_an_error_instead_of_waiting_forever()
         return item * 10
 
     assert parallel.map_forked(die_on_the_third, [1, 2], 2) == [10, 20]
-    with pytest.raises(SpanagreeError, match=r"worker process of --jobs 2 ended abruptly"):
+    with pytest.raises(SpanagreeError, match=r"worker process of jobs=2 ended abruptly") as raised:
         parallel.map_forked(die_on_the_third, [1, 2, 3, 4], 2)
+    assert raised.value.command_line_message() == ("a worker process of --jobs 2 ended abruptly (killed, or out of "
+                                                   "memory?); nothing was written; try fewer --jobs")
 
 
 def test_the_accumulators_of_shards_add_up_to_the_whole_in_document_order():
@@ -203,6 +207,7 @@ def test_the_accumulators_of_shards_add_up_to_the_whole_in_document_order():
 
 
 @pytest.mark.parametrize("command", ["agree", "score"])
+@pytest.mark.slow
 def test_cli_jobs_output_is_identical(tmp_path, capsys, command):
     spansets = corpus(k=2, documents=40, seed=9)
     paths = []

@@ -20,7 +20,7 @@ from spanagree.formats.xml import write_xml
 from spanagree.pipeline import parallel
 from spanagree.span import SpanSet
 from xmi_build import cassis_typesystem, cassis_xmi
-from conftest import run
+from conftest import run, same_under
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo"
@@ -35,21 +35,6 @@ def without(out: str, *keys):
     for key in ("jobs", *keys):
         data.get("options", {}).pop(key, None)
     return data
-
-
-def assert_same_runs(capsys, calls, argv, *, sharded=True):
-    """``argv`` with --jobs 1 and --jobs 2: the same exit code, stderr and stdout (JSON: but for options.jobs)."""
-    before = len(calls)
-    one = run(capsys, *[*argv, "--jobs", "1"])
-    assert len(calls) == before
-    two = run(capsys, *[*argv, "--jobs", "2"])
-    assert (len(calls) > before) == sharded
-    assert one[0] == two[0] and one[2] == two[2]
-    if one[0] == 0 and "json" in argv:
-        assert without(one[1]) == without(two[1])
-    else:
-        assert one[1] == two[1]
-    return one
 
 
 def xml_folder(spanset: SpanSet, folder: Path) -> Path:
@@ -79,12 +64,13 @@ def first_and_last(folder: Path, fmt: str) -> tuple[Path, Path]:
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.slow
 def test_agree_score_and_merge_read_their_shards(tmp_path, capsys, small_shards, fmt):
     folders = corpus(tmp_path, fmt)
-    code, out, _ = assert_same_runs(capsys, small_shards, ["agree", *folders, "--by", "label,document",
+    code, out, _ = same_under(capsys, calls=small_shards, argv=["agree", *folders, "--by", "label,document",
                                                            "--output", "json"])
     assert code == 0 and json.loads(out)["documents"] == 10
-    code, out, _ = assert_same_runs(capsys, small_shards, ["score", *folders[:2], "--by", "document", "--output",
+    code, out, _ = same_under(capsys, calls=small_shards, argv=["score", *folders[:2], "--by", "document", "--output",
                                                            "json"])
     assert code == 0 and json.loads(out)["documents"] == 10
     golds = []
@@ -99,6 +85,7 @@ def test_agree_score_and_merge_read_their_shards(tmp_path, capsys, small_shards,
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.slow
 def test_a_bad_file_in_a_later_shard_is_the_error_of_one_process(tmp_path, capsys, small_shards, fmt):
     folders = corpus(tmp_path, fmt)
     _, last = first_and_last(folders[1], fmt)
@@ -106,21 +93,22 @@ def test_a_bad_file_in_a_later_shard_is_the_error_of_one_process(tmp_path, capsy
         last.write_bytes(last.read_bytes().replace(b"Shares", b"Sh\xffres"))  # not UTF-8
     else:
         last.write_bytes(last.read_bytes()[:60])  # cut short: no longer well-formed
-    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *folders[:2], "--output", "json"])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", *folders[:2], "--output", "json"])
     assert code == 1 and out == ""
     assert err.startswith(f"spanagree: error: {last}") and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.slow
 def test_a_document_in_one_folder_only(tmp_path, capsys, small_shards, fmt):
     folders = corpus(tmp_path, fmt)
     first, last = first_and_last(folders[1], fmt)
     first.unlink()
     last.unlink()
-    code, out, err = assert_same_runs(capsys, small_shards, ["score", folders[0], folders[1], "--output", "json"])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["score", folders[0], folders[1], "--output", "json"])
     assert code == 0 and json.loads(out)["documents"] == 10
     assert "2 gold document(s) have no prediction and count as empty" in err
-    code, out, err = assert_same_runs(capsys, small_shards, ["agree", folders[0], folders[1], "--output", "json"])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", folders[0], folders[1], "--output", "json"])
     assert code == 0 and json.loads(out)["documents"] == 8
 
 
@@ -144,7 +132,7 @@ def xml_notes_corpus(tmp_path: Path) -> list[Path]:
 
 def test_xml_end_of_folder_notes_and_warnings_are_summed_over_the_shards(tmp_path, capsys, small_shards):
     folders = xml_notes_corpus(tmp_path)
-    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *folders, "--output", "json"])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", *folders, "--output", "json"])
     assert code == 0
     notes = json.loads(out)["notes"]
     assert "ann1: 6 empty elements (no text) skipped: a span covers at least one character" in notes
@@ -156,6 +144,7 @@ def test_xml_end_of_folder_notes_and_warnings_are_summed_over_the_shards(tmp_pat
     assert f"{folders[0]}: every element was taken as a span" in err and "<S> holds other elements" in err
 
 
+@pytest.mark.slow
 def test_webanno_notes_are_summed_over_the_shards(tmp_path, capsys, small_shards):
     """Files without the layer read, in three shards: one note counting the three, and one counting
     their annotations."""
@@ -169,7 +158,7 @@ def test_webanno_notes_are_summed_over_the_shards(tmp_path, capsys, small_shards
             write_webanno(document, folder / f"{stem}.tmp", webanno_layer="Other")
             (folder / f"{stem}.tmp" / "1.tsv").rename(folder / f"{stem}.tsv")
             (folder / f"{stem}.tmp").rmdir()
-    code, out, _ = assert_same_runs(capsys, small_shards, ["agree", *folders[:2], "--output", "json"])
+    code, out, _ = same_under(capsys, calls=small_shards, argv=["agree", *folders[:2], "--output", "json"])
     assert code == 0
     assert json.loads(out)["notes"] == [note for name in ("ann1", "ann2") for note in (
         f"{name}: 3 WebAnno file(s) without the layer NamedEntity (they hold span layer(s) Other; choose one with "
@@ -177,6 +166,7 @@ def test_webanno_notes_are_summed_over_the_shards(tmp_path, capsys, small_shards
         f"{spans[name]}; choose a layer with --webanno-layer)")]
 
 
+@pytest.mark.slow
 def test_xmi_notes_are_summed_over_the_shards(tmp_path, capsys, small_shards):
     """Zero-length and unlabelled annotations in the first and the last file: one note each."""
     typesystem = cassis_typesystem()
@@ -190,7 +180,7 @@ def test_xmi_notes_are_summed_over_the_shards(tmp_path, capsys, small_shards):
             (folder / f"d{k}.xmi").write_text(cassis_xmi(f"Ana met Bo in Porto {k}.", spans, typesystem),
                                               encoding="utf-8")
         folders.append(folder)
-    code, out, _ = assert_same_runs(capsys, small_shards, ["agree", *folders, "--output", "json"])
+    code, out, _ = same_under(capsys, calls=small_shards, argv=["agree", *folders, "--output", "json"])
     assert code == 0
     assert json.loads(out)["notes"][:2] == ["ann1: 2 zero-length XMI annotation(s) left out (a span covers at "
                                             "least one character)", "ann1: 2 XMI annotation(s) without a 'value' "
@@ -210,7 +200,7 @@ def test_one_id_from_files_of_two_shards_is_the_error_of_one_process(tmp_path, c
             (folder / f"{stem}.xml").write_text(f'<docs><doc id="{doc_id}">Ana met <PER>Bo</PER>.</doc></docs>\n',
                                                 encoding="utf-8")
         folders.append(folder)
-    code, _, err = assert_same_runs(capsys, small_shards, ["agree", *folders, "--xml-doc-tag", "doc"])
+    code, _, err = same_under(capsys, calls=small_shards, argv=["agree", *folders, "--xml-doc-tag", "doc"])
     assert code == 1
     assert err.strip() == (f"spanagree: error: {folders[0] / 'a#1.xml'}: document id 'a#1#2' appears twice "
                            f"(also in {folders[0] / 'a.xml'})")
@@ -239,6 +229,6 @@ def test_few_files_of_many_documents_are_read_here_then_compared_in_processes(tm
             shutil.copy(DEMO / "xml" / f"{name}.xml", folder / f"{stem}.xml")
         folders.append(folder)
     before = len(small_shards)
-    code, out, _ = assert_same_runs(capsys, small_shards, ["agree", *folders, "--output", "json"])
+    code, out, _ = same_under(capsys, calls=small_shards, argv=["agree", *folders, "--output", "json"])
     assert code == 0 and json.loads(out)["documents"] == 20
     assert small_shards[before:] == [8]  # the 20 documents compared in 2 x 4 shards

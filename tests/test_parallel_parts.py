@@ -2,7 +2,7 @@
 that of one process.
 
 The same stdout (JSON apart from ``options.jobs``), the same warnings and notes, the same error,
-whether the parts were trusted (``_parts_read_exactly`` said yes) or the run was done again the
+whether the parts were trusted (``parts_added`` added them up) or the run was done again the
 ordinary way (files in different orders, an id read twice).
 """
 
@@ -18,7 +18,7 @@ from spanagree.formats import FilePart
 from spanagree.formats.conll import document_starts_conll, stream_conll
 from spanagree.formats.jsonl import document_starts_jsonl
 from spanagree.pipeline import parallel
-from conftest import run
+from conftest import run, same_under
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,29 +28,15 @@ def verdicts(monkeypatch):
     """Read even these small files in parts, and record whether each run's parts were trusted."""
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
     found = []
-    judge = parallel._parts_read_exactly
+    added = parallel.parts_added
 
     def recorded(*args):
-        found.append(judge(*args))
-        return found[-1]
+        result = added(*args)
+        found.append(result is not None)  # None: not what one process gives; read again here
+        return result
 
-    monkeypatch.setattr(parallel, "_parts_read_exactly", recorded)
+    monkeypatch.setattr(parallel, "parts_added", recorded)
     return found
-
-
-def same_runs(capsys, argv):
-    """``argv`` with --jobs 1 and --jobs 2: same exit code, stderr and stdout (JSON: but for options.jobs)."""
-    one = run(capsys, *argv + ["--jobs", "1"])
-    two = run(capsys, *argv + ["--jobs", "2"])
-    assert one[0] == two[0]
-    assert one[2] == two[2]
-    if one[0] == 0 and "json" in argv:
-        first, second = json.loads(one[1]), json.loads(two[1])
-        first["options"].pop("jobs"), second["options"].pop("jobs")
-        assert first == second
-    else:
-        assert one[1] == two[1]
-    return one
 
 
 def conll_document(number: int, tags=("B-PER", "I-PER", "O")) -> str:
@@ -100,6 +86,7 @@ def test_offsets_and_a_part_read_as_the_whole_file_reads_it(tmp_path):
 
 @pytest.mark.parametrize("command", ["agree", "score"])
 @pytest.mark.parametrize("form", ["conll", "jsonl"])
+@pytest.mark.slow
 def test_generated_files(tmp_path, capsys, verdicts, command, form):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
@@ -109,14 +96,14 @@ def test_generated_files(tmp_path, capsys, verdicts, command, form):
     generate.generate(tmp_path, docs=40, annotators=2, formats=(form,), quiet=True)
     argv = [command, *(str(tmp_path / form / f"ann{k}.{form}") for k in (1, 2)), "--output", "json",
             "--by", "document"]
-    assert same_runs(capsys, argv)[0] == 0
+    assert same_under(capsys, argv)[0] == 0
     assert verdicts == [True]
 
 
 @pytest.mark.parametrize("command", ["agree", "score"])
 def test_conll_parts_give_the_one_process_figures(tmp_path, capsys, verdicts, command):
     paths = conll_files(tmp_path)
-    code, out, err = same_runs(capsys, [command, *map(str, paths), "--output", "json", "--by", "document"])
+    code, out, err = same_under(capsys, [command, *map(str, paths), "--output", "json", "--by", "document"])
     assert code == 0 and verdicts == [True]
     data = json.loads(out)
     by_document = data["by_document"]
@@ -132,18 +119,19 @@ def test_strict_decoding_drops_are_counted_once_over_the_file(tmp_path, capsys, 
     # ann2's documents 1, 4, 7, 10 open with I-PER: an invalid chunk each in strict IOB2
     paths[1].write_text("".join(conll_document(d, ("I-PER", "O", "O") if d % 3 == 0 else ("B-PER", "O", "O"))
                                 for d in range(12)))
-    code, out, err = same_runs(capsys, ["agree", *map(str, paths), "--scheme", "iob2", "--output", "json"])
+    code, out, err = same_under(capsys, ["agree", *map(str, paths), "--scheme", "iob2", "--output", "json"])
     assert code == 0 and verdicts == [True]
     assert err.count("invalid chunk") == 1 and f"{paths[1]}: 4 invalid chunks dropped by strict iob2 decoding" in err
     assert json.loads(out)["notes"] == [f"ann2: {paths[1]}: 4 invalid chunks dropped by strict iob2 decoding"]
 
 
+@pytest.mark.slow
 def test_an_error_in_a_later_part_is_the_one_process_error(tmp_path, capsys, verdicts):
     paths = conll_files(tmp_path)
     lines = paths[1].read_text().split("\n")
     lines[102] = "Bo"  # document 11's third line: one column
     paths[1].write_text("\n".join(lines))
-    code, out, err = same_runs(capsys, ["agree", *map(str, paths)])
+    code, out, err = same_under(capsys, ["agree", *map(str, paths)])
     assert code == 1 and err.strip().splitlines()[-1] == (
         f"spanagree: error: {paths[1]}:103: expected a token and a tag, got one column 'Bo'")
     assert verdicts == [False]  # CoNLL: done again in one process
@@ -151,14 +139,15 @@ def test_an_error_in_a_later_part_is_the_one_process_error(tmp_path, capsys, ver
     lines = paths[0].read_text().split("\n")
     lines[10] = lines[10][:-1]
     paths[0].write_text("\n".join(lines))
-    code, out, err = same_runs(capsys, ["score", *map(str, paths)])
+    code, out, err = same_under(capsys, ["score", *map(str, paths)])
     assert code == 1 and err.strip().splitlines()[-1].startswith(f"spanagree: error: {paths[0]}:11: invalid JSON")
 
 
+@pytest.mark.slow
 def test_jsonl_files_in_different_orders_are_read_the_ordinary_way(tmp_path, capsys, verdicts):
     paths = jsonl_files(tmp_path, order=list(range(11, -1, -1)))
     for command in ("agree", "score"):
-        code, out, err = same_runs(capsys, [command, *map(str, paths), "--output", "json", "--by", "document"])
+        code, out, err = same_under(capsys, [command, *map(str, paths), "--output", "json", "--by", "document"])
         assert code == 0
     assert verdicts == [False, False]
 
@@ -167,18 +156,19 @@ def test_an_id_twice_in_two_parts_is_the_one_process_error(tmp_path, capsys, ver
     paths = jsonl_files(tmp_path)
     with paths[1].open("a") as file:
         file.write(jsonl_record("d02", 2))
-    code, out, err = same_runs(capsys, ["agree", *map(str, paths)])
+    code, out, err = same_under(capsys, ["agree", *map(str, paths)])
     assert code == 1 and "document id 'd02' appears twice (first at line 3)" in err and verdicts == [False]
 
 
 @pytest.mark.parametrize("form", ["conll", "jsonl"])
+@pytest.mark.slow
 def test_a_document_in_one_file_only(tmp_path, capsys, verdicts, form):
     paths = conll_files(tmp_path) if form == "conll" else jsonl_files(tmp_path)
     with paths[1].open("a") as file:  # a 13th document, at the end of the second file only
         file.write(conll_document(12) if form == "conll" else jsonl_record("d12", 12))
-    code, out, err = same_runs(capsys, ["agree", *map(str, paths), "--output", "json"])
+    code, out, err = same_under(capsys, ["agree", *map(str, paths), "--output", "json"])
     assert code == 0 and json.loads(out)["left_out"] == {"not_annotated_by_everyone": ["13" if form == "conll" else "d12"]}
-    code, out, err = same_runs(capsys, ["score", *map(str, paths[::-1]), "--output", "json"])
+    code, out, err = same_under(capsys, ["score", *map(str, paths[::-1]), "--output", "json"])
     assert code == 0 and "1 gold document(s) have no prediction" in err
     assert verdicts == [True, True]
 
@@ -188,14 +178,14 @@ def test_jsonl_left_out_records_are_one_note(tmp_path, capsys, verdicts):
     with paths[0].open("a") as file:
         for d in (12, 13):
             file.write(jsonl_record(f"r{d}", d, answer="reject"))
-    code, out, err = same_runs(capsys, ["agree", *map(str, paths), "--output", "json"])
+    code, out, err = same_under(capsys, ["agree", *map(str, paths), "--output", "json"])
     assert code == 0 and verdicts == [True]
     assert json.loads(out)["notes"] == ["ann1: 2 records answered reject or ignore left out (Prodigy: not annotations)"]
 
 
 def test_too_few_documents_stay_in_one_process(tmp_path, capsys, verdicts, monkeypatch):
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
-    assert same_runs(capsys, ["agree", *map(str, conll_files(tmp_path)), "--output", "json"])[0] == 0
+    assert same_under(capsys, ["agree", *map(str, conll_files(tmp_path)), "--output", "json"])[0] == 0
     assert verdicts == []
 
 

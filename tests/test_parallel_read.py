@@ -16,35 +16,13 @@ import pytest
 
 from spanagree.pipeline import parallel
 from spanagree.cli import main
-from conftest import run
+from conftest import run, same_under
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo" / "brat"
 
 
 pytestmark = pytest.mark.usefixtures("small_shards")
-
-
-def without_jobs(out: str):
-    data = json.loads(out)
-    data.get("options", {}).pop("jobs", None)
-    return data
-
-
-def assert_same_runs(capsys, calls, argv, *, sharded=True):
-    """``argv`` with --jobs 1 and --jobs 2: same exit code, stdout and stderr (JSON: but for options.jobs)."""
-    before = len(calls)
-    one = run(capsys, *argv + ["--jobs", "1"])
-    assert len(calls) == before
-    two = run(capsys, *argv + ["--jobs", "2"])
-    assert (len(calls) > before) == sharded
-    assert one[0] == two[0]
-    assert one[2] == two[2]
-    if one[0] == 0 and "json" in argv:
-        assert without_jobs(one[1]) == without_jobs(two[1])
-    else:
-        assert one[1] == two[1]
-    return one
 
 
 def write_doc(folder: Path, doc_id: str, text: str, ann: str) -> None:
@@ -81,16 +59,18 @@ def small_corpus(tmp_path: Path, documents: int = 12) -> list[Path]:
 
 @pytest.mark.parametrize("output", ["json", "table", "csv"])
 @pytest.mark.parametrize("by", [None, "label", "document"])
+@pytest.mark.slow
 def test_demo_corpus(capsys, small_shards, output, by):
     argv = ["agree", *(str(DEMO / a) for a in ("ann1", "ann2", "ann3")), "--output", output]
     if by:
         argv += ["--by", by]
-    assert assert_same_runs(capsys, small_shards, argv)[0] == 0
+    assert same_under(capsys, calls=small_shards, argv=argv)[0] == 0
 
 
 @pytest.mark.parametrize("options", [[], ["--match", "partial", "--partial-credit", "dice", "--labels", "ignore"],
                                      ["--match", "overlap", "--map", "LOC=PLACE", "--only", "PLACE,PER"],
                                      ["--bootstrap", "20", "--seed", "3"]])
+@pytest.mark.slow
 def test_generated_corpus(tmp_path, capsys, small_shards, options):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
@@ -100,25 +80,26 @@ def test_generated_corpus(tmp_path, capsys, small_shards, options):
     generate.generate(tmp_path, docs=40, annotators=3, formats=("brat",), quiet=True)
     argv = ["agree", *(str(tmp_path / "brat" / f"ann{k}") for k in (1, 2, 3)), "--format", "brat",
             "--output", "json", "--by", "document", *options]
-    assert assert_same_runs(capsys, small_shards, argv)[0] == 0
+    assert same_under(capsys, calls=small_shards, argv=argv)[0] == 0
 
 
+@pytest.mark.slow
 def test_warnings_notes_and_left_out(tmp_path, capsys, small_shards):
     folders = small_corpus(tmp_path)
-    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders), "--output", "json"])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", *map(str, folders), "--output", "json"])
     assert code == 0
     data = json.loads(out)
     assert data["left_out"] == {"not_annotated_by_everyone": ["only2"]}
     assert any("relation" in note for note in data["notes"]) and any("README.txt" in n for n in data["notes"])
     assert "d07.ann:2: T2's text column 'Bob'" in err and "left out" in err
     for output in ("table", "csv"):
-        assert assert_same_runs(capsys, small_shards, ["agree", *map(str, folders), "--output", output])[0] == 0
+        assert same_under(capsys, calls=small_shards, argv=["agree", *map(str, folders), "--output", output])[0] == 0
 
 
 def test_texts_that_differ_are_the_same_error(tmp_path, capsys, small_shards):
     folders = small_corpus(tmp_path)
     (folders[1] / "d09.txt").write_text(TEXT.replace("met", "saw"))
-    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders)])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", *map(str, folders)])
     assert code == 1 and "d09" in err and "different text" in err
 
 
@@ -127,8 +108,8 @@ def test_texts_that_differ_with_align_whitespace(tmp_path, capsys, small_shards)
     (folders[1] / "d09.txt").write_text(TEXT.replace("met", "saw"))
     (folders[1] / "d03.txt").write_text(TEXT.replace(" met ", "  met\n"))
     (folders[1] / "d03.ann").write_text("T1\tPER 0 3\tAna\nT2\tPER 9 11\tBo\nT3\tLOC 3 5\t  \n")
-    code, out, err = assert_same_runs(capsys, small_shards,
-                                      ["agree", *map(str, folders), "--align-whitespace", "--output", "json"])
+    code, out, err = same_under(capsys, ["agree", *map(str, folders), "--align-whitespace", "--output", "json"],
+                                calls=small_shards)
     assert code == 0
     data = json.loads(out)
     assert data["left_out"]["texts_differ"] == ["d09"]
@@ -140,16 +121,17 @@ def test_nothing_left_to_compare(tmp_path, capsys, small_shards):
     for path in folders[1].rglob("*.txt"):
         if path.name != "README.txt":
             path.write_text("Something else entirely, not the same text at all.")
-    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders), "--align-whitespace"])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", *map(str, folders), "--align-whitespace"])
     assert code == 1 and "no document left to compare" in err
 
 
 @pytest.mark.parametrize("bad", [["ann1/d08"], ["ann2/d02"], ["ann1/d08", "ann2/d02"], ["ann2/d11", "ann2/d01"]])
+@pytest.mark.slow
 def test_a_malformed_file_is_the_same_error(tmp_path, capsys, small_shards, bad):
     folders = small_corpus(tmp_path)
     for where in bad:
         (tmp_path / f"{where}.ann").write_text("T1\tPER 0 3\tAna\nT2\tPER x 5\tbad\n")
-    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders)])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", *map(str, folders)])
     assert code == 1 and out == ""
     first = min(bad)  # the first in reading order: annotators in turn, documents by id
     assert err.strip().splitlines()[-1] == f"spanagree: error: {tmp_path / first}.ann:2: expected " \
@@ -159,26 +141,28 @@ def test_a_malformed_file_is_the_same_error(tmp_path, capsys, small_shards, bad)
 def test_bad_listing_and_single_files_read_in_this_process(tmp_path, capsys, small_shards):
     folders = small_corpus(tmp_path)
     (folders[1] / "d04.txt").unlink()  # a .ann without its .txt: found while listing
-    code, out, err = assert_same_runs(capsys, small_shards, ["agree", *map(str, folders)], sharded=False)
+    code, out, err = same_under(capsys, calls=small_shards, argv=["agree", *map(str, folders)], sharded=False)
     assert code == 1 and "d04.txt is missing" in err
     shutil.copy(folders[0] / "d01.ann", tmp_path / "one.ann")
     shutil.copy(folders[0] / "d01.txt", tmp_path / "one.txt")
     assert parallel.folder_listings([str(tmp_path / "one.ann"), str(folders[0])], None) is None
 
 
+@pytest.mark.slow
 def test_agree_chance_reads_its_shards_too(capsys, small_shards):
     """agree --chance tokenises each document where it is compared: BRAT folders are read in shards
     as without it (issue 17)."""
     argv = ["agree", str(DEMO / "ann1"), str(DEMO / "ann2"), "--chance", "--output", "json"]
-    assert assert_same_runs(capsys, small_shards, argv, sharded=True)[0] == 0
+    assert same_under(capsys, calls=small_shards, argv=argv, sharded=True)[0] == 0
 
 
+@pytest.mark.slow
 def test_score_chance_reads_its_shards_too(tmp_path, capsys, small_shards):
     """score --chance tokenises each document where the gold and the prediction are compared: BRAT
     folders are read in shards as without it, a gold document the prediction lacks included."""
     folders = small_corpus(tmp_path)
     argv = ["score", str(folders[1]), str(folders[0]), "--chance", "--output", "json"]
-    code, out, err = assert_same_runs(capsys, small_shards, argv)
+    code, out, err = same_under(capsys, calls=small_shards, argv=argv)
     assert code == 0 and "1 gold document(s) have no prediction and count as empty: only2" in err
     # 13 documents of "Ana met Bo in Porto and Lisbon." (8 tokens each)
     assert json.loads(out)["chance"]["tokens"] == 13 * 8
@@ -188,17 +172,18 @@ def test_too_few_documents_stay_in_one_process(monkeypatch, capsys, small_shards
     """Too few documents to read in shards, and too few spans to compare in several processes."""
     monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
     monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 50_000)
-    assert_same_runs(capsys, small_shards, ["agree", str(DEMO / "ann1"), str(DEMO / "ann2")], sharded=False)
+    same_under(capsys, calls=small_shards, argv=["agree", str(DEMO / "ann1"), str(DEMO / "ann2")], sharded=False)
 
 
 @pytest.mark.parametrize("output", ["json", "table", "csv"])
+@pytest.mark.slow
 def test_score_reads_its_shards_too(tmp_path, capsys, small_shards, output):
     """score on BRAT folders: the gold's document the prediction lacks, the prediction's document
     the gold lacks, notes and warnings — all as in one process."""
     folders = small_corpus(tmp_path)
     gold, pred = folders[1], folders[0]  # the gold has "only2", which the prediction lacks
     errors = [tmp_path / f"errors{jobs}.csv" for jobs in (1, 2)]
-    code, out, err = assert_same_runs(capsys, small_shards, ["score", str(gold), str(pred), "--output", output])
+    code, out, err = same_under(capsys, calls=small_shards, argv=["score", str(gold), str(pred), "--output", output])
     assert code == 0 and "1 gold document(s) have no prediction and count as empty: only2" in err
     for jobs, path in zip((1, 2), errors):
         assert main(["score", str(gold), str(pred), "--errors", str(path), "--jobs", str(jobs)]) == 0
@@ -206,6 +191,7 @@ def test_score_reads_its_shards_too(tmp_path, capsys, small_shards, output):
     assert errors[0].read_text() == errors[1].read_text() and errors[0].read_text().count("\n") > 1
 
 
+@pytest.mark.slow
 def test_merge_reads_its_shards_too(tmp_path, capsys, small_shards):
     """merge on BRAT folders: the same summary, the same gold files and the same adjudication list."""
     sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -217,6 +217,7 @@ ALL_PAIRS = CONLL03 + SYSTEMS
 
 
 @pytest.mark.parametrize("pair", ALL_PAIRS, indirect=True)
+@pytest.mark.slow
 def test_conlleval_report(pair):
     """conlleval.pl's report, overall and type by type (gold = the first file)."""
     report = conlleval_report(pair.conlleval)
@@ -228,6 +229,7 @@ def test_conlleval_report(pair):
 
 
 @pytest.mark.parametrize("pair", ALL_PAIRS, indirect=True)
+@pytest.mark.slow
 def test_summary_conlleval_and_seqeval(pair):
     row = pair.summary
     counts = quiet_score(*pair.read()).counts
@@ -243,6 +245,7 @@ def test_summary_conlleval_and_seqeval(pair):
 
 @pytest.mark.parametrize("pair", ALL_PAIRS, indirect=True)
 @pytest.mark.parametrize("scheme", ["strict", "exact", "partial", "ent_type"])
+@pytest.mark.slow
 def test_summary_nervaluate(pair, scheme, request):
     name = request.node.callspec.params["pair"]
     match, labels = SCHEMES[scheme]

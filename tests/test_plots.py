@@ -39,6 +39,7 @@ def check_files(folder, stems):
         etree.parse(str(folder / f"{stem}.svg"))  # well-formed XML
 
 
+@pytest.mark.slow
 def test_agree_plots_equal_the_json(demo, tmp_path, capsys):
     paths = [demo / "brat" / name for name in ("ann1", "ann2", "ann3")]
     folder = tmp_path / "figures"
@@ -65,6 +66,7 @@ def test_agree_plots_equal_the_json(demo, tmp_path, capsys):
         assert pair["kappa_2x2"] == pytest.approx(value("kappa", pair["a"], pair["b"], pair["c"], pair["d"]))
 
 
+@pytest.mark.slow
 def test_score_plots_one_confusion_per_prediction(demo, tmp_path, capsys):
     gold, ann2, ann3 = (demo / "brat" / name for name in ("ann1", "ann2", "ann3"))
     folder = tmp_path / "figures"
@@ -91,6 +93,7 @@ def test_score_plots_one_confusion_per_prediction(demo, tmp_path, capsys):
     assert svg_texts(single / "kappa_vs_d.svg")["d-0-text"].endswith(f"kappa = {cell(pair['kappa_2x2'])}")
 
 
+@pytest.mark.slow
 def test_plots_folder_output_safety(demo, tmp_path, capsys):
     paths = [demo / "brat" / name for name in ("ann1", "ann2")]
     folder = tmp_path / "figures"
@@ -120,6 +123,7 @@ def test_without_matplotlib_plots_is_one_line_and_exit_2(demo, tmp_path):
     assert not (tmp_path / "figures").exists()
 
 
+@pytest.mark.slow
 def test_merge_plots_equal_the_json(demo, tmp_path, capsys):
     paths = [demo / "brat" / name for name in ("ann1", "ann2", "ann3")]
     folder, gold = tmp_path / "figures", tmp_path / "gold"

@@ -72,6 +72,7 @@ def run(argv, *, terminal: bool) -> tuple[int, str, str]:
 BRAT = [DEMO / "brat" / name for name in ("ann1", "ann2", "ann3")]
 
 
+@pytest.mark.slow
 def test_a_terminal_shows_the_bar_and_stdout_stays_the_same():
     code, out, screen = run(["agree", *BRAT, "--output", "json"], terminal=True)
     assert code == 0
@@ -82,6 +83,7 @@ def test_a_terminal_shows_the_bar_and_stdout_stays_the_same():
     assert json.loads(out) == json.loads(piped)
 
 
+@pytest.mark.slow
 def test_quiet_silences_the_bar_but_not_the_warnings():
     conll = DEMO / "conll"
     code, out, screen = run(["agree", conll / "ann1.conll", conll / "ann2.conll", "--only", "NOPE", "--quiet"],
@@ -92,6 +94,7 @@ def test_quiet_silences_the_bar_but_not_the_warnings():
     assert json.loads(run(["agree", *BRAT, "--quiet", "--output", "json"], terminal=False)[1])["options"]["quiet"]
 
 
+@pytest.mark.slow
 def test_workers_report_their_progress(tmp_path):
     out_path = tmp_path / "gold.jsonl"
     code, out, screen = run(["merge", *BRAT, "--jobs", "2", "--to", "jsonl", "--out", out_path, "--output", "json"],
@@ -109,8 +112,10 @@ def test_the_totals_are_counted_without_reading():
 
 def test_jobs_are_capped_at_the_usable_cores():
     usable = len(os.sched_getaffinity(0))
-    with pytest.warns(SpanagreeWarning, match=rf"--jobs {usable + 6}: this machine lets spanagree use {usable} core"):
+    with pytest.warns(SpanagreeWarning, match=rf"^jobs={usable + 6}: this machine lets spanagree use {usable} core") \
+            as caught:
         assert usable_jobs(usable + 6) == usable
+    assert caught[0].message.command_line_message().startswith(f"--jobs {usable + 6}: this machine lets")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert usable_jobs(1) == 1
@@ -119,6 +124,7 @@ def test_jobs_are_capped_at_the_usable_cores():
     assert result.pooled.a > 0
 
 
+@pytest.mark.slow
 def test_the_bar_counts_each_document_once_when_parts_are_read_again(tmp_path):
     """JSON-lines files in different orders: the workers' byte ranges do not pair, the run is done
     again the ordinary way, and the bar starts again from 0 rather than counting past the total."""

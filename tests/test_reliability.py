@@ -166,6 +166,7 @@ def test_endless_random_conll_ends_in_one_error(tmp_path, capsys):
     assert code == 1 and "is longer than 100,000 bytes" in one_error(err)
 
 
+@pytest.mark.slow
 def test_the_default_limit_holds_on_dev_zero(tmp_path):
     """The default (64 MiB) in a real process: one line, exit 1, nothing written."""
     process = subprocess.run([sys.executable, "-m", "spanagree.cli", "convert", "/dev/zero", "--from", "jsonl",
@@ -219,6 +220,7 @@ def spanagree(*argv, timeout=120, **kwargs) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("fifo", ["e.ann", "e.txt"])
+@pytest.mark.slow
 def test_a_fifo_in_a_brat_folder_is_an_error_not_a_hang(tmp_path, fifo):
     folder = tmp_path / "b1"
     shutil.copytree(DEMO / "brat" / "ann1", folder)
@@ -309,6 +311,7 @@ def test_signals_as_interrupts_restores_the_handlers():
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.slow
 def test_a_signal_mid_convert_removes_the_temporary_output(tmp_path, signum):
     big = tmp_path / "big.jsonl"
     record = {"text": "Ana met Bo in Porto. " * 10, "spans": [{"start": 0, "end": 3, "label": "PER"}]}
@@ -470,6 +473,7 @@ def test_a_destination_under_a_file_names_the_destination(tmp_path, capsys):
     assert one_error(err).startswith(f"spanagree: error: {out}: cannot write the output: ")
 
 
+@pytest.mark.slow
 def test_a_full_standard_output_is_one_line(tmp_path):
     with open("/dev/full", "w") as full:
         process = subprocess.run([sys.executable, "-m", "spanagree.cli", "agree", str(ANN1), str(ANN2)],
@@ -499,6 +503,7 @@ def _running(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 def test_sigterm_during_jobs_ends_the_workers_too(tmp_path):
     """SIGTERM to `agree --jobs 2` while its workers compare: the run ends with 143 and takes its
     workers with it (none is left running its shard)."""

@@ -226,6 +226,7 @@ def test_report_documents_keeps_the_documents_with_the_most_disagreement(capsys,
     assert whole["selection"]["note"] is None and whole["selection"]["left_out"] == []
 
 
+@pytest.mark.slow
 def test_a_jobs_2_report_equals_the_jobs_1_report(tmp_path, monkeypatch):
     from spanagree.pipeline import parallel
 
@@ -383,6 +384,7 @@ class Opened:
         self.page.close()
 
 
+@pytest.mark.slow
 def test_the_demo_report_in_chromium(browser, capsys, tmp_path):
     page = tmp_path / "agree.html"
     run(capsys, "agree", *ANNOTATORS, "--report", page, "--chance", "--bootstrap", "20", "--seed", "1",
@@ -445,6 +447,7 @@ def test_the_demo_report_in_chromium(browser, capsys, tmp_path):
     assert shot[:8] == b"\x89PNG\r\n\x1a\n" and len(shot) > 10 * len(empty)
 
 
+@pytest.mark.slow
 def test_score_and_merge_reports_in_chromium(browser, capsys, tmp_path):
     page = tmp_path / "score.html"
     run(capsys, "score", *ANNOTATORS, "--report", page, "--output", "json")
@@ -475,6 +478,7 @@ def test_score_and_merge_reports_in_chromium(browser, capsys, tmp_path):
         opened.close()
 
 
+@pytest.mark.slow
 def test_emoji_offsets_are_code_points_in_the_browser(browser, tmp_path):
     text = "I ❤️ 😀 Zoë in 𝕽ome 👩‍👩‍👧 and Ana"
     spans = [(text.index("😀"), text.index("😀") + 1, "EMO"), (text.index("Zoë"), text.index("Zoë") + 3, "PER"),
@@ -504,6 +508,7 @@ def test_emoji_offsets_are_code_points_in_the_browser(browser, tmp_path):
     assert kinds[f"{s1}-{e1};{s2}-{e2}"] == "partial"
 
 
+@pytest.mark.slow
 def test_the_bratiaa_example_report_reaches_every_disagreement(browser, shared_corpora, tmp_path):
     project = shared_corpora / "bratiaa-example" / "example-project"
     names = ["Lisa", "Maria", "Max", "Peter"]
@@ -527,6 +532,7 @@ def test_the_bratiaa_example_report_reaches_every_disagreement(browser, shared_c
         opened.close()
 
 
+@pytest.mark.slow
 def test_the_wnut17_report_reaches_every_error_of_seven_systems(browser, shared_corpora, capsys, tmp_path):
     folder = shared_corpora / "wnut17"
     systems = sorted((folder / "submissions").iterdir())
@@ -551,6 +557,7 @@ def test_the_wnut17_report_reaches_every_error_of_seven_systems(browser, shared_
         opened.close()
 
 
+@pytest.mark.slow
 def test_a_round_robin_report_in_chromium(browser, capsys, tmp_path):
     """agree --documents pairwise: a document's lanes are the annotators who have it, and next
     reaches every disagreement of every pair on its own documents (the --errors listing)."""
@@ -604,6 +611,7 @@ def test_a_round_robin_report_in_chromium(browser, capsys, tmp_path):
         opened.close()
 
 
+@pytest.mark.slow
 def test_the_report_ranks_the_predictions_and_shows_the_averages(browser, capsys, tmp_path):
     page = tmp_path / "score.html"
     data = run(capsys, "score", ANNOTATORS[0], ANNOTATORS[1], ANNOTATORS[2], "--report", page, "--output", "json")
@@ -623,6 +631,7 @@ def test_the_report_ranks_the_predictions_and_shows_the_averages(browser, capsys
         opened.close()
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_paired_comparisons(browser, capsys, tmp_path):
     page = tmp_path / "compare.html"
     data = run(capsys, "score", ANNOTATORS[0], ANNOTATORS[1], ANNOTATORS[2], "--compare", "--seed", "3",
@@ -639,6 +648,7 @@ def test_the_report_shows_the_paired_comparisons(browser, capsys, tmp_path):
         opened.close()
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_unitizing_alpha(browser, capsys, tmp_path):
     page = tmp_path / "alpha.html"
     data = run(capsys, "agree", *ANNOTATORS, "--unitizing", "--report", page, "--output", "json")
@@ -652,6 +662,7 @@ def test_the_report_shows_the_unitizing_alpha(browser, capsys, tmp_path):
         opened.close()
 
 
+@pytest.mark.slow
 def test_the_report_shows_where_texts_differ(browser, capsys, tmp_path):
     text = "Ana Ruiz met Bo Li in Porto."
     for name, own, spans in (("a", text, [(0, 8), (13, 18), (22, 27)]),

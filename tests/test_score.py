@@ -252,6 +252,7 @@ def span_lists():
 @pytest.mark.parametrize("match", ["exact", "overlap", "partial"])
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(pred=span_lists(), gold=span_lists())
+@pytest.mark.slow
 def test_the_tally_is_the_same_whether_or_not_it_knows_the_rule(match, labels, pred, gold):
     # Knowing the rule (exact, labels strict), the aligned pairs are counted from the label tally.
     scoring = importlib.import_module("spanagree.scoring")

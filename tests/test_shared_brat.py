@@ -155,6 +155,7 @@ QUAERO = {  # split/part: docs, spans, discontinuous, max fragments, `#` notes
 
 
 @pytest.mark.parametrize("part", list(QUAERO))
+@pytest.mark.slow
 def test_quaero_parts(shared_corpora, part):
     docs, spans, disc, max_fragments, notes = QUAERO[part]
     spanset = read_clean(shared_corpora / "quaero-french-medical" / part)

@@ -141,6 +141,7 @@ WNUT_SYSTEMS = {
 
 
 @pytest.mark.parametrize("name", SUBMISSIONS)
+@pytest.mark.slow
 def test_wnut17_submissions(wnut, name):
     folder, gold, systems = wnut
     spans, correct, strict_spans, strict_f1 = WNUT_SYSTEMS[name]

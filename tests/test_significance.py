@@ -56,6 +56,7 @@ def test_approximate_randomization_tends_to_the_exact_test():
     assert 0.01 < exact < 0.5
 
 
+@pytest.mark.slow
 def test_the_paired_bootstrap_matches_a_plain_reimplementation():
     """An independent numpy bootstrap (its own draws) gives the same interval and p-value within
     Monte-Carlo error."""
@@ -184,7 +185,7 @@ def test_bootstrap_warns_with_few_documents(shared_corpora, capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--unit", "sentence"], "--unit goes with --bootstrap or --compare"),
     (["--test", "bootstrap"], "--test goes with --compare"),
-    (["--compare", "--resamples", "0"], "--resamples must be at least 1"),
+    (["--compare", "--resamples", "0"], "--resamples must be a whole number, at least 1; got 0"),
 ])
 def test_option_errors(demo, capsys, argv, message):
     brat = demo / "brat"
@@ -205,6 +206,7 @@ def submission(folder, system):
     return path if path.exists() else folder / "submissions" / f"{system}.txt"
 
 
+@pytest.mark.slow
 def test_wnut17_ranked_with_p_values_by_sentence_as_docs_statistics_md_shows(shared_corpora, capsys):
     folder = shared_corpora / "wnut17"
     code, out, _ = run(capsys, "score", folder / "emerging.test.annotated", *(submission(folder, s) for s in SYSTEMS),

@@ -219,6 +219,7 @@ def test_two_by_two_stats_equal_counts(a, b, c, d):
 
 @settings(max_examples=200, deadline=None)
 @given(square_tables())
+@pytest.mark.slow
 def test_k_by_k_properties(table):
     kappa, pi = quietly(stats.cohen_kappa, table), quietly(stats.scott_pi, table)
     inform, marked, corr = (quietly(stats.informedness, table), quietly(stats.markedness, table),

@@ -113,6 +113,7 @@ def corpora(draw, least: int, most: int):
 
 @settings(max_examples=300)
 @given(corpora(2, 3), MATCHING, st.integers(1, 3))
+@pytest.mark.slow
 def test_agree_streams_is_agree_on_what_was_read(specs, matching, batch):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(streaming, "BATCH_DOCUMENTS", batch)
@@ -124,6 +125,7 @@ def test_agree_streams_is_agree_on_what_was_read(specs, matching, batch):
 
 @settings(max_examples=300)
 @given(corpora(2, 4), MATCHING, st.integers(1, 3), st.sampled_from([1.0, 2.0]))
+@pytest.mark.slow
 def test_score_streams_is_score_on_what_was_read(specs, matching, batch, beta):
     def read_first():
         gold, *preds = collected(specs)

@@ -91,6 +91,7 @@ def test_whitespace_at_span_edges_is_trimmed_and_blank_spans_left_out():
     assert shaped.notes == ["2 spans of whitespace only left out (--tokenize: a token holds no whitespace)"]
 
 
+@pytest.mark.slow
 def test_spacy_model_saved_to_disk(meddocan, tmp_path):
     """A pipeline saved with nlp.to_disk tokenises as the blank pipeline of its language; one
     without a sentence splitter gets the sentencizer."""

@@ -218,6 +218,7 @@ def corpus_spansets(seed: int, documents: int = 60):
     return [SpanSet.from_spans(f"ann{k + 1}", spans[k], texts) for k in range(3)]
 
 
+@pytest.mark.slow
 def test_agree_unitizing_equals_the_tally_and_holds_under_jobs(monkeypatch):
     monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     sets = corpus_spansets(4)

@@ -318,6 +318,7 @@ _WORDS = st.text(st.sampled_from("ab|_*[]\\😊é-> ;"), min_size=1, max_size=6)
                       max_size=3),
        picks=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 200), st.sampled_from(["A", "b|[1]", "*", "_"])),
                       max_size=6))
+@pytest.mark.slow
 def test_any_text_and_spans_round_trip(tmp_path_factory, lines, picks):
     text = "\n".join(" ".join(words) for words in lines)
     spans = []

@@ -63,6 +63,7 @@ def test_a_real_inception_export_with_its_type_system_next_to_it(samples):
     assert read(folder / "relation_test.xmi").documents["1"].spans == []
 
 
+@pytest.mark.slow
 def test_the_tsv3_suites_xmi_twins_read_and_spans_cover_their_text(samples, suite_types):
     read_ok, failed, spans, emoji = 0, [], 0, None
     for case in sorted((samples / "inception-tsv3-suite").iterdir()):
@@ -88,6 +89,7 @@ def test_the_tsv3_suites_xmi_twins_read_and_spans_cover_their_text(samples, suit
     assert emoji == [(10, 11, "NamedEntity", "😊")]  # begin=10 end=12 in the file; no value: the type's name
 
 
+@pytest.mark.slow
 def test_stacked_spans_of_inceptions_curation_test_and_merged_type_systems(samples, suite_types):
     folder = samples / "inception-curation-mergecas"
     options = dict(xmi_typesystem=suite_types, xmi_type="webanno.custom.Multivalspan", xmi_feature="f1")

@@ -72,6 +72,7 @@ def test_marker_parsing(tmp_path, content, found):
         assert {k: getattr(options, k) for k in found} == found
 
 
+@pytest.mark.slow
 def test_acl_rd_tec_default_counts_structure_and_says_so(shared_corpora, capsys):
     """Without options every element is a span: F1 0.873 (S, Title, Section agree trivially); with
     --xml-span-tags term --xml-label-attr class, 0.679 (the figure SOURCE.md measured)."""

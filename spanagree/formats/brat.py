@@ -49,7 +49,7 @@ import re
 import warnings
 from operator import itemgetter, methodcaller
 
-from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from ..span import Document, Source, Span, SpanSet, normalize_fragments
 from . import (MAX_RECORD_BYTES, DocumentFiles, DocumentStream, FolderListing, collect, listed_documents, natural_key,
                read_regular)
@@ -402,9 +402,10 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
         hint = ""
         if crlf and line_ends != "lf" and _counted_on_lf(lines, text):
             hint = ("; the offsets match the text with LF line ends while the .txt has CRLF (written by a tool "
-                    "that normalises line ends): --brat-line-ends lf maps them onto the text as stored")
-        warnings.warn(f"{ann_path}:{line_no}: {tid}'s text column {_shown(column)} differs from the text "
-                      f"{_shown(covered)}{more}{hint}", SpanagreeWarning, stacklevel=3)
+                    "that normalises line ends): {lf} maps them onto the text as stored")
+        warnings.warn(SpanagreeWarning(f"{ann_path}:{line_no}: {tid}'s text column {_shown(column)} differs from the "
+                                       f"text {_shown(covered)}{more}{hint}", lf=parameter("brat_line_ends", "lf")),
+                      stacklevel=find_stack_level())
     return Document(doc_id, text, spans, ann_path)
 
 

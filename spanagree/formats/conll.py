@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import BinaryIO, Iterator
 
 from ..collector import collector_paused
-from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
@@ -231,7 +231,7 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
     if invalid:
         message = _dropped(path, invalid, scheme)
         notes.append(message)
-        warnings.warn(message, SpanagreeWarning, stacklevel=2)
+        warnings.warn(message, SpanagreeWarning, stacklevel=find_stack_level())
 
 
 def _dropped(path: str, invalid: int, scheme: Scheme) -> str:
@@ -490,8 +490,8 @@ def _columns(text: str, raw: bytes, path: str, conll_column: int | None,
                 if row and len(row) < need and row[0] != DOCSTART:
                     if conll_column is None:
                         raise FormatError(path, f"expected a token and a tag, got one column {row[0]!r}", index)
-                    raise FormatError(path, f"expected at least {need} columns (--conll-column {conll_column}), "
-                                            f"got {len(row)}", index)
+                    raise FormatError(path, f"expected at least {need} columns ({{column}}), got {len(row)}", index,
+                                      column=parameter("conll_column", conll_column))
             if len(tags) < len(tokens):
                 tags += [row[column] if len(row) >= need else "O" for row in rows]
     del rows, lines

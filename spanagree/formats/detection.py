@@ -60,7 +60,7 @@ def detect_format(path: str | os.PathLike) -> str:
     for fmt in FORMATS.values():
         if suffix in fmt.extensions:
             return fmt.name
-    raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give --format")
+    raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give {{format}}", format="format")
 
 
 def recognised_format(path: Path) -> str | None:

@@ -227,7 +227,7 @@ def write_docbin(spanset: SpanSet, dest, *, docbin_spans_key: str | None = None)
                 if after.start < before.end:
                     raise UsageError(f"document {doc_id!r}: spans {before.fragments} {before.label} and "
                                      f"{after.fragments} {after.label} overlap; doc.ents cannot hold them "
-                                     "(write a span group with --docbin-spans-key)")
+                                     "(write a span group with {option})", option="docbin_spans_key")
         words, spaces = _tokens(text, spans)
         doc = Doc(vocab, words=words, spaces=spaces)
         made = [doc.char_span(s.start, s.end, label=s.label, alignment_mode="strict") for s in spans]

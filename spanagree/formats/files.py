@@ -44,7 +44,7 @@ def natural_key(name: str) -> tuple:
 def too_large(path: str, what: str, limit: int, line: int | None = None) -> FormatError:
     """The error for a record beyond ``max_record_bytes``, naming the option that raises the limit."""
     return FormatError(path, f"{what} is longer than {limit:,} bytes, the largest record read "
-                       "(raise it with --max-record-bytes)", line)
+                       "(raise it with {max_record_bytes})", line, max_record_bytes="max_record_bytes")
 
 
 

@@ -164,7 +164,7 @@ def _parse_from(cwd: str, file: str, in_folder: bool, limit: int, full: bool = T
     except FormatError as error:
         if error.path == file or error.path != opened:
             raise
-        raise FormatError(file, error.message, error.line) from None
+        raise FormatError(file, error.template, error.line, **error.words) from None
 
 
 def _text_and_nodes(file: str, element, full: bool = True) -> tuple[str, dict[str, int]]:

@@ -52,7 +52,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FormatError
+from ..errors import FormatError, parameter
 from ..span import Document
 from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, natural_key, read_regular, too_large
 from .registry import FORMATS
@@ -332,7 +332,8 @@ def _document(export: _Export, member: str, doc_id: str, reading, given, webanno
         return webanno_document(text, where, doc_id, counts=counts, **webanno)
     if extension == "xmi":
         if given is None:
-            raise FormatError(where, "a loose XMI file without its type system: give --xmi-typesystem PATH")
+            raise FormatError(where, "a loose XMI file without its type system: give {typesystem}",
+                              typesystem=parameter("xmi_typesystem", "PATH"))
         return xmi_document(data, given, where, doc_id, reading)
     try:
         inner = zipfile.ZipFile(io.BytesIO(data))
@@ -347,7 +348,8 @@ def _document(export: _Export, member: str, doc_id: str, reading, given, webanno
         if typesystem is None:
             found = [i for i in infos if i.filename.rpartition("/")[2].lower() == "typesystem.xml"]
             if not found:
-                raise FormatError(where, "holds no TypeSystem.xml beside its XMI; give --xmi-typesystem PATH")
+                raise FormatError(where, "holds no TypeSystem.xml beside its XMI; give {typesystem}",
+                                  typesystem=parameter("xmi_typesystem", "PATH"))
             ts_where = f"{where}/{found[0].filename}"
             ts_data = _member(inner, found[0], ts_where, limit)
             typesystem = reading.typesystems.get(ts_data)

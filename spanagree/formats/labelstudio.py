@@ -67,7 +67,7 @@ import re
 import warnings
 from pathlib import Path
 
-from ..errors import FormatError, SpanagreeWarning, UsageError
+from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level
 from ..span import Document, Source, Span, SpanSet
 from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, read_bounded
 from .registry import FORMATS
@@ -216,9 +216,9 @@ class _Export:
                 key = "text" if "text" in data else strings[0] if len(strings) == 1 else None
         text = data.get(key) if key is not None else None
         if not isinstance(text, str):
-            raise self._error(where, f"no text (the data field {key!r} is not a string; name it with "
-                              "--labelstudio-text-field)" if key is not None else
-                              "no text (name its data field with --labelstudio-text-field)")
+            raise FormatError(self.path, f"{where}: " + (f"no text (the data field {key!r} is not a string; name it "
+                              "with {option})" if key is not None else "no text (name its data field with {option})"),
+                              option="labelstudio_text_field")
         return _checked(text, self, where, "text")
 
     def _spans(self, result, doc_id: str, text: str, where: str) -> list[Span]:
@@ -314,7 +314,7 @@ def _exports(path, text_field, predictions, limit) -> tuple[_Export, list]:
         more = len(export.mismatches) - len(shown)
         warnings.warn(f"{path}: {len(export.mismatches)} span(s) whose value.text differs from the text at their "
                       f"offsets (offsets kept): " + "; ".join(shown) + (f"; and {more} more" if more else ""),
-                      SpanagreeWarning, stacklevel=4)
+                      SpanagreeWarning, stacklevel=find_stack_level())
     return export, export.notes()
 
 

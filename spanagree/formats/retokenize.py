@@ -84,7 +84,7 @@ def conll_shaped(spanset: SpanSet, *, lang: str | None = None, spacy_model: str 
     blank = 0
     for doc_id, document in spanset.documents.items():
         if document.text is None:
-            raise UsageError(f"document {doc_id!r} has no text: --tokenize needs texts")
+            raise UsageError(f"document {doc_id!r} has no text: {{option}} needs texts", option="tokenize")
         shaped, left_out = _shaped(nlp, document)
         documents[doc_id] = shaped
         blank += left_out

@@ -152,7 +152,7 @@ def listed_documents(listing: FolderListing, notes: list[str]) -> Iterator[Docum
     if warned:
         import warnings
 
-        from ..errors import SpanagreeWarning
+        from ..errors import SpanagreeWarning, find_stack_level
 
         for message in warned:
-            warnings.warn(message, SpanagreeWarning, stacklevel=2)
+            warnings.warn(message, SpanagreeWarning, stacklevel=find_stack_level())

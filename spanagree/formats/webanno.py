@@ -624,8 +624,8 @@ def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
     layer = _full_layer_name(webanno_layer)
     feature = webanno_feature or DEFAULT_FEATURE
     if "|" in layer or "\n" in layer or "|" in feature or "\n" in feature or "\t" in feature:
-        raise UsageError("{option} and --webanno-feature cannot hold '|', tabs or line breaks",
-                         option="webanno_layer")
+        raise UsageError("{option} and {feature} cannot hold '|', tabs or line breaks",
+                         option="webanno_layer", feature="webanno_feature")
     contents = []
     for doc_id, document in spanset.documents.items():
         parts = doc_id.split("/")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..collector import collector_paused
-from ..errors import UsageError
+from ..errors import UsageError, find_stack_level
 from ..span import Document, SpanSet
 from .files import written_or_removed
 from .reading import read
@@ -93,7 +93,8 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
 
         from ..errors import SpanagreeWarning
 
-        warnings.warn(f"{fmt.title} output: not written: {'; '.join(lost)}", SpanagreeWarning, stacklevel=2)
+        warnings.warn(f"{fmt.title} output: not written: {'; '.join(lost)}", SpanagreeWarning,
+                      stacklevel=find_stack_level())
 
 
 # Span attributes by key prefix (spanagree.formats.brat keeps BRAT's lines on spans this way).

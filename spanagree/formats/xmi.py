@@ -44,7 +44,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import FormatError
+from ..errors import FormatError, parameter
 from ..span import Document, Source, Span
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, document_files, listed_documents,
                natural_key, read_bounded, read_document_file, read_regular)
@@ -204,17 +204,18 @@ def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: Xmi
         view = cas.get_view(reading.view)
     except Exception:
         names = ", ".join(v.sofa.sofaID for v in cas.views) or "none"
-        raise FormatError(source, f"no view {reading.view!r} (it has: {names}); choose one with --xmi-view") from None
+        raise FormatError(source, f"no view {reading.view!r} (it has: {names}); choose one with {{option}}",
+                          option="xmi_view") from None
     try:
         kind = typesystem.get_type(reading.type_name)
     except Exception as error:
         raise FormatError(source, f"the type system has no type {reading.type_name!r} ({_message(error)}); "
-                          "choose one with --xmi-type") from None
+                          "choose one with {option}", option="xmi_type") from None
     if not typesystem.subsumes("uima.tcas.Annotation", kind):
         raise FormatError(source, f"type {kind.name!r} is not an annotation (no begin and end)")
     if kind.get_feature(reading.feature) is None:
         raise FormatError(source, f"type {kind.name!r} has no feature {reading.feature!r}; choose one with "
-                          "--xmi-feature")
+                          "{option}", option="xmi_feature")
     text = view.sofa_string
     if text is None:
         raise FormatError(source, f"view {reading.view!r} holds no text (sofaString)")
@@ -241,7 +242,7 @@ def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: Xmi
             label = str(value).strip()
         else:
             raise FormatError(source, f"feature {reading.feature!r} of {short} is not a primitive value; choose a "
-                              "string feature with --xmi-feature")
+                              "string feature with {option}", option="xmi_feature")
         spans.append(Span(doc_id, ((start, end),), label, source=Source(source)))
     spans.sort(key=lambda s: (s.fragments, s.label))
     return Document(doc_id, text, spans, source)
@@ -312,7 +313,8 @@ class XmiFolder(FolderListing):
                 found = _typesystem_file(file, top)
                 if found is None:
                     raise FormatError(file, "no type system: put the TypeSystem.xml the tool exported next to it, "
-                                      "or give --xmi-typesystem PATH")
+                                      "or give {typesystem}", typesystem=parameter("xmi_typesystem", "PATH",
+                                                                                   command_line_value="PATH"))
                 typesystem = reading.typesystems.get(found)
                 if typesystem is None:
                     data = read_regular(found, "type systems found beside XMI files", limit)  # never a FIFO

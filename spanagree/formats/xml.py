@@ -113,7 +113,7 @@ from collections import Counter
 
 from lxml import etree
 
-from ..errors import FormatError, UsageError
+from ..errors import FormatError, UsageError, parameter
 from ..span import Document, Source, Span, SpanSet
 from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, FolderListing, collect, listed_documents,
                natural_key, open_regular, read_bounded, read_regular, write_documents)
@@ -504,7 +504,7 @@ class _FileReader:
             except etree.XMLSyntaxError as error:
                 raise self._syntax_error(error) from None
         if not ordinal:
-            raise FormatError(path, f"no <{doc_tag}> element in it (--xml-doc-tag {doc_tag})")
+            raise FormatError(path, f"no <{doc_tag}> element in it ({{doc_tag}})", doc_tag=parameter("xml_doc_tag", doc_tag))
 
     def _document(self, root) -> Document:
         """The document element's text and spans (ids are set by the caller)."""
@@ -538,7 +538,8 @@ class _FileReader:
                                 label = child.get(label_attr)
                                 if label is None:
                                     raise FormatError(path, f"<{local}> has no {label_attr} attribute for its "
-                                                      f"label (--xml-label-attr {label_attr})", child.sourceline)
+                                                      "label ({label_attr})", child.sourceline,
+                                                      label_attr=parameter("xml_label_attr", label_attr))
                         else:
                             label = None
                     elif label_attr is not None:
@@ -673,7 +674,7 @@ def file_writer_xml(xml_label_attr: str | None = None, xml_span_tags: str | list
     """:func:`write_xml`'s file: the declaration, the marker and ``<corpus>``, a ``<doc>`` element
     per document, ``</corpus>`` (the options checked first)."""
     doc_tag = "doc" if xml_doc_tag is None else xml_doc_tag.strip()
-    _check_name(doc_tag, "--xml-doc-tag")
+    _check_name(doc_tag, "xml_doc_tag")
     if doc_tag == "corpus":
         raise UsageError("{option} cannot be 'corpus': the writer's root element is <corpus>", option="xml_doc_tag")
     tags = None
@@ -683,14 +684,15 @@ def file_writer_xml(xml_label_attr: str | None = None, xml_span_tags: str | list
         if not tags:
             raise UsageError("{option} needs at least one tag name (A,B,...)", option="xml_span_tags")
         for tag in tags:
-            _check_name(tag, "--xml-span-tags")
+            _check_name(tag, "xml_span_tags")
     if xml_label_attr is not None:
         attr = xml_label_attr.strip()
-        _check_name(attr, "--xml-label-attr")
+        _check_name(attr, "xml_label_attr")
         element = tags[0] if tags else "span"
-        _check_name(element, "--xml-span-tags")
+        _check_name(element, "xml_span_tags")
         if element == doc_tag:
-            raise UsageError(f"the span element <{element}> cannot also be the document element (--xml-doc-tag)")
+            raise UsageError(f"the span element <{element}> cannot also be the document element ({{option}})",
+                             option="xml_doc_tag")
         writer = _DocumentWriter(doc_tag, element, attr, None)
     else:
         writer = _DocumentWriter(doc_tag, None, None, None if tags is None else frozenset(tags))
@@ -719,8 +721,8 @@ def _marker(doc_tag: str, label_attr: str | None, span_tags: list[str] | None) -
 
 def _check_name(name: str, option: str) -> None:
     if not isinstance(name, str) or _NAME.fullmatch(name) is None:
-        raise UsageError(f"{option} {name!r} is not an XML name (a letter or _, then letters, digits, "
-                         "'-', '.' or '_'; no ':')")
+        raise UsageError(f"{{option}} {name!r} is not an XML name (a letter or _, then letters, digits, "
+                         "'-', '.' or '_'; no ':')", option=option)
 
 
 class _DocumentWriter:
@@ -790,14 +792,14 @@ class _DocumentWriter:
         else:
             if _NAME.fullmatch(label) is None:
                 raise UsageError(f"document {doc_id!r}: label {label!r} is not an XML name, so it cannot be an "
-                                 "element; give --xml-label-attr (e.g. --xml-label-attr label) to write labels "
-                                 "as an attribute")
+                                 "element; give {option} (e.g. {example}) to write labels as an attribute",
+                                 option="xml_label_attr", example=parameter("xml_label_attr", "label"))
             if label == self.doc_tag:
                 raise UsageError(f"document {doc_id!r}: label {label!r} is the document element's name; give "
-                                 "another --xml-doc-tag, or --xml-label-attr")
+                                 "another {doc_tag}, or {option}", option="xml_label_attr", doc_tag="xml_doc_tag")
             if self.allowed is not None and label not in self.allowed:
-                raise UsageError(f"document {doc_id!r}: label {label!r} is not among --xml-span-tags "
-                                 f"{','.join(sorted(self.allowed))}, so it would not be read back")
+                raise UsageError(f"document {doc_id!r}: label {label!r} is not among {{tags}}, so it would not be read "
+                                 "back", tags=parameter("xml_span_tags", ",".join(sorted(self.allowed))))
         self.checked.add(label)
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import warnings
 from typing import Mapping, Sequence
 
-from ..errors import SpanagreeWarning, UsageError
+from ..errors import SpanagreeWarning, UsageError, find_stack_level
 from .registry import MEASURES as REGISTRY
 
 MEASURES = ("f1", "precision", "recall")  # keys of the registry's measures given an interval
@@ -35,7 +35,7 @@ CHUNK_CELLS = 1 << 21  # resamples × documents drawn at once (bounds memory, no
 
 def bootstrap_intervals(per_document, *, n: int = 1000, seed: int | None = None, level: float = 0.95,
                         pairs: Sequence | None = None, mean: bool = True, unit: str = "document",
-                        documents: int | None = None, stacklevel: int = 2) -> dict:
+                        documents: int | None = None) -> dict:
     """Percentile intervals of each pair's F1, precision and recall, and of the mean pairwise F1.
 
     Parameters
@@ -58,9 +58,6 @@ def bootstrap_intervals(per_document, *, n: int = 1000, seed: int | None = None,
     unit : {"document", "sentence"}
         What a row of ``per_document`` is: a document, or a sentence (``--unit sentence``:
         sentences are resampled; ``documents`` then gives how many documents they come from).
-    stacklevel : int
-        Whose line the warnings name, as :func:`warnings.warn`'s (2: this function's caller;
-        ``agree`` and ``score`` pass 3, their own caller).
 
     Returns
     -------
@@ -96,11 +93,11 @@ def bootstrap_intervals(per_document, *, n: int = 1000, seed: int | None = None,
               "documents": units if unit == "document" or documents is None else documents, "units": units}
     if units < 2:
         warnings.warn(f"bootstrap: {units} {unit}(s): at least two are needed to resample {unit}s; "
-                      "no interval", SpanagreeWarning, stacklevel=stacklevel)
+                      "no interval", SpanagreeWarning, stacklevel=find_stack_level())
         return {**result, "pairs": None, "mean_f1": None, "reason": f"fewer than two {unit}s"}
     from .significance import warn_few_units
 
-    warn_few_units("bootstrap", units, unit, stacklevel=stacklevel + 1)
+    warn_few_units("bootstrap", units, unit)
     if counts.ndim != 3 or counts.shape[2] != 3:
         raise ValueError("per_document must be documents × pairs × (a, b, c)")
     n_pairs = counts.shape[1]
@@ -132,7 +129,7 @@ def bootstrap_intervals(per_document, *, n: int = 1000, seed: int | None = None,
         if result["mean_f1_undefined"]:
             parts.append(f"mean F1 {result['mean_f1_undefined']}")
         warnings.warn("bootstrap: resamples where a figure is undefined (0/0) were left out of its interval: "
-                      + ", ".join(parts), SpanagreeWarning, stacklevel=stacklevel)
+                      + ", ".join(parts), SpanagreeWarning, stacklevel=find_stack_level())
     return result
 
 

@@ -29,14 +29,14 @@ import math
 import warnings
 from dataclasses import dataclass
 
-from ..errors import SpanagreeWarning
+from ..errors import SpanagreeWarning, find_stack_level
 from .registry import MEASURES
 
 
 def ratio(numerator: float, denominator: float, what: str = "rate") -> float:
     """``numerator / denominator``, or ``nan`` with a warning when the denominator is 0."""
     if denominator == 0:
-        warnings.warn(f"{what} is undefined (0/0): reported as NaN", SpanagreeWarning, stacklevel=3)
+        warnings.warn(f"{what} is undefined (0/0): reported as NaN", SpanagreeWarning, stacklevel=find_stack_level())
         return math.nan
     return numerator / denominator
 
@@ -50,7 +50,7 @@ def rate(key: str, a: float, b: float, c: float, d: float | None = None, *, name
     value = MEASURES[key].compute(a, b, c, d, **parameters)
     if math.isnan(value):
         warnings.warn(f"{name or MEASURES[key].name} is undefined (0/0): reported as NaN", SpanagreeWarning,
-                      stacklevel=3)
+                      stacklevel=find_stack_level())
     return value
 
 

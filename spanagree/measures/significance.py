@@ -45,7 +45,7 @@ import math
 import warnings
 from typing import Sequence
 
-from ..errors import SpanagreeWarning, UsageError
+from ..errors import Parameter, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .registry import MEASURES as REGISTRY
 
 #: The tests (``--test``).
@@ -70,15 +70,17 @@ def check_test_options(test: str, unit: str, resamples) -> None:
         raise UsageError(f"{{option}} must be a whole number, at least 1; got {resamples!r}", option="resamples")
 
 
-def warn_few_units(what: str, units: int, unit: str, stacklevel: int = 3) -> None:
-    """The warning for a bootstrap or a test over fewer than :data:`FEW_UNITS` units (``stacklevel``
-    as :func:`warnings.warn`'s: 3, the caller of the function that calls this one)."""
+def warn_few_units(what: str | Parameter, units: int, unit: str) -> None:
+    """The warning for a bootstrap or a test over fewer than :data:`FEW_UNITS` units; ``what``
+    (a :class:`~spanagree.errors.Parameter` when it names one) begins it."""
     if 2 <= units < FEW_UNITS:
-        warnings.warn(f"{what}: only {units} {unit}s to resample: with fewer than {FEW_UNITS} units the intervals "
-                      "are too narrow and unstable and the p-values coarse (a randomization test over "
-                      f"{units} units has at most 2^{units} distinct swaps); read them with care"
-                      + (" (--unit sentence resamples sentences)" if unit == "document" else ""),
-                      SpanagreeWarning, stacklevel=stacklevel)
+        warnings.warn(SpanagreeWarning(
+            f"{{what}}: only {units} {unit}s to resample: with fewer than {FEW_UNITS} units the intervals "
+            "are too narrow and unstable and the p-values coarse (a randomization test over "
+            f"{units} units has at most 2^{units} distinct swaps); read them with care"
+            + (" ({sentence} resamples sentences)" if unit == "document" else ""),
+            what=what if isinstance(what, Parameter) else Parameter(what, what),
+            sentence=parameter("unit", "sentence")), stacklevel=find_stack_level())
 
 
 def paired_comparisons(unit_counts, names: Sequence[str], *, test: str = "randomization", unit: str = "document",

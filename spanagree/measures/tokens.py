@@ -58,7 +58,7 @@ from operator import add, sub
 from dataclasses import dataclass, field
 
 from .counts import Counts
-from ..errors import SpanagreeWarning, UsageError
+from ..errors import SpanagreeWarning, UsageError, find_stack_level
 from ..slotted import Slotted
 from ..span import Document, Span, SpanSet
 
@@ -419,8 +419,7 @@ class TokenTally(Slotted):
                     own.extend(theirs or ())
         return self
 
-    def agreement(self, names: list[str], documents: list[str], *, tokenizer: str, labels: str = "strict",
-                  stacklevel: int = 2) -> "TokenAgreement":
+    def agreement(self, names: list[str], documents: list[str], *, tokenizer: str, labels: str = "strict") -> "TokenAgreement":
         """The :class:`TokenAgreement` of ``documents`` (every one of them tallied, in any shards).
 
         Raises :class:`~spanagree.errors.UsageError` for the first of ``documents`` that could
@@ -439,7 +438,7 @@ class TokenTally(Slotted):
             if count:
                 warnings.warn(f"{name}: {count} token(s) covered by more than one span (nested or overlapping "
                               "spans) get the innermost span's label at token level", SpanagreeWarning,
-                              stacklevel=stacklevel + 1)
+                              stacklevel=find_stack_level())
         # the rows in a canonical order: the figures do not depend on the order documents came in
         patterns = sorted(self.rows.items(), key=lambda item: tuple(map(_label_key, item[0])))
         used = sorted({label for row in self.rows for label in row if label is not None and label != MISSING})
@@ -578,7 +577,7 @@ class TokenAgreement:
         import pandas as pd
 
         if self.token_index is None:
-            raise ValueError("the tokens were not kept (agree --chance sums them up as it compares); "
+            raise ValueError("the tokens were not kept (agree(chance=True) sums them up as it compares); "
                              "token_agreement() keeps them")
         frame = pd.DataFrame(self.token_index, columns=["document", "start", "end"])
         for name, codes in zip(self.annotators, self.codes):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from typing import Sequence
 
-from ..errors import SpanagreeError, UsageError
+from ..errors import SpanagreeError, UsageError, find_stack_level
 from ..formats import DocumentStream
 from ..span import SpanSet
 from .accumulator import Accumulator
@@ -259,7 +259,7 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
                    f"({documents[0].id if documents else '-'} → {ids[0] if ids else '-'}, ...)")
         if len(documents) != len(ids):
             message += f"; {abs(len(documents) - len(ids))} left unpaired"
-        warnings.warn(message, SpanagreeWarning, stacklevel=3)
+        warnings.warn(message, SpanagreeWarning, stacklevel=find_stack_level())
         pairs = list(zip(documents[:paired], ids))
     renamed = []
     for document, doc_id in pairs:
@@ -357,13 +357,14 @@ def usable_jobs(jobs: int) -> int:
     :func:`run`: it names the line that called the command)."""
     import warnings
 
-    from ..errors import SpanagreeWarning
+    from ..errors import SpanagreeWarning, parameter
     from .parallel import usable_cores
 
     usable = usable_cores()
     if jobs > usable:
-        warnings.warn(f"--jobs {jobs}: this machine lets spanagree use {usable} core(s); using {usable} (more "
-                      "processes than cores only add the cost of starting them)", SpanagreeWarning, stacklevel=4)
+        warnings.warn(SpanagreeWarning(f"{{jobs}}: this machine lets spanagree use {usable} core(s); using {usable} "
+                                       "(more processes than cores only add the cost of starting them)",
+                                       jobs=parameter("jobs", jobs)), stacklevel=find_stack_level())
         return usable
     return jobs
 

@@ -27,14 +27,17 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
+from ..errors import find_stack_level
+
 #: The reading key of what a stream gives at its end (its last warnings), after all its documents.
 AFTER_ALL = float("inf")
 
 
 def replay(recorded) -> None:
-    """Warn again, in key order (a stable sort), what was recorded as ``(key, message, category)``."""
+    """Warn again, in key order (a stable sort), what was recorded as ``(key, message, category)``,
+    as from the line that called spanagree."""
     for _, message, category in sorted(recorded, key=itemgetter(0)):
-        warnings.warn(message, category, stacklevel=3)
+        warnings.warn(message, category, stacklevel=find_stack_level())
 
 
 def first_error(current: tuple | None, candidate: tuple | None) -> tuple | None:

@@ -278,7 +278,7 @@ class Bootstrap(Analysis):
         return bootstrap_intervals(rows, n=self.resamples, seed=self.seed, unit=self.unit,
                                    documents=len(finished.documents),
                                    pairs=[[first, second] for first, second, _ in finished.pairs],
-                                   mean=finished.command == "agree", stacklevel=5)
+                                   mean=finished.command == "agree")
 
 
 class Comparisons(Analysis):
@@ -294,24 +294,26 @@ class Comparisons(Analysis):
     def finish(self, tally, finished: Finished):
         import warnings
 
-        from ..errors import SpanagreeWarning
+        from ..errors import Parameter, SpanagreeWarning, find_stack_level, parameter
         from ..measures.significance import paired_comparisons, warn_few_units
         from .units import unit_rows
 
         tallies = [pair for _, _, pair in finished.pairs]
         shared = [d for d in finished.documents if all(d in pair.by_document for pair in tallies)]
         rows = unit_rows(tallies, shared, self.unit, finished.units)
-        what = f"{finished.command} --compare"
+        command = finished.command
+        what = Parameter(f"{command}(compare=True)", f"{command} --compare")
         if len(rows) < 2:
-            if finished.command == "agree":
-                message = (f"{what}: {len(rows)} {self.unit}(s) compared by every pair: at least two are needed; "
-                           "no interval and no p-value")
+            if command == "agree":
+                warning = SpanagreeWarning(f"{{compare}}: {len(rows)} {self.unit}(s) compared by every pair: at "
+                                           "least two are needed; no interval and no p-value", compare=what)
             else:
-                message = (f"{what}: {len(rows)} {self.unit}(s): at least two are needed to resample or swap; "
-                           "no interval and no p-value" + (" (--unit sentence splits them)"
-                                                           if self.unit == "document" else ""))
-            warnings.warn(message, SpanagreeWarning, stacklevel=5)
-        warn_few_units(what, len(rows), self.unit, stacklevel=6)
+                warning = SpanagreeWarning(f"{{compare}}: {len(rows)} {self.unit}(s): at least two are needed to "
+                                           "resample or swap; no interval and no p-value"
+                                           + (" ({sentence} splits them)" if self.unit == "document" else ""),
+                                           compare=what, sentence=parameter("unit", "sentence"))
+            warnings.warn(warning, stacklevel=find_stack_level())
+        warn_few_units(what, len(rows), self.unit)
         names = ([f"{first} × {second}" for first, second, _ in finished.pairs] if finished.command == "agree"
                  else [first for first, _, _ in finished.pairs])
         return paired_comparisons(rows, names, test=self.test, unit=self.unit, resamples=self.resamples,

@@ -35,7 +35,7 @@ import os
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-from ..errors import SpanagreeError, UsageError
+from ..errors import SpanagreeError, UsageError, find_stack_level
 from ..formats import DocumentStream
 from .accumulator import Accumulator
 
@@ -186,7 +186,7 @@ def shared_spool(client, near: str | None, inputs=(), *, kept: str = "merge keep
         folder.remove()
         worker, why = sorted(refused.items())[0]
         warnings.warn(f"Dask worker {worker} cannot write into {near} ({why}): {kept} in this process's memory "
-                      "(docs/cluster.md)", SpanagreeWarning, stacklevel=4)
+                      "(docs/cluster.md)", SpanagreeWarning, stacklevel=find_stack_level())
         return None
     return folder
 

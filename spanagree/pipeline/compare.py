@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from ..collector import collector_paused
 from ..measures.counts import Counts
-from ..errors import SpanagreeWarning, UsageError
+from ..errors import SpanagreeWarning, UsageError, find_stack_level
 from ..match import Alignment, MatchRule, align
 from ..slotted import Slotted
 from ..span import Document, SpanSet
@@ -291,7 +291,7 @@ def warn_duplicates(name: str, count: int, rule: MatchRule) -> None:
     if count:
         key = "fragments and label" if rule.strict_labels else "fragments"
         warnings.warn(f"{name}: {count} span(s) identical on the matching key ({key}) counted once",
-                      SpanagreeWarning, stacklevel=4)
+                      SpanagreeWarning, stacklevel=find_stack_level())
 
 
 @dataclass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import warnings
 
-from ..errors import SpanagreeError, SpanagreeWarning
+from ..errors import SpanagreeError, SpanagreeWarning, find_stack_level
 from ..texts import warn_texts_differ, warn_token_spellings
 from .accumulator import TextsTally, replay
 
@@ -67,7 +67,7 @@ def common_documents(names: list[str], orders: list[list[str]], *, left_out_of: 
     left_out: dict[str, list[str]] = {}
     if partial:
         warnings.warn(f"{len(partial)} document(s) not annotated by every annotator are left out{left_out_of}: "
-                      + ", ".join(partial), SpanagreeWarning, stacklevel=3)
+                      + ", ".join(partial), SpanagreeWarning, stacklevel=find_stack_level())
         left_out["not_annotated_by_everyone"] = partial
     return documents, left_out
 
@@ -101,7 +101,7 @@ def pairwise_documents(names: list[str], orders: list[list[str]], pairs: list[tu
     left_out: dict[str, list[str]] = {}
     if alone:
         warnings.warn(f"{len(alone)} document(s) annotated by only one annotator are left out: " + ", ".join(alone),
-                      SpanagreeWarning, stacklevel=3)
+                      SpanagreeWarning, stacklevel=find_stack_level())
         left_out["annotated_by_one"] = alone
     return shared, left_out
 
@@ -152,7 +152,7 @@ def check_jobs(jobs) -> None:
     from ..errors import UsageError
 
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
-        raise UsageError(f"jobs must be a whole number of processes, at least 1; got {jobs!r}")
+        raise UsageError(f"{{option}} must be a whole number of processes, at least 1; got {jobs!r}", option="jobs")
 
 
 def aligned_texts(texts: TextsTally, documents: list[str]) -> dict | None:

@@ -30,12 +30,15 @@ import warnings
 from collections import Counter
 from typing import Mapping, Sequence
 
-from ..errors import SpanagreeWarning
+from ..errors import Parameter, SpanagreeWarning, find_stack_level, parameter
 
 #: A label one side lacks is reported when the other side gives it at least this many spans...
 MIN_SPANS = 10
 #: ...that are at least this share of that side's spans.
 MIN_SHARE = 0.05
+#: The relabelling parameter, and a relabelling, as the messages name them.
+LABEL_MAP = parameter("label_map", flag="--map")
+RELABEL = Parameter('label_map={"OLD": "NEW"}', "--map OLD=NEW")
 
 
 def selected(labels: Counter, label_map: Mapping[str, str] | None, only: frozenset[str] | None) -> Counter:
@@ -55,15 +58,18 @@ def selected(labels: Counter, label_map: Mapping[str, str] | None, only: frozens
 
 
 def unknown_labels(labels: Sequence[Counter], label_map: Mapping[str, str] | None,
-                   only: frozenset[str] | None) -> list[str]:
-    """The messages for ``--map`` and ``--only`` labels that no input has (at most one each).
+                   only: frozenset[str] | None) -> list[SpanagreeWarning]:
+    """The warnings for ``label_map`` and ``only`` labels that no input has (at most one each).
 
     Examples
     --------
-    >>> unknown_labels([Counter({"PER": 2, "ORG": 1}), Counter({"PER": 1})], {"ORGANISATION": "ORG"},
-    ...                frozenset({"PER", "MISC"}))  # doctest: +NORMALIZE_WHITESPACE
-    ['--map names a label no input has: ORGANISATION (the inputs have: ORG, PER); it relabels nothing',
-     '--only names a label no input has (after --map): MISC (the inputs have: ORG, PER); it selects nothing']
+    >>> found = unknown_labels([Counter({"PER": 2, "ORG": 1}), Counter({"PER": 1})], {"ORGANISATION": "ORG"},
+    ...                        frozenset({"PER", "MISC"}))
+    >>> [str(warning) for warning in found]  # doctest: +NORMALIZE_WHITESPACE
+    ['label_map names a label no input has: ORGANISATION (the inputs have: ORG, PER); it relabels nothing',
+     'only names a label no input has (after label_map): MISC (the inputs have: ORG, PER); it selects nothing']
+    >>> found[1].command_line_message()
+    '--only names a label no input has (after --map): MISC (the inputs have: ORG, PER); it selects nothing'
     """
     every: Counter = Counter()
     for counts in labels:
@@ -72,29 +78,34 @@ def unknown_labels(labels: Sequence[Counter], label_map: Mapping[str, str] | Non
     messages = []
     missing = sorted(old for old in (label_map or {}) if not every.get(old))
     if missing:
-        messages.append(f"--map names {_a_label(missing)} no input has: {', '.join(missing)} "
-                        f"(the inputs have: {_listed(present)}); {'it relabels' if len(missing) == 1 else 'they relabel'}"
-                        " nothing")
+        messages.append(SpanagreeWarning(
+            f"{{label_map}} names {_a_label(missing)} no input has: {', '.join(missing)} (the inputs have: "
+            f"{_listed(present)}); {'it relabels' if len(missing) == 1 else 'they relabel'} nothing", label_map=LABEL_MAP))
     if only:
         mapped = selected(every, label_map, None)
         missing = sorted(label for label in only if not mapped.get(label))
         if missing:
             have = sorted(label for label, count in mapped.items() if count)
-            messages.append(f"--only names {_a_label(missing)} no input has (after --map): {', '.join(missing)} "
-                            f"(the inputs have: {_listed(have)}); {'it selects' if len(missing) == 1 else 'they select'}"
-                            " nothing")
+            messages.append(SpanagreeWarning(
+                f"{{only}} names {_a_label(missing)} no input has (after {{label_map}}): {', '.join(missing)} (the "
+                f"inputs have: {_listed(have)}); {'it selects' if len(missing) == 1 else 'they select'} nothing",
+                only="only", label_map=LABEL_MAP))
     return messages
 
 
-def unshared_labels(first: str, first_labels: Counter, second: str, second_labels: Counter) -> str | None:
-    """The message for two span sets (labels as compared) whose labels do not line up, or ``None``.
+def unshared_labels(first: str, first_labels: Counter, second: str,
+                    second_labels: Counter) -> SpanagreeWarning | None:
+    """The warning for two span sets (labels as compared) whose labels do not line up, or ``None``.
 
     Examples
     --------
-    >>> unshared_labels("a", Counter({"PER": 5, "LOC": 2}), "b", Counter({"PERSON": 4, "LOCATION": 3}))
+    >>> unlike = unshared_labels("a", Counter({"PER": 5, "LOC": 2}), "b", Counter({"PERSON": 4, "LOCATION": 3}))
+    >>> str(unlike)
+    'a and b share no label: a has LOC, PER; b has LOCATION, PERSON; with strict labels none of their spans can match (relabel with label_map={"OLD": "NEW"}, or compare boundaries only with labels="ignore")'
+    >>> unlike.command_line_message()
     'a and b share no label: a has LOC, PER; b has LOCATION, PERSON; with strict labels none of their spans can match (relabel with --map OLD=NEW, or compare boundaries only with --labels ignore)'
-    >>> unshared_labels("a", Counter({"PER": 40, "ORG": 20}), "b", Counter({"PER": 38, "ORGANISATION": 19}))
-    'a and b: labels only one of them uses: a: ORG (20 spans); b: ORGANISATION (19 spans); with strict labels those spans cannot match (relabel with --map OLD=NEW if they name the same thing)'
+    >>> str(unshared_labels("a", Counter({"PER": 40, "ORG": 20}), "b", Counter({"PER": 38, "ORGANISATION": 19})))
+    'a and b: labels only one of them uses: a: ORG (20 spans); b: ORGANISATION (19 spans); with strict labels those spans cannot match (relabel with label_map={"OLD": "NEW"} if they name the same thing)'
     >>> unshared_labels("a", Counter({"PER": 400, "MISC": 3}), "b", Counter({"PER": 380})) is None
     True
     """
@@ -103,9 +114,10 @@ def unshared_labels(first: str, first_labels: Counter, second: str, second_label
     if not mine or not theirs:
         return None
     if not mine & theirs:
-        return (f"{first} and {second} share no label: {first} has {_listed(sorted(mine))}; {second} has "
-                f"{_listed(sorted(theirs))}; with strict labels none of their spans can match (relabel with "
-                "--map OLD=NEW, or compare boundaries only with --labels ignore)")
+        return SpanagreeWarning(f"{first} and {second} share no label: {first} has {_listed(sorted(mine))}; {second} "
+                                f"has {_listed(sorted(theirs))}; with strict labels none of their spans can match "
+                                "(relabel with {relabel}, or compare boundaries only with {ignore})",
+                                relabel=RELABEL, ignore=parameter("labels", "ignore"))
     sides = []
     for name, counts, other in ((first, first_labels, theirs), (second, second_labels, mine)):
         total = sum(counts.values())
@@ -116,14 +128,16 @@ def unshared_labels(first: str, first_labels: Counter, second: str, second_label
             sides.append(f"{name}: " + ", ".join(f"{label} ({counts[label]} spans)" for label in lacking))
     if not sides:
         return None
-    return (f"{first} and {second}: labels only one of them uses: {'; '.join(sides)}; with strict labels those "
-            "spans cannot match (relabel with --map OLD=NEW if they name the same thing)")
+    return SpanagreeWarning(f"{first} and {second}: labels only one of them uses: {'; '.join(sides)}; with strict "
+                            "labels those spans cannot match (relabel with {relabel} if they name the same thing)",
+                            relabel=RELABEL)
 
 
 def label_warnings(labels: Sequence[Counter], compared: Sequence[tuple[str, Counter, str, Counter]], *,
                    label_map: Mapping[str, str] | None = None, only: frozenset[str] | None = None) -> list[str]:
     """Every label check's message for a run, each warned (:class:`SpanagreeWarning`) and returned
-    for the result's ``notes``: the labels of ``label_map`` and ``only`` that no input has (the
+    for the result's ``notes`` (as the command line says it: the notes are part of the output
+    documents): the labels of ``label_map`` and ``only`` that no input has (the
     inputs' labels as read: ``labels``, one counter per input), then each pair of span sets
     compared, ``(name, labels, name, labels)`` with the labels as compared (give none when
     labels are not strict)."""
@@ -133,8 +147,8 @@ def label_warnings(labels: Sequence[Counter], compared: Sequence[tuple[str, Coun
         if message is not None:
             messages.append(message)
     for message in messages:
-        warnings.warn(message, SpanagreeWarning, stacklevel=3)
-    return messages
+        warnings.warn(message, stacklevel=find_stack_level())
+    return [message.command_line_message() for message in messages]
 
 
 def _a_label(labels: list[str]) -> str:

@@ -31,7 +31,7 @@ import gc
 import os
 from typing import Any, Callable, Iterable, Iterator
 
-from ..errors import SpanagreeError
+from ..errors import SpanagreeError, parameter
 from ..formats import DocumentStream, natural_key
 from .accumulator import Accumulator
 
@@ -151,8 +151,9 @@ def forked_map(function: Callable[[Any], Any], items: Iterable, jobs: int) -> li
         for worker in workers:
             worker.join(5)
         if isinstance(error, BrokenProcessPool):
-            raise SpanagreeError(f"a worker process of --jobs {jobs} ended abruptly (killed, or out of memory?); "
-                                 "nothing was written; try fewer --jobs") from None
+            raise SpanagreeError(f"a worker process of {{jobs}} ended abruptly (killed, or out of memory?); "
+                                 "nothing was written; try fewer {fewer}", jobs=parameter("jobs", jobs),
+                                 fewer="jobs") from None
         raise
     pool.shutdown()
     return results

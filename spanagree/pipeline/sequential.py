@@ -122,7 +122,7 @@ class _Reading:
             self.ended[k] = True
             self.error = first_error(self.error, (key, error))
         if self.caught:
-            self.events += [(key, str(w.message), w.category) for w in self.caught]
+            self.events += [(key, w.message, w.category) for w in self.caught]
             del self.caught[:]
         if document is not None:
             if self.labels:
@@ -179,7 +179,7 @@ def _add_texts(texts: TextsTally, result: Reconciled | None, key: tuple, caught:
         texts.differing.update(result.differing)
         texts.affected += result.affected
         texts.affected_spans += result.affected_spans
-    texts.events += [(key, str(w.message), w.category) for w in caught]
+    texts.events += [(key, w.message, w.category) for w in caught]
     del caught[:]
 
 

@@ -30,7 +30,7 @@ import json
 from importlib import resources
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import UsageError, find_stack_level
 from .document import LazyMap, json_safe
 from .view import ReportView, view_of
 
@@ -61,7 +61,7 @@ def write_report(result, path, *, documents: int | None = None, force: bool = Fa
 
         from ..errors import SpanagreeWarning
 
-        warnings.warn(f"{path}: {note}", SpanagreeWarning, stacklevel=2)
+        warnings.warn(f"{path}: {note}", SpanagreeWarning, stacklevel=find_stack_level())
 
     def produce(temporary: Path) -> None:
         with open(temporary, "w", encoding="utf-8", newline="\n") as handle:

@@ -14,7 +14,7 @@ import math
 import re
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import Parameter, UsageError
 from .document import agreement_document, score_document, vote_document
 from .notebook import cell
 
@@ -45,7 +45,8 @@ def check_plots(directory, *, force: bool = False, other=None) -> Path:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise UsageError(f"--plots needs matplotlib, which is not installed: {INSTALL}") from None
+        raise UsageError(f"{{plots}} needs matplotlib, which is not installed: {INSTALL}",
+                         plots=Parameter("drawing the figures", "--plots")) from None
     path = check_destination(directory, force=force, what="plots folder")
     resolved = path.resolve()
     for output in other if isinstance(other, (list, tuple)) else [other]:
