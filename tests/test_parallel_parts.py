@@ -24,9 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
-def verdicts(monkeypatch):
+def verdicts(monkeypatch, small_shards):
     """Read even these small files in parts, and record whether each run's parts were trusted."""
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
     found = []
     judge = parallel._parts_read_exactly
 
@@ -193,10 +192,13 @@ def test_jsonl_left_out_records_are_one_note(tmp_path, capsys, verdicts):
     assert json.loads(out)["notes"] == ["ann1: 2 records answered reject or ignore left out (Prodigy: not annotations)"]
 
 
-def test_too_few_documents_stay_in_one_process(tmp_path, capsys, verdicts, monkeypatch):
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
-    assert same_runs(capsys, ["agree", *map(str, conll_files(tmp_path)), "--output", "json"])[0] == 0
-    assert verdicts == []
+def test_too_few_documents_stay_in_one_process(tmp_path, verdicts):
+    from spanagree import agree
+
+    paths = conll_files(tmp_path)
+    jobs = parallel.Processes(2, min_documents_per_job=1000, min_spans_per_job=1)  # 12 documents
+    assert agree(paths, jobs=jobs).to_dict() == agree(paths).to_dict()
+    assert verdicts == [] and jobs.mapped == [8]  # read here, then compared in processes
 
 
 def test_parts_are_cut_by_bytes_and_shrink_towards_the_end(tmp_path):

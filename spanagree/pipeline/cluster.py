@@ -1,25 +1,18 @@
-"""The Dask strategy (``--scheduler tcp://host:8786``): shards of documents compared on the workers
-of a ``dask.distributed`` cluster, their accumulators added in order.
-
-It is the forked strategy (:mod:`spanagree.pipeline.parallel`) with a cluster's workers in place of
-forked processes: the documents are cut into contiguous shards, each worker runs the sequential
-strategy (:func:`~spanagree.pipeline.sequential.accumulate`) on its shards, and the client adds
-the shards' accumulators in document order — so the figures, warnings and errors are those of one
+"""The Dask executor (``--scheduler tcp://host:8786``): the shards of
+:func:`~spanagree.pipeline.parallel.accumulate_sharded` mapped over the workers of a
+``dask.distributed`` cluster (:class:`Workers`, through ``client.get_executor()``), their
+accumulators added in order by the client: the figures, warnings and errors are those of one
 process, apart from the options' echo.
 
-**Reading.** Where every input is a folder of document files (BRAT, XML, WebAnno TSV, XMI:
-:attr:`~spanagree.formats.Format.folder_shards`), each task reads its own shard's files *by path*:
-the workers need a filesystem they share with the client, as on an HPC cluster (paths are made
-absolute first; before anything is submitted, every worker is asked whether it sees every input,
-and a worker that does not ends the run with one line naming it and the path). CoNLL and
-JSON-lines files are read the same way, each task reading its byte ranges of every file
-(:func:`~spanagree.pipeline.parallel.file_parts`, as ``--jobs`` reads them; files whose ranges do
-not pair are then read by the client). Other inputs are read by the client, and each task is sent
-its shard's documents.
+**Reading.** Folders of document files and CoNLL and JSON-lines files are read by the workers *by
+path*: they need a filesystem they share with the client, as on an HPC cluster (paths are made
+absolute first, :func:`absolute_inputs`; before anything is submitted, every worker is asked
+whether it sees every input, and a worker that does not ends the run with one line naming it and
+the path). Other inputs are read by the client, and each task is sent its shard's documents.
 
 **Spooling.** ``merge`` spools each document's clusters, and writes its share of the outputs, as
-``--jobs`` does, into a hidden temporary folder beside its first output
-(:func:`shared_spool`), which the workers share with the client; the client joins the parts
+``--jobs`` does, into a hidden temporary folder beside its first output (:func:`shared_spool`),
+which the workers share with the client; the client joins the parts
 (:mod:`spanagree.pipeline.parts`). When some worker cannot write there, the clusters travel back
 to the client and are kept in its memory. ``agree`` and ``score`` spool the report's document
 records and the ``--errors`` listings' items the same way, beside the report and the listing
@@ -36,11 +29,7 @@ from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from ..errors import SpanagreeError, UsageError
-from ..formats import DocumentStream
-from .accumulator import Accumulator
 
-#: Shards per worker: enough to even out documents of unequal size and workers of unequal speed.
-SHARDS_PER_WORKER = 4
 #: Seconds to wait for the scheduler before giving up.
 CONNECT_TIMEOUT = 10
 
@@ -70,7 +59,7 @@ def one_client(scheduler):
     is connected on entering and closed on leaving; a client is used as it is. ``agree``,
     ``score`` and ``vote`` expand their inputs on it (a GATE folder's annotation sets are found on
     the workers: :func:`sharing`), then check the workers' spool (:func:`spooling`) and compare
-    the shards (:func:`accumulate_on_cluster`) on it, each taking the client as it is. A context
+    the shards (:class:`Workers`) on it, each taking the client as it is. A context
     manager rather than a decorator, so that the commands' warnings still name their caller's
     line (a wrapper would be the frame they name)."""
     if scheduler is None:
@@ -104,34 +93,48 @@ def check_paths(client, paths: list[str]) -> None:
                              "need a filesystem shared with the client (the same path on every machine)")
 
 
-def sharing(client):
-    """What shares out a reader's work on a folder's files over the workers of ``client`` (a
-    ``distributed.Client``), as :func:`spanagree.pipeline.parallel.sharing` does over forked
-    processes: ``share_out(function, items, reads)`` is each contiguous shard's ``function(shard)``,
-    in order, computed on the workers (``None`` for no items). The shards are few and coarse
-    (:data:`SHARDS_PER_WORKER` a worker, however many the items); the items go to each worker
-    once, not with each task; ``reads``, the paths the function reads, are checked first
-    (:func:`check_paths`: a worker that cannot see one ends the run with one line). The formats
-    are handed it (:func:`~spanagree.formats.container_streams`: a GATE folder's annotation sets
-    are found by scanning its files on the workers)."""
-    def share_out(function, items: list, reads=()) -> list | None:
-        from .parallel import shards
+class Workers:
+    """The workers of a Dask cluster (``client``: a ``distributed.Client``) as an executor of
+    :func:`~spanagree.pipeline.parallel.accumulate_sharded`, as
+    :class:`~spanagree.pipeline.parallel.Processes` is of forked processes: every plan is mapped
+    (none stays in the client), in ``shards_per_job`` shards per worker, whatever the numbers.
 
-        if not items:
-            return None
-        check_paths(client, [os.path.abspath(path) for path in reads])
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        bounds = [(piece[0], piece[-1] + 1) for piece in shards(range(len(items)), workers * SHARDS_PER_WORKER)]
-        [scattered] = client.scatter([items], broadcast=True, hash=False)
-        return client.gather(client.map(share_task, bounds, items=scattered, function=function, pure=False))
+    :meth:`map` goes through ``client.get_executor()``; the function mapped (and what it holds:
+    a folder's listing, the options) goes to each worker once, not with each task; the tasks are
+    scattered straight to the workers, not through the scheduler's graph.
+    """
 
-    return share_out
+    stays_here = False   # a cluster's run never falls back to the client
+    inherits = False     # the workers are sent what they compare
+    min_documents_per_job = min_spans_per_job = 0
+
+    def __init__(self, client, *, shards_per_job: int = 4):
+        self.client = client
+        self.shards_per_job = shards_per_job
+        self.mapped: list[int] = []
+
+    def __int__(self) -> int:
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def workers(self, items: int, per: int) -> int:
+        return int(self)
+
+    def check_paths(self, paths) -> None:
+        """One line when some worker cannot see some path (:func:`check_paths`)."""
+        check_paths(self.client, [os.path.abspath(path) for path in paths])
+
+    def map(self, function, tasks) -> list:
+        tasks = list(tasks)
+        [shared] = self.client.scatter([function], broadcast=True, hash=False)
+        sent = self.client.scatter(tasks, hash=False)
+        results = list(self.client.get_executor(pure=False).map(mapped_shard, [shared] * len(sent), sent))
+        self.mapped.append(len(tasks))
+        return results
 
 
-def share_task(bounds: tuple[int, int], *, items: list, function):
-    """One shard of :func:`sharing`'s items (``items[start:end]``) given to ``function`` on a worker."""
-    start, end = bounds
-    return function(items[start:end])
+def mapped_shard(function, task):
+    """``function(task)`` on a worker: every task :meth:`Workers.map` submits (its key's name)."""
+    return function(task)
 
 
 def unwritable_on_workers(client, folder: str) -> dict[str, str]:
@@ -243,69 +246,6 @@ def spooling_beside(scheduler, inputs, *outputs):
     return nullcontext((folders, scheduler))
 
 
-def accumulate_on_cluster(inputs, names, groups, comparison, scheduler, *, format=None, format_options=None,
-                          **common) -> Accumulator:
-    """The accumulator of ``inputs`` compared on a Dask cluster. Parameters as
-    :func:`spanagree.pipeline.run` (``scheduler``: an address or a ``distributed.Client``)."""
-    from . import read_inputs
-    from .parallel import file_parts, folder_listings, folder_units, parts_added, shards, shards_added, splittable_files
-
-    common.pop("progress", None)  # the client draws no bar for the workers
-    client = connect(scheduler)
-    owned = client is not scheduler
-    try:
-        absolute = [os.path.abspath(item) if isinstance(item, (str, os.PathLike)) else item for item in inputs]
-        format_options = options_with_absolute_paths(format_options)
-        folders = folder_listings(absolute, format, format_options)
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        files = splittable_files(absolute, format, format_options) if folders is None else None
-        if files is not None:
-            # CoNLL and JSON-lines files: each task reads its byte ranges of every file by path
-            check_paths(client, [path for path, _, _ in files])
-            parts = file_parts(files, workers * SHARDS_PER_WORKER)
-            futures = client.map(part_task, list(range(len(parts[0]))), files=files, parts=parts, names=names,
-                                 groups=groups, comparison=comparison, common=common, pure=False)
-            result = parts_added(client.gather(futures), files, parts)
-            if result is not None:
-                return result
-            # the files' ranges do not pair (documents in different orders): read here, as below
-        if folders is not None:
-            # folders of document files: each task reads its shard's files by path
-            check_paths(client, [os.path.abspath(item.path) if isinstance(item, DocumentStream) else os.fspath(item)
-                                 for item in absolute])
-            pieces = shards(folder_units(folders), workers * SHARDS_PER_WORKER)
-            # the listings (every document file of every folder) go to each worker once, not with each task
-            [listings] = client.scatter([folders], broadcast=True, hash=False)
-            futures = client.map(shard_task, list(enumerate(pieces)), folders=listings, names=names, groups=groups,
-                                 comparison=comparison, common=common, pure=False)
-            result = shards_added(client.gather(futures), folders) if pieces else None
-            if result is not None:
-                return result
-            # a document id read in two shards (or no document at all): read here, as below
-        spansets = read_inputs(absolute, format, format_options)
-        every = list(dict.fromkeys(d for spanset in spansets for d in spanset.documents))
-        tasks = []
-        for number, piece in enumerate(shards(every, workers * SHARDS_PER_WORKER)):
-            wanted = set(piece)
-            tasks.append((number, [(s.name, s.format or "", [packed(d) for i, d in s.documents.items() if i in wanted])
-                                   for s in spansets]))
-        if not tasks:
-            tasks = [(0, [(n, "", []) for n in names])]
-        # the tasks' documents go straight to the workers (scattered), not through the scheduler's graph
-        futures = client.map(accumulate_task, client.scatter(tasks, hash=False), names=names, groups=groups,
-                             comparison=comparison, common=common, pure=False)
-        parts = client.gather(futures)
-    finally:
-        if owned:
-            client.close()
-    result = parts[0]
-    for part in parts[1:]:
-        result += part
-    result.orders = [list(s.documents) for s in spansets]
-    result.notes = [list(s.notes) for s in spansets]
-    return result
-
-
 #: The format options that name files, made absolute for the workers as the inputs are.
 PATH_OPTIONS = ("xmi_typesystem",)
 
@@ -329,44 +269,11 @@ def options_with_absolute_paths(format_options: dict | None) -> dict | None:
     return options
 
 
-def part_task(number: int, **arguments) -> Accumulator:
-    """Part ``number`` of every file read by path and compared on a worker
-    (:func:`spanagree.pipeline.parallel.read_part`)."""
-    from .parallel import read_part
-
-    return read_part(number, **arguments)
-
-
-def shard_task(task, **arguments) -> Accumulator:
-    """One shard of every folder's document files read by path and compared on a worker
-    (:func:`spanagree.pipeline.parallel.read_shard`)."""
-    from .parallel import read_shard
-
-    return read_shard(task, **arguments)
-
-
-def accumulate_task(task, *, names, groups, comparison, common: dict) -> Accumulator:
-    """One shard on a worker: its documents, as sent, compared."""
-    from .sequential import accumulate
-
-    number, payload = task
-    streams = [DocumentStream(name, format, map(unpacked, documents)) for name, format, documents in payload]
-    return accumulate(streams, names, groups, comparison, shard=number, **common)
-
-
-def packed(document) -> tuple:
-    """A document as plain tuples, which pickle several times faster than the objects."""
-    return (document.id, document.text, document.source, document.tokens_from_text,
-            [(span.fragments, span.label, span.source, span.attributes) for span in document.spans])
-
-
-def unpacked(values: tuple):
-    """:func:`packed`'s document rebuilt (the spans were checked when read: :meth:`Span.trusted`)."""
-    from ..span import Document, Span
-
-    doc_id, text, source, tokens_from_text, spans = values
-    return Document(doc_id, text, [Span.trusted(doc_id, fragments, label, where, attributes)
-                                   for fragments, label, where, attributes in spans], source, tokens_from_text)
+def absolute_inputs(inputs, format_options: dict | None):
+    """The paths among ``inputs``, and the files ``format_options`` name, made absolute
+    (:func:`options_with_absolute_paths`): the workers read them by path."""
+    return ([os.path.abspath(item) if isinstance(item, (str, os.PathLike)) else item for item in inputs],
+            options_with_absolute_paths(format_options))
 
 
 def cluster_options(scheduler: Any) -> str | None:
