@@ -435,7 +435,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         if chance and pairwise:  # the tokens of each document among the annotators who have it
             token_group = len(groups)
             groups.append(Group(tuple(range(len(inputs))), present=True))
-        from .pipeline.cluster import spooling_beside
+        from .pipeline.spool import spooling_beside
 
         # the report's records and the listing's items are spooled per document: to a temporary
         # folder, or beside the report and the --errors file on a cluster (span sets in memory,

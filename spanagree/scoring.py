@@ -551,7 +551,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         # beside the --errors file on a cluster (span sets in memory, compared here, keep theirs in
         # memory: their spans are the caller's own objects); the report's records likewise
         in_memory = scheduler is None and any(isinstance(item, SpanSet) for item in inputs)
-        from .pipeline.cluster import spooling_beside
+        from .pipeline.spool import spooling_beside
 
         with spooling_beside(scheduler, inputs, (report, "the report's documents are kept"),
                              (False if in_memory else errors, "the error listing's items are kept")) as (

@@ -565,7 +565,7 @@ class OutputPlan:
 
     def place(self) -> str | None:
         """The folder the outputs go to (the gold's, else the first listing's), ``None`` without
-        an output: where a Dask cluster's workers spool (:func:`~spanagree.pipeline.cluster.shared_spool`)."""
+        an output: where a Dask cluster's workers spool (:func:`~spanagree.pipeline.spool.shared_spool`)."""
         first = self.dest if self.dest is not None else next(iter(self.listings.values()), None)
         return None if first is None else os.path.dirname(os.path.abspath(first))
 
@@ -813,7 +813,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         rule = MatchRule(match, labels)
         label_map, only = parse_label_map(label_map), parse_label_list(only)
         names = unique_names(inputs)
-        from .pipeline.cluster import spooling
+        from .pipeline.spool import spooling
 
         # each document's clusters go to disk as it is voted on: in a temporary folder, or on a
         # cluster in one beside the outputs that the workers share with the client (else in memory)

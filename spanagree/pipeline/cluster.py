@@ -10,13 +10,9 @@ absolute first, :func:`absolute_inputs`; before anything is submitted, every wor
 whether it sees every input, and a worker that does not ends the run with one line naming it and
 the path). Other inputs are read by the client, and each task is sent its shard's documents.
 
-**Spooling.** ``merge`` spools each document's clusters, and writes its share of the outputs, as
-``--jobs`` does, into a hidden temporary folder beside its first output (:func:`shared_spool`),
-which the workers share with the client; the client joins the parts
-(:mod:`spanagree.pipeline.parts`). When some worker cannot write there, the clusters travel back
-to the client and are kept in its memory. ``agree`` and ``score`` spool the report's document
-records and the ``--errors`` listings' items the same way, beside the report and the listing
-(:func:`spooling_beside`).
+**Spooling.** The workers spool per-document records, and write ``merge``'s output parts, into
+a folder they share with the client, beside the outputs
+(:func:`~spanagree.pipeline.spool.shared_spool`), or send them back with the tallies.
 
 The client needs ``dask[distributed]`` (``pip install 'spanagree[dask]'``); the workers need
 spanagree installed, in the same version.
@@ -25,7 +21,7 @@ spanagree installed, in the same version.
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any
 
 from ..errors import SpanagreeError, UsageError
@@ -135,115 +131,6 @@ class Workers:
 def mapped_shard(function, task):
     """``function(task)`` on a worker: every task :meth:`Workers.map` submits (its key's name)."""
     return function(task)
-
-
-def unwritable_on_workers(client, folder: str) -> dict[str, str]:
-    """Per worker address, why it cannot make a file in ``folder`` (the workers that can are
-    left out): each worker makes and removes a file of its own there."""
-    def probe(folder=folder):
-        from spanagree.pipeline.spool import process_name
-
-        name = os.path.join(folder, f".probe-{process_name()}")
-        try:
-            with open(name, "xb"):
-                pass
-            os.remove(name)
-        except OSError as error:
-            return error.strerror or type(error).__name__
-        return None
-
-    found = client.run(probe)
-    return {worker: why for worker, why in found.items() if why is not None}
-
-
-def shared_spool(client, near: str | None, inputs=(), *, kept: str = "merge keeps every document's clusters"):
-    """A hidden temporary folder (:class:`~spanagree.pipeline.spool.SpoolFolder`) in ``near``
-    (the folder of ``merge``'s first output or of the report, or its nearest existing parent)
-    into which every worker of ``client`` can write, for the spool and the output parts; ``None``
-    (the records are then kept in the client's memory) without ``near``, when it is or lies
-    inside one of the ``inputs`` (paths), or when some worker cannot write there (with a warning
-    naming it, and saying what is ``kept`` in memory instead).
-    """
-    import warnings
-
-    from ..errors import SpanagreeWarning
-    from ..outputs import check_not_inputs
-    from .spool import SpoolFolder
-
-    if near is None:
-        return None
-    near = os.path.abspath(near)
-    while not os.path.isdir(near) and os.path.dirname(near) != near:
-        near = os.path.dirname(near)
-    try:  # the spool folder, a new one in `near`, would lie inside an input when `near` is or lies in one
-        check_not_inputs([os.path.join(near, ".spanagree-spool")],
-                         [item for item in inputs if isinstance(item, (str, os.PathLike))])
-    except UsageError:
-        return None
-    try:
-        folder = SpoolFolder(dir=near)
-    except OSError:
-        return None
-    refused = unwritable_on_workers(client, folder.path)
-    if refused:
-        folder.remove()
-        worker, why = sorted(refused.items())[0]
-        warnings.warn(f"Dask worker {worker} cannot write into {near} ({why}): {kept} in this process's memory "
-                      "(docs/cluster.md)", SpanagreeWarning, stacklevel=4)
-        return None
-    return folder
-
-
-@contextmanager
-def spooling(scheduler, near: str | None, inputs=(), *, kept: str):
-    """``(folder, scheduler)`` for a run that spools per-document records (``merge``'s clusters):
-    locally (``scheduler`` is ``None``) a temporary folder
-    (:class:`~spanagree.pipeline.spool.SpoolFolder`); on a Dask cluster (``scheduler``: the
-    run's client, :func:`one_client`) the folder :func:`shared_spool` makes beside ``near``
-    (``None``: none the workers share, the records are kept in memory)."""
-    from .spool import SpoolFolder
-
-    yield (SpoolFolder() if scheduler is None else shared_spool(scheduler, near, inputs, kept=kept)), scheduler
-
-
-def spooling_beside(scheduler, inputs, *outputs):
-    """:func:`spooling`'s folders for the per-document records of the outputs of ``agree`` and
-    ``score`` (the report's documents, ``--errors``' items), one folder per output; the records
-    of an output go beside it (in its folder) on a Dask cluster.
-
-    Parameters
-    ----------
-    scheduler
-        ``None`` (a local run, ``--jobs`` included), or the run's Dask client (:func:`one_client`).
-    inputs : list
-        The run's inputs (no spool folder may lie inside one).
-    *outputs : tuple
-        Per output, ``(where, kept)``: ``where`` is false (not asked for), ``True`` (asked for,
-        written nowhere known) or the path the output will be written to; ``kept`` says, in the
-        warning of a folder the workers cannot write into, what is kept in memory instead.
-
-    Returns
-    -------
-    context manager
-        Yields ``(folders, client)``: per output ``None`` (not asked for), or a
-        :class:`~spanagree.pipeline.spool.SpoolFolder` — locally a temporary one; on a cluster
-        the one :func:`shared_spool` makes beside the output's path — or, on a cluster without a
-        path or where the workers share no folder with this process, a
-        :class:`~spanagree.pipeline.spool.MemoryFolder` (the records are kept in memory and travel
-        back with the tallies). ``client``: ``scheduler``, to run on.
-    """
-    from .finish import input_path
-    from .spool import MemoryFolder, SpoolFolder
-
-    if scheduler is None:
-        return nullcontext(([SpoolFolder() if where else None for where, _ in outputs], None))
-    paths = [input_path(item) for item in inputs]
-    folders = []
-    for where, kept in outputs:
-        near = os.path.dirname(os.path.abspath(where)) if isinstance(where, (str, os.PathLike)) else None
-        folder = shared_spool(scheduler, near, paths, kept=kept) if where else None
-        folders.append(folder if folder is not None or not where else MemoryFolder())
-    return nullcontext((folders, scheduler))
 
 
 #: The format options that name files, made absolute for the workers as the inputs are.

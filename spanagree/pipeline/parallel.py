@@ -1,28 +1,20 @@
 """The executor seam: the documents planned once into shards, the shards mapped over an executor.
 
-Documents are independent and what a comparison gives adds up
-(:class:`~spanagree.pipeline.accumulator.Accumulator`), so each shard is compared by the
-sequential strategy (:func:`~spanagree.pipeline.sequential.accumulate`) and the shards'
-accumulators are added in document order: the figures, warnings and errors are those of one
-process, whatever the executor. :func:`accumulate_sharded` plans the shards, the first way that
-fits every input:
+A comparison adds up (:class:`~spanagree.pipeline.accumulator.Accumulator`), so each shard is
+compared by the sequential strategy and the shards' accumulators are added in document order: the
+figures, warnings and errors are those of one process, whatever the executor.
+:func:`accumulate_sharded` plans the shards the first way that fits every input: **folders** of
+document files (:attr:`~spanagree.formats.Format.folder_shards`), listed here, each shard reading
+its own files (:func:`read_shard`); **byte ranges** of files of many documents
+(:attr:`~spanagree.formats.Format.splits`: CoNLL, JSON lines), cut at the same documents in every
+file (:func:`parts_as_found`), each shard reading its ranges (:func:`read_part`) while the others
+are still being found; or documents read here, **in memory**. What a folder or file gives at its
+end is made once from the shards' counts. Where a plan cannot give what one process gives (an id
+read in two shards, a part's reading error), the next way is tried.
 
-- **folders** of document files (:attr:`~spanagree.formats.Format.folder_shards`: BRAT, XML,
-  WebAnno TSV, XMI, a GATE folder's annotation sets): the files are listed here and each shard
-  reads its own (:func:`read_shard`); what a folder gives at its end is made once from the
-  shards' counts (:func:`shards_added`);
-- **byte ranges** of files holding many documents (:attr:`~spanagree.formats.Format.splits`:
-  CoNLL, JSON lines), cut by their bytes alone, at the same document indices in every file
-  (:func:`parts_as_found`), in shrinking sizes (:func:`part_shares`), each shard reading its
-  ranges (:func:`read_part`), the first while the others are still being found;
-- **in memory**: the other inputs are read here, and each shard is handed its documents.
-
-The executor is a :class:`Processes` pool (``jobs``: forked, so a shard's closure, the documents
-in memory and the progress bar's shared counter are inherited rather than pickled) or a Dask
-cluster's workers (:class:`~spanagree.pipeline.cluster.Workers`, over ``client.get_executor()``).
-Where a plan cannot give what one process gives (a document id read in two shards, a part's
-reading error), the next way is tried; a :class:`Processes` pool also works here when too few
-documents or spans would reach each process for it to pay (its thresholds are its parameters).
+The executor is a :class:`Processes` pool (forked: the shard's function, documents in memory and
+the progress bar's shared counter are inherited, not pickled) or a Dask cluster's
+:class:`~spanagree.pipeline.cluster.Workers`.
 """
 
 from __future__ import annotations
@@ -42,7 +34,7 @@ _SHARED: tuple | None = None
 
 class Processes(int):
     """``jobs`` forked processes, an executor of :func:`accumulate_sharded`: a whole number (what
-    ``jobs`` takes everywhere) carrying when sharding pays.
+    ``jobs`` takes everywhere) that also says when sharding pays.
 
     Parameters
     ----------
@@ -62,8 +54,7 @@ class Processes(int):
     Attributes
     ----------
     mapped : list of int
-        The shards of each map done over forked processes, in order (what a run did: a test can
-        tell that it forked).
+        The shards of each map over forked processes, in order (a run can tell that it forked).
 
     Examples
     --------
@@ -101,30 +92,54 @@ class Processes(int):
 
     def map(self, function: Callable[[Any], Any], tasks: Iterable) -> list | None:
         """``[function(task) for task in tasks]`` over the processes, in order, or ``None`` where
-        ``fork`` is unavailable. ``function`` (a closure may do) is inherited, not pickled; what is
-        alive now is frozen (the children's collector then neither scans it nor writes to its
-        pages); ``tasks`` may be a generator, each handed out as soon as it is made."""
-        if not can_fork():
+        ``fork`` is unavailable (not on Windows). ``function`` (a closure may do) is inherited, not
+        pickled; what is alive now is frozen (the children's collector then neither scans it nor
+        writes to its pages); ``tasks`` may be a generator, each handed out as soon as it is made.
+
+        A process that dies (killed, or out of memory) ends the map with a
+        :class:`~spanagree.errors.SpanagreeError` rather than a wait for an answer that will never
+        come; when this process is interrupted (Ctrl-C, SIGTERM, SIGHUP) the workers end with it.
+        """
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        if "fork" not in multiprocessing.get_all_start_methods():
             return None
         global _SHARED
-        counted: list = []
+        handed = [0]
 
-        def handed_out():
+        def counted():
             for task in tasks:
-                counted.append(task)
+                handed[0] += 1
                 yield task
 
         frozen = not gc.get_freeze_count()
         if frozen:
             gc.freeze()
         _SHARED = (function,)
+        pool = ProcessPoolExecutor(int(self), mp_context=multiprocessing.get_context("fork"))
         try:
-            return forked_map(_call_shared, handed_out(), int(self))
+            results = list(pool.map(_call_shared, counted()))
+        except BaseException as error:
+            workers = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                if worker.is_alive():
+                    worker.terminate()
+            for worker in workers:
+                worker.join(5)
+            if isinstance(error, BrokenProcessPool):
+                raise SpanagreeError(f"a worker process of --jobs {int(self)} ended abruptly (killed, or out of "
+                                     "memory?); nothing was written; try fewer --jobs") from None
+            raise
         finally:
             _SHARED = None
             if frozen:
                 gc.unfreeze()
-            self.mapped.append(len(counted))
+            self.mapped.append(handed[0])
+        pool.shutdown()
+        return results
 
 
 def _call_shared(task):
@@ -137,44 +152,6 @@ def usable_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
-
-
-def can_fork() -> bool:
-    """Whether processes can be forked here (not on Windows; macOS can, though it defaults to spawn)."""
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
-def forked_map(function: Callable[[Any], Any], items: Iterable, jobs: int) -> list:
-    """``[function(item) for item in items]`` over ``jobs`` forked processes, in order.
-
-    A process that dies (killed, or out of memory) ends the map with a
-    :class:`~spanagree.errors.SpanagreeError` rather than leaving it waiting for an answer that
-    will never come; when this process is interrupted (Ctrl-C, or SIGTERM/SIGHUP, which the
-    command line turns into an interrupt), the workers are ended with it.
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
-    try:
-        results = list(pool.map(function, items))
-    except BaseException as error:
-        workers = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            if worker.is_alive():
-                worker.terminate()
-        for worker in workers:
-            worker.join(5)
-        if isinstance(error, BrokenProcessPool):
-            raise SpanagreeError(f"a worker process of --jobs {jobs} ended abruptly (killed, or out of memory?); "
-                                 "nothing was written; try fewer --jobs") from None
-        raise
-    pool.shutdown()
-    return results
 
 
 def shards(items, parts: int) -> list:
@@ -196,13 +173,11 @@ def shards(items, parts: int) -> list:
 
 
 def sharing(executor):
-    """What shares out a reader's work on a folder's files over ``executor`` (``None`` for one
-    job): ``share_out(function, items, reads)`` is each contiguous shard's ``function(shard)``, in
-    order, or ``None`` where the items are too few for the processes to pay or processes cannot
-    be forked; ``reads``, the paths the function reads, are checked first (a Dask worker that
-    cannot see one ends the run with one line). The formats are handed it
-    (:func:`~spanagree.formats.container_streams`: finding a GATE folder's annotation sets), so
-    that they need not know the pipeline."""
+    """What shares out a reader's work on a folder's files over ``executor`` (``None``: one job),
+    handed to the formats (:func:`~spanagree.formats.container_streams`: a GATE folder's
+    annotation sets) so that they need not know the pipeline: ``share_out(function, items, reads)``
+    is each contiguous shard's ``function(shard)``, in order, or ``None`` where the items do not
+    pay for two processes or none can be forked; ``reads``, the paths read, are checked first."""
     if executor is None or (executor.stays_here and executor < 2):
         return None
 
@@ -227,10 +202,12 @@ def accumulate_sharded(inputs, names, groups, comparison, executor, *, format=No
     a Dask cluster's :class:`~spanagree.pipeline.cluster.Workers`), or ``None`` where this process
     should do it (no ``fork``; too little work for two processes). Parameters as
     :func:`spanagree.pipeline.run`."""
+    import multiprocessing
+
     from . import read_inputs
     from .sequential import accumulate, spanset_stream
 
-    if executor.stays_here and not can_fork():
+    if executor.stays_here and "fork" not in multiprocessing.get_all_start_methods():
         return None
     progress = common.get("progress")
     per_job = executor.shards_per_job
@@ -261,35 +238,29 @@ def accumulate_sharded(inputs, names, groups, comparison, executor, *, format=No
         return accumulate([spanset_stream(s) for s in spansets], names, groups, comparison, **common)
     pieces = shards(every, workers * per_job)
     if executor.inherits:  # the shards' documents are looked up in the inherited span sets
-        function, tasks = partial(compare_inherited, spansets=spansets), enumerate(pieces)
+        tasks = [(number, piece) for number, piece in enumerate(pieces)]
     else:  # sent as plain tuples, which pickle several times faster than the objects
-        function = compare_sent
-        tasks = [(number, [(s.name, s.format or "", [packed(s.documents[d]) for d in piece if d in s.documents])
-                           for s in spansets]) for number, piece in enumerate(pieces)]
-    result = _added(executor.map(partial(function, names=names, groups=groups, comparison=comparison,
-                                         common=common), list(tasks)))
+        tasks = [(number, [(s.name, s.format or "", [packed(d) for i, d in s.documents.items() if i in wanted])
+                           for s in spansets]) for number, wanted in enumerate(map(set, pieces))]
+    result = _added(executor.map(partial(compare_shard, spansets=spansets if executor.inherits else None,
+                                         names=names, groups=groups, comparison=comparison, common=common), tasks))
     result.orders = [list(s.documents) for s in spansets]
     result.notes = [list(s.notes) for s in spansets]
     return result
 
 
-def compare_inherited(task, *, spansets, names, groups, comparison, common: dict) -> Accumulator:
-    """A shard ``(number, document ids)`` of span sets in memory compared (a forked process's share)."""
+def compare_shard(task, *, spansets, names, groups, comparison, common: dict) -> Accumulator:
+    """A shard of documents in memory compared: ``(number, document ids)`` of ``spansets``
+    (inherited), or ``(number, [(name, format, packed documents)] per input)`` (sent)."""
     from .sequential import accumulate
 
-    number, ids = task
-    wanted = set(ids)
-    streams = [DocumentStream(s.name, s.format or "", iter([d for i, d in s.documents.items() if i in wanted]))
-               for s in spansets]
-    return accumulate(streams, names, groups, comparison, shard=number, **common)
-
-
-def compare_sent(task, *, names, groups, comparison, common: dict) -> Accumulator:
-    """A shard ``(number, [(name, format, packed documents)] per input)`` compared (a Dask task)."""
-    from .sequential import accumulate
-
-    number, payload = task
-    streams = [DocumentStream(name, format, map(unpacked, documents)) for name, format, documents in payload]
+    number, shard = task
+    if spansets is not None:
+        wanted = set(shard)
+        streams = [DocumentStream(s.name, s.format or "", iter([d for i, d in s.documents.items() if i in wanted]))
+                   for s in spansets]
+    else:
+        streams = [DocumentStream(name, format, map(unpacked, documents)) for name, format, documents in shard]
     return accumulate(streams, names, groups, comparison, shard=number, **common)
 
 
@@ -414,15 +385,6 @@ def splittable_files(inputs, format, format_options=None) -> list | None:
     except (OSError, SpanagreeError):
         return None
     return files
-
-
-def file_parts(files, pieces: int) -> list[list]:
-    """Each file of ``files`` (as :func:`splittable_files` gives them) cut into at most ``pieces``
-    :class:`~spanagree.formats.FilePart` of whole documents (:func:`parts_as_found`), as lists:
-    part ``p`` of every file holds the same documents when the files list the same documents in
-    the same order."""
-    starts = [fmt.document_starts()(path) for path, fmt, _ in files]
-    return [list(column) for column in zip(*parts_as_found(files, starts, pieces))]
 
 
 def parts_as_found(files, starts: list, pieces: int) -> Iterator[list]:

@@ -19,7 +19,7 @@ output that is then removed. BRAT's gold, a file pair per document, is written b
 into folders of their own (:class:`FolderParts`) and moved into the temporary output.
 
 On a Dask cluster the workers write the same parts into a folder they share with the client
-(:func:`~spanagree.pipeline.cluster.shared_spool`), which joins them as the parent does: one
+(:func:`~spanagree.pipeline.spool.shared_spool`), which joins them as the parent does: one
 writer for both.
 """
 

@@ -30,6 +30,9 @@ import shutil
 import socket
 import tempfile
 import weakref
+from contextlib import contextmanager, nullcontext
+
+from ..errors import UsageError
 
 
 #: Numbers the spool files a process writes (one per spool: several spools may write at once).
@@ -40,7 +43,7 @@ class SpoolFolder:
     """A temporary folder for the spool files of one run, removed when the last object that
     holds it is gone (or on :meth:`remove`): in the system's temporary folder, or a hidden one
     (``.spanagree-spool-*``) in ``dir`` (``merge`` on a Dask cluster: a folder its workers share
-    with the client, :func:`~spanagree.pipeline.cluster.shared_spool`)."""
+    with the client, :func:`shared_spool`)."""
 
     def __init__(self, dir: str | None = None):
         self.path = tempfile.mkdtemp(prefix="spanagree-report-" if dir is None else ".spanagree-spool-", dir=dir)
@@ -63,7 +66,7 @@ IN_MEMORY = ":memory:"
 
 class MemoryFolder:
     """In place of a :class:`SpoolFolder` where a Dask cluster's workers share no folder with the
-    client (:func:`~spanagree.pipeline.cluster.spooling_beside`): the spools given its path
+    client (:func:`spooling_beside`): the spools given its path
     (:data:`IN_MEMORY`) keep their records in memory, and they travel back with the tally."""
 
     path = IN_MEMORY
@@ -389,3 +392,107 @@ class ObjectSpool(ProcessFiles):
         copy.files = list(self.files)
         copy.folder_owner = self.folder_owner
         return copy
+
+
+def unwritable_on_workers(client, folder: str) -> dict[str, str]:
+    """Per worker address, why it cannot make a file in ``folder`` (the workers that can are
+    left out): each worker makes and removes a file of its own there."""
+    def probe(folder=folder):
+        name = os.path.join(folder, f".probe-{process_name()}")
+        try:
+            with open(name, "xb"):
+                pass
+            os.remove(name)
+        except OSError as error:
+            return error.strerror or type(error).__name__
+        return None
+
+    found = client.run(probe)
+    return {worker: why for worker, why in found.items() if why is not None}
+
+
+def shared_spool(client, near: str | None, inputs=(), *, kept: str = "merge keeps every document's clusters"):
+    """A hidden temporary folder (:class:`~spanagree.pipeline.spool.SpoolFolder`) in ``near``
+    (the folder of ``merge``'s first output or of the report, or its nearest existing parent)
+    into which every worker of ``client`` can write, for the spool and the output parts; ``None``
+    (the records are then kept in the client's memory) without ``near``, when it is or lies
+    inside one of the ``inputs`` (paths), or when some worker cannot write there (with a warning
+    naming it, and saying what is ``kept`` in memory instead).
+    """
+    import warnings
+
+    from ..errors import SpanagreeWarning
+    from ..outputs import check_not_inputs
+    
+    if near is None:
+        return None
+    near = os.path.abspath(near)
+    while not os.path.isdir(near) and os.path.dirname(near) != near:
+        near = os.path.dirname(near)
+    try:  # the spool folder, a new one in `near`, would lie inside an input when `near` is or lies in one
+        check_not_inputs([os.path.join(near, ".spanagree-spool")],
+                         [item for item in inputs if isinstance(item, (str, os.PathLike))])
+    except UsageError:
+        return None
+    try:
+        folder = SpoolFolder(dir=near)
+    except OSError:
+        return None
+    refused = unwritable_on_workers(client, folder.path)
+    if refused:
+        folder.remove()
+        worker, why = sorted(refused.items())[0]
+        warnings.warn(f"Dask worker {worker} cannot write into {near} ({why}): {kept} in this process's memory "
+                      "(docs/cluster.md)", SpanagreeWarning, stacklevel=4)
+        return None
+    return folder
+
+
+@contextmanager
+def spooling(scheduler, near: str | None, inputs=(), *, kept: str):
+    """``(folder, scheduler)`` for a run that spools per-document records (``merge``'s clusters):
+    locally (``scheduler`` is ``None``) a temporary folder
+    (:class:`~spanagree.pipeline.spool.SpoolFolder`); on a Dask cluster (``scheduler``: the
+    run's client, :func:`~spanagree.pipeline.cluster.one_client`) the folder :func:`shared_spool` makes beside ``near``
+    (``None``: none the workers share, the records are kept in memory)."""
+    
+    yield (SpoolFolder() if scheduler is None else shared_spool(scheduler, near, inputs, kept=kept)), scheduler
+
+
+def spooling_beside(scheduler, inputs, *outputs):
+    """:func:`spooling`'s folders for the per-document records of the outputs of ``agree`` and
+    ``score`` (the report's documents, ``--errors``' items), one folder per output; the records
+    of an output go beside it (in its folder) on a Dask cluster.
+
+    Parameters
+    ----------
+    scheduler
+        ``None`` (a local run, ``--jobs`` included), or the run's Dask client (:func:`~spanagree.pipeline.cluster.one_client`).
+    inputs : list
+        The run's inputs (no spool folder may lie inside one).
+    *outputs : tuple
+        Per output, ``(where, kept)``: ``where`` is false (not asked for), ``True`` (asked for,
+        written nowhere known) or the path the output will be written to; ``kept`` says, in the
+        warning of a folder the workers cannot write into, what is kept in memory instead.
+
+    Returns
+    -------
+    context manager
+        Yields ``(folders, client)``: per output ``None`` (not asked for), or a
+        :class:`~spanagree.pipeline.spool.SpoolFolder` — locally a temporary one; on a cluster
+        the one :func:`shared_spool` makes beside the output's path — or, on a cluster without a
+        path or where the workers share no folder with this process, a
+        :class:`~spanagree.pipeline.spool.MemoryFolder` (the records are kept in memory and travel
+        back with the tallies). ``client``: ``scheduler``, to run on.
+    """
+    from .finish import input_path
+
+    if scheduler is None:
+        return nullcontext(([SpoolFolder() if where else None for where, _ in outputs], None))
+    paths = [input_path(item) for item in inputs]
+    folders = []
+    for where, kept in outputs:
+        near = os.path.dirname(os.path.abspath(where)) if isinstance(where, (str, os.PathLike)) else None
+        folder = shared_spool(scheduler, near, paths, kept=kept) if where else None
+        folders.append(folder if folder is not None or not where else MemoryFolder())
+    return nullcontext((folders, scheduler))
