@@ -446,11 +446,11 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                 (folder, items_folder), client):
             accumulator = run(inputs, names, groups,
                               PairsComparison(rule, pairs, bool(errors), context,
-                                              folder.path if folder is not None else None,
+                                              folder,
                                               members=[g.members for g in groups] if pairwise else None, units=unit,
                                               lang=lang, unitizing=len(inputs) if unitizing else None,
                                               tokens=level, token_group=token_group,
-                                              items=items_folder.path if items_folder is not None else None),
+                                              items=items_folder),
                               format=format, format_options=format_options, label_map=label_map, only=only,
                               align_whitespace=align_whitespace, align_text=align_text, jobs=jobs, progress=progress,
                               scheduler=client)
@@ -507,13 +507,11 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         result.spool = accumulator.groups[0].compared.report
         for group in compared[1:]:
             result.spool.join(group.compared.report)
-        result.spool.folder_owner = folder  # the temporary files live as long as the result
     if errors:
         spools = [(tally.items, list(pair.by_document)) for pair, tally in zip(counted, tallies)]
         if items_folder is not None:
             for spool, _ in spools:
                 spool.close()
-                spool.folder_owner = items_folder  # the spool lives as long as the result (its folder)
         result.listing = partial(_spooled_listings, spools)
     elif all(not isinstance(item, DocumentStream) for item in inputs):
         result.listing = partial(_listing, inputs, format=format, format_options=format_options, match=match,

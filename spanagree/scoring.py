@@ -557,8 +557,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                              (False if in_memory else errors, "the error listing's items are kept")) as (
                 (folder, items_folder), client):
             accumulator = run(inputs, names, groups,
-                              ScoreComparison(rule, bool(errors), context, folder.path if folder else None, units=unit,
-                                              lang=lang, items=items_folder.path if items_folder else None,
+                              ScoreComparison(rule, bool(errors), context, folder, units=unit,
+                                              lang=lang, items=items_folder,
                                               tokens=levels),
                               format=format, format_options=format_options, jobs=jobs, progress=progress,
                               scheduler=client, **common)
@@ -579,7 +579,6 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         if errors:
             if items_folder is not None:
                 tally.items.close()
-                tally.items.folder_owner = items_folder  # the spool lives as long as the result (its folder)
             listing = partial(spooled_items, tally.items, scored)
         elif all(not isinstance(item, DocumentStream) for item in (inputs[0], inputs[p])):
             listing = partial(_listing, inputs[0], inputs[p], format=format, format_options=format_options,
@@ -604,7 +603,6 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
             [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
         if report:
             result.spool = tally.report
-            result.spool.folder_owner = folder  # the temporary files live as long as the result
         if chance:  # the tokens tallied as the documents were compared
             result.extras["chance"] = tally.tokens.agreement(
                 [result.prediction, result.gold], result.documents, tokenizer=levels[p - 1].name,

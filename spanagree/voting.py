@@ -822,7 +822,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
                       kept="merge keeps every document's clusters") as (folder, client):
             accumulator = run(inputs, names, [Group(tuple(range(len(inputs))), present=present)],
                               VoteComparison(rule, k, names, present=present, majority=majority,
-                                             folder=folder.path if folder is not None else None,
+                                             folder=folder,
                                              outputs=outputs if jobs > 1 or client is not None else None,
                                              context=context),
                               format=format, format_options=format_options, label_map=label_map, only=only,
@@ -848,7 +848,6 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
             warnings.warn(f"{name}: {count} span(s) marked twice (same fragments and label) count as one vote",
                           SpanagreeWarning, stacklevel=2)
     tally.store.close()
-    tally.store.folder_owner = folder  # the spool lives as long as the result
     clusters = VoteClusters(tally.store, documents, tally.summaries)
     notes = [f"{name}: {note}" for name, own in zip(names, accumulator.notes) for note in own]
     if group.texts.whitespace_aligned:

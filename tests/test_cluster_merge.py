@@ -73,7 +73,7 @@ def test_the_clients_spool_is_on_disk_beside_the_outputs(scheduler, corpus, tmp_
         workers = client.run(process_name)
     store = result.clusters.store
     assert len(store.entries) == 30 and all(type(entry) is int for entry in store.entries.values())
-    assert [p.name for p in tmp_path.iterdir()] == spools_left(tmp_path) == [os.path.basename(store.folder)]
+    assert [p.name for p in tmp_path.iterdir()] == spools_left(tmp_path) == [os.path.basename(store.folder.path)]
     assert {os.path.basename(name).rsplit("-", 1)[0] for name in store.files} == set(workers.values())
     result.write(tmp_path / "gold.jsonl", "jsonl")
     local = vote(inputs)

@@ -247,10 +247,8 @@ def test_the_forked_shards_really_spool_in_their_own_processes(tmp_path):
     from spanagree.pipeline.parallel import Processes
 
     result = agree(ANNOTATORS, report=True, jobs=Processes(2, min_documents_per_job=1, min_spans_per_job=1))
-    from spanagree.pipeline.spool import unpacked_entry
-
     spool = result.spool
-    files = {spool.files[unpacked_entry(entry)[0]] for entry in spool.entries.values()}
+    files = {spool.files[entry] for entry in spool.entries.values()}
     assert len({Path(f).name.rsplit("-", 2)[1] for f in files}) == 2  # two processes (<host>-<pid>-<n>) wrote records
     assert list(result.spool.entries) == result.documents
 
@@ -306,7 +304,7 @@ def test_the_spool_files_go_when_the_result_goes(tmp_path):
     import gc
 
     result = agree(ANNOTATORS, report=True)
-    folder = Path(result.spool.folder)
+    folder = Path(result.spool.folder.path)  # the spool holds its SpoolFolder: no one else keeps it alive
     assert folder.is_dir() and list(folder.iterdir())
     del result
     gc.collect()
