@@ -28,7 +28,6 @@ import json
 import os
 import shutil
 import socket
-import sqlite3
 import tempfile
 import weakref
 from contextlib import contextmanager, nullcontext
@@ -139,6 +138,8 @@ class ProcessFiles:
     def put(self, doc_id: str, data: bytes) -> int:
         """Write ``data`` as ``doc_id``'s record in this process's database; its number."""
         if self._db is None or self._pid != os.getpid():
+            import sqlite3
+
             self._pid = os.getpid()
             folder = getattr(self.folder, "path", self.folder)
             name = os.path.join(folder, f"{process_name()}-{next(_FILES)}.sqlite")
@@ -156,6 +157,8 @@ class ProcessFiles:
         self.flush()
         reader = self._readers.get((os.getpid(), entry))
         if reader is None:
+            import sqlite3
+
             reader = self._readers[os.getpid(), entry] = sqlite3.connect(self.files[entry], check_same_thread=False)
             reader.execute(f"PRAGMA {CACHE}")
         return reader.execute("SELECT record FROM records WHERE document = ?", (doc_id,)).fetchone()[0]
