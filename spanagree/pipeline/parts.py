@@ -73,10 +73,24 @@ class TextCopier:
         self.out = out
         self._pending: list[bytes] = []
         self._size = 0
+        self._rows: dict = {}  # per database, its rows in the order written: the order they are joined in
+
+    def _text(self, doc_id: str) -> bytes:
+        """``doc_id``'s text: the next row of its database when it is (a worker wrote its shard's
+        documents in order), else looked up by id."""
+        import sqlite3
+
+        entry = self.parts.entries[doc_id]
+        rows = self._rows.get(entry)
+        if rows is None:
+            rows = self._rows[entry] = sqlite3.connect(self.parts.files[entry]).execute(
+                "SELECT document, record FROM records ORDER BY rowid")
+        row = rows.fetchone()
+        return row[1] if row is not None and row[0] == doc_id else self.parts.read(doc_id, entry)
 
     def copy(self, doc_id: str, skip: int = 0) -> int:
         """Copy ``doc_id``'s text, less its first ``skip`` bytes; its length (before ``skip``)."""
-        data = self.parts.read(doc_id, self.parts.entries[doc_id])
+        data = self._text(doc_id)
         if len(data) > skip:
             self._pending.append(data[skip:] if skip else data)
             self._size += len(data) - skip
@@ -100,6 +114,7 @@ class TextCopier:
     def close(self) -> None:
         self.flush()
         self.out.flush()
+        self._rows.clear()
 
 
 class GoldParts:
