@@ -30,7 +30,7 @@ import itertools
 import os
 import shutil
 
-from .spool import ProcessFiles, process_name
+from .spool import CACHE, ProcessFiles, process_name
 
 #: Numbers the part files a process writes.
 _FILES = itertools.count()
@@ -83,8 +83,9 @@ class TextCopier:
         entry = self.parts.entries[doc_id]
         rows = self._rows.get(entry)
         if rows is None:
-            rows = self._rows[entry] = sqlite3.connect(self.parts.files[entry]).execute(
-                "SELECT document, record FROM records ORDER BY rowid")
+            database = sqlite3.connect(self.parts.files[entry])
+            database.execute(f"PRAGMA {CACHE}")
+            rows = self._rows[entry] = database.execute("SELECT document, record FROM records ORDER BY rowid")
         row = rows.fetchone()
         return row[1] if row is not None and row[0] == doc_id else self.parts.read(doc_id, entry)
 
