@@ -375,7 +375,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     units = joined.get("units")
     result.extras.update(finish_analyses(ran, joined, Finished(
         "agree", names, documents, [(p.first, p.second, t) for p, t in zip(counted, tallies)], result,
-        units=units, group=ran.plan.token_group, folders=ran.folders)))
+        units=units, group=ran.plan.token_group)))
     return result
 
 

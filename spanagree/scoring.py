@@ -478,7 +478,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
             [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
         result.extras.update(finish_analyses(ran, tallies.analyses, Finished(
             "score", [result.prediction, result.gold], result.documents, [(names[p], names[0], tally)], result,
-            units=tallies.analyses.get("units"), group=p - 1, folders=ran.folders), skip=("comparisons",)))
+            units=tallies.analyses.get("units"), group=p - 1), skip=("comparisons",)))
         results.append(result)
     if compare:
         groups = [group.compared for group in accumulator.groups]

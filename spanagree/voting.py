@@ -566,7 +566,7 @@ class OutputPlan:
 
     def place(self) -> str | None:
         """The folder the outputs go to (the gold's, else the first listing's), ``None`` without
-        an output: where a Dask cluster's workers spool (:func:`~spanagree.pipeline.cluster.shared_spool`)."""
+        an output: where a Dask cluster's workers spool (:func:`~spanagree.pipeline.spool.shared_spool`)."""
         first = self.dest if self.dest is not None else next(iter(self.listings.values()), None)
         return None if first is None else os.path.dirname(os.path.abspath(first))
 
@@ -803,7 +803,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     ran = execute(command, inputs, options, count_labels=labels == "strict")
     accumulator, inputs, names, rule = ran.accumulator, ran.inputs, ran.names, options.rule
     label_map, only = options.selection
-    present, majority, k, folder = documents == "present", command.majority, command.k, ran.folders["clusters"]
+    present, majority, k = documents == "present", command.majority, command.k
     design = documents
     paths = [input_path(item) for item in inputs]
     if present:
@@ -821,7 +821,6 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
             warnings.warn(f"{name}: {count} span(s) marked twice (same fragments and label) count as one vote",
                           SpanagreeWarning, stacklevel=find_stack_level())
     tally.store.close()
-    tally.store.folder_owner = folder  # the spool lives as long as the result
     clusters = VoteClusters(tally.store, documents, tally.summaries)
     notes = [f"{name}: {note}" for name, own in zip(names, accumulator.notes) for note in own]
     if group.texts.whitespace_aligned:
@@ -961,7 +960,7 @@ class VoteCommand:
     def spooling(self, client, inputs: list, options: RunOptions):
         from contextlib import contextmanager
 
-        from .pipeline.cluster import spooling
+        from .pipeline.spool import spooling
 
         @contextmanager
         def folders():
@@ -975,9 +974,8 @@ class VoteCommand:
         return folders()
 
     def comparison(self, plan, layouts, analyses, folders, client, options):
-        folder = folders["clusters"]
         return VoteComparison(plan.rule, self.k, plan.names, present=options.documents == "present",
-                              majority=self.majority, folder=folder.path if folder is not None else None,
+                              majority=self.majority, folder=folders["clusters"],
                               outputs=self.outputs if options.jobs > 1 or client is not None else None,
                               context=options.context)
 

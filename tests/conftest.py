@@ -81,22 +81,21 @@ def same_under(capsys, argv, executor=("--jobs", "2"), *, calls: list | None = N
 
 @pytest.fixture
 def small_shards(monkeypatch):
-    """``--jobs`` shards even a test's small corpora (one document and one span per job are
-    enough); the number of items of each forked run, to tell that the run was sharded."""
+    """``--jobs N`` of the command line (which has no option for the thresholds) as a
+    :class:`~spanagree.pipeline.parallel.Processes` that shards even a test's small corpora (one
+    document and one span per process pay, unless a test says otherwise); the shards of each map it forked, in order (its
+    :attr:`~spanagree.pipeline.parallel.Processes.mapped`), to tell that a run was sharded."""
     from spanagree.pipeline import parallel
 
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
-    calls = []
-    forked = parallel.map_forked
+    mapped: list[int] = []
+    processes = parallel.Processes
 
-    def counted(function, items, jobs):
-        items = list(items)  # the parts of CoNLL and JSONL files come as they are found: counted here
-        calls.append(len(items))
-        return forked(function, items, jobs)
+    class SmallShards(processes):
+        def __new__(cls, jobs, **thresholds):
+            return processes(jobs, **{"min_documents_per_job": 1, "min_spans_per_job": 1, **thresholds}, mapped=mapped)
 
-    monkeypatch.setattr(parallel, "map_forked", counted)
-    return calls
+    monkeypatch.setattr(parallel, "Processes", SmallShards)
+    return mapped
 
 
 @pytest.fixture(scope="module")

@@ -9,6 +9,7 @@ import pytest
 
 from spanagree import Span, SpanSet, agree
 from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
+from spanagree.pipeline.parallel import Processes
 from spanagree.span import Document
 
 TEXT = "Ana Ruiz met Bo Li in Porto and Lisbon ."
@@ -275,7 +276,9 @@ def test_jobs_give_identical_results():
     ann2 = SpanSet("b", {d: Document(d, TEXT, [Span(d, (0, 8), "PER")] + ([Span(d, (22, 27), "ORG")] if int(d[3:]) % 3 else []))
                          for d in sets})
     one = agree([ann1, ann2], jobs=1).to_dict(by_document=True)
-    two = agree([ann1, ann2], jobs=2).to_dict(by_document=True)
+    jobs = Processes(2, min_spans_per_job=1)  # these 120 spans pay for two processes
+    two = agree([ann1, ann2], jobs=jobs).to_dict(by_document=True)
+    assert jobs.mapped == [8]  # forked: 2 processes x 4 shards of the 40 documents
     assert one == two
     assert one["pairs"][0]["a"] == 40
 

@@ -198,17 +198,18 @@ def test_score_per_document_summary(demo, capsys):
             {"mean": statistics.fmean(values), "sd": statistics.pstdev(values), "defined": 10, "skipped": 0})
 
 
-def test_averages_and_support_hold_under_jobs(monkeypatch):
-    from spanagree.pipeline import parallel
+def test_averages_and_support_hold_under_jobs():
+    from spanagree.pipeline.parallel import Processes
 
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+    jobs = Processes(2, min_spans_per_job=1)
     texts = {f"d{k}": "Ana met Bo in Rome" for k in range(40)}
     gold = SpanSet.from_spans("gold", [Span(d, (0, 3), "PER") for d in texts] + [Span(d, (14, 18), "LOC") for d in texts],
                               texts)
     pred = SpanSet.from_spans("pred", [Span(d, (0, 3), "PER") for d in texts]
                               + [Span(d, (8, 10), "ORG") for n, d in enumerate(texts) if n % 3 == 0], texts)
     with pytest.warns(SpanagreeWarning):
-        one, two = score(gold, pred).to_dict(), score(gold, pred, jobs=2).to_dict()
+        one, two = score(gold, pred).to_dict(), score(gold, pred, jobs=jobs).to_dict()
+    assert jobs.mapped == [8]  # forked: 2 processes x 4 shards
     assert one["averages"] == two["averages"] and one["by_label"] == two["by_label"]
     with pytest.warns(SpanagreeWarning):
         assert agree([gold, pred]).to_dict()["pairs"][0]["averages"] == \

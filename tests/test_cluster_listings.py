@@ -18,7 +18,7 @@ distributed = pytest.importorskip("distributed", reason="dask[distributed] is no
 from test_merge_parts import corpus  # noqa: E402,F401  (30 generated documents, three annotators)
 
 from spanagree import agree, score  # noqa: E402
-from spanagree.pipeline import cluster  # noqa: E402
+from spanagree.pipeline import spool  # noqa: E402
 from spanagree.pipeline.spool import process_name  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a Dask cluster: the full suite only
@@ -116,11 +116,11 @@ def test_a_folder_the_workers_cannot_write_gives_the_same_file_and_one_warning(s
     they may not write): each really fails, the items come back to the client, one line says so."""
     from spanagree.cli import main
 
-    probe = cluster.unwritable_on_workers
+    probe = spool.unwritable_on_workers
     inputs = [str(path) for path in inputs_of(corpus, command)]
     main([command, *inputs, "--errors", str(tmp_path / "local.csv"), "--output", "json"])
     capsys.readouterr()
-    monkeypatch.setattr(cluster, "unwritable_on_workers", lambda client, folder: probe(client, folder + "-gone"))
+    monkeypatch.setattr(spool, "unwritable_on_workers", lambda client, folder: probe(client, folder + "-gone"))
     assert main([command, *inputs, "--errors", str(tmp_path / "cluster.csv"), "--output", "json",
                  "--scheduler", scheduler]) == 0
     err = capsys.readouterr().err

@@ -19,7 +19,7 @@ distributed = pytest.importorskip("distributed", reason="dask[distributed] is no
 from test_merge_parts import corpus, merged, refused_at_the_end  # noqa: E402,F401  (fixtures and helpers)
 
 from spanagree import vote  # noqa: E402
-from spanagree.pipeline import cluster, parts  # noqa: E402
+from spanagree.pipeline import parts, spool  # noqa: E402
 from spanagree.pipeline.spool import process_name  # noqa: E402
 from spanagree.voting import OutputPlan  # noqa: E402
 
@@ -75,7 +75,7 @@ def test_the_clients_spool_is_on_disk_beside_the_outputs(scheduler, corpus, tmp_
         workers = client.run(process_name)
     store = result.clusters.store
     assert len(store.entries) == 30 and all(type(entry) is int for entry in store.entries.values())
-    assert [p.name for p in tmp_path.iterdir()] == spools_left(tmp_path) == [os.path.basename(store.folder)]
+    assert [p.name for p in tmp_path.iterdir()] == spools_left(tmp_path) == [os.path.basename(store.folder.path)]
     assert {os.path.basename(name).rsplit("-", 1)[0] for name in store.files} == set(workers.values())
     result.write(tmp_path / "gold.jsonl", "jsonl")
     local = vote(inputs)
@@ -103,13 +103,13 @@ def test_a_folder_the_workers_cannot_write_into_is_not_used(scheduler, corpus, t
     """Each worker is asked (client.run) to make a file in the folder: none can where it does not
     exist; a folder that is or lies in an input is never used."""
     with distributed.Client(scheduler) as client:
-        refused = cluster.unwritable_on_workers(client, str(tmp_path / "nowhere"))
+        refused = spool.unwritable_on_workers(client, str(tmp_path / "nowhere"))
         assert sorted(refused) == sorted(client.scheduler_info()["workers"])
         assert set(refused.values()) == {"No such file or directory"}
-        assert cluster.unwritable_on_workers(client, str(tmp_path)) == {}
-        assert cluster.shared_spool(client, str(corpus / "brat" / "ann1"), [corpus / "brat"]) is None
-        assert cluster.shared_spool(client, None) is None
-        folder = cluster.shared_spool(client, str(tmp_path / "not" / "yet"), [corpus / "brat"])
+        assert spool.unwritable_on_workers(client, str(tmp_path)) == {}
+        assert spool.shared_spool(client, str(corpus / "brat" / "ann1"), [corpus / "brat"]) is None
+        assert spool.shared_spool(client, None) is None
+        folder = spool.shared_spool(client, str(tmp_path / "not" / "yet"), [corpus / "brat"])
         assert os.path.dirname(folder.path) == str(tmp_path)  # the nearest folder that exists
         folder.remove()
     assert spools_left(tmp_path) == []

@@ -17,7 +17,7 @@ from test_merge_parts import corpus  # noqa: E402,F401  (30 generated documents,
 
 from spanagree import agree, score  # noqa: E402
 from spanagree.cli import main  # noqa: E402
-from spanagree.pipeline.spool import IN_MEMORY  # noqa: E402
+from spanagree.pipeline.spool import MemoryFolder  # noqa: E402
 
 pytestmark = pytest.mark.slow  # a Dask cluster: the full suite only
 
@@ -75,7 +75,7 @@ def test_without_a_folder_beside_the_report_the_records_come_back_in_memory(sche
     with distributed.Client(scheduler) as client:
         result = compared(command, inputs, report=True, scheduler=client)
     spool = result.spool
-    assert spool.folder == IN_MEMORY and spool.files == []
+    assert isinstance(spool.folder, MemoryFolder) and spool.files == []
     assert len(spool.entries) == 30 and all(type(entry) is tuple for entry in spool.entries.values())
     assert [spool.record(d) for d in spool.entries] == [local.spool.record(d) for d in local.spool.entries]
     for name, run in (("local", local), ("cluster", result)):

@@ -129,11 +129,12 @@ def test_pairwise_equals_each_pair_compared_alone():
         assert pair.counts == alone.counts and pair.by_document == alone.by_document
 
 
-def test_pairwise_jobs_give_identical_results(monkeypatch):
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+def test_pairwise_jobs_give_identical_results():
     sets = round_robin(3, 40, 2, seed=5)
     one = agree(sets, documents="pairwise").to_dict(by_document=True)
-    two = agree(sets, documents="pairwise", jobs=2).to_dict(by_document=True)
+    jobs = parallel.Processes(2, min_spans_per_job=1)
+    two = agree(sets, documents="pairwise", jobs=jobs).to_dict(by_document=True)
+    assert jobs.mapped == [8]  # forked: 2 processes x 4 shards
     assert one == two
 
 
@@ -247,13 +248,14 @@ def test_merge_present_in_a_round_robin_equals_each_document_voted_alone():
         assert mine == theirs
 
 
-def test_merge_present_jobs_and_streams_give_identical_results(monkeypatch):
+def test_merge_present_jobs_and_streams_give_identical_results():
     from spanagree import vote
 
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     sets = round_robin(3, 40, 2, seed=2)
     one = vote(sets, documents="present")
-    two = vote(sets, documents="present", jobs=2)
+    jobs = parallel.Processes(2, min_spans_per_job=1)
+    two = vote(sets, documents="present", jobs=jobs)
+    assert jobs.mapped == [8]  # forked: 2 processes x 4 shards
     streams = [DocumentStream(s.name, "", iter(reversed(list(s.documents.values())))) for s in sets]
     backwards = vote(streams, documents="present")
     assert one.to_dict() == two.to_dict()

@@ -252,9 +252,10 @@ def test_on_the_cluster_the_sets_are_found_by_a_few_tasks_on_the_workers(schedul
     assert local[0] == remote[0] == 0 and local[2] == remote[2]
     assert without_options(remote[1]) == without_options(local[1])
     assert set(opened) <= {files[0].name}  # on the cluster this process only recognised the format
-    scans = [task for task in stream.data if key_split(task["key"]) == "share_task"]
-    # 2 workers x 4 shards: eight tasks of one or two files each, run on the cluster's workers
-    assert len(scans) == 8 and {task["worker"] for task in scans} <= workers
+    shards = [task for task in stream.data if key_split(task["key"]) == "mapped_shard"]
+    # 2 workers x 4 shards, twice: eight tasks finding the sets in one or two files each, then
+    # eight comparing them, all run on the cluster's workers
+    assert len(shards) == 16 and {task["worker"] for task in shards} <= workers
 
 
 def test_on_the_cluster_a_bad_file_given_relatively_is_the_error_of_one_process(scheduler, tmp_path, capsys,
@@ -277,10 +278,11 @@ def test_a_clusters_share_out_gives_each_contiguous_shard_in_order_and_checks_th
     from distributed import Client
 
     from spanagree.errors import SpanagreeError
-    from spanagree.pipeline.cluster import sharing
+    from spanagree.pipeline.cluster import Workers
+    from spanagree.pipeline.parallel import sharing
 
     with Client(scheduler, set_as_default=False) as client:
-        share_out = sharing(client)
+        share_out = sharing(Workers(client))
         # 2 workers x 4 shards of ten items: [0, 1], [2, 3], [4], ..., [9]
         assert share_out(sum, list(range(10)), reads=[str(FOLDER)]) == [1, 5, 4, 5, 6, 7, 8, 9]
         assert share_out(sum, []) is None

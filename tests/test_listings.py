@@ -137,40 +137,39 @@ def corpus(k=3, documents=40, seed=7):
 
 
 @pytest.mark.slow
-def test_agree_errors_are_the_same_under_jobs(monkeypatch):
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+def test_agree_errors_are_the_same_under_jobs():
     spansets = corpus()
     one = agree(spansets, match="overlap", errors=True, jobs=1)
     assert len(one.errors()) > 100
-    for jobs in (2, 3):
+    for number in (2, 3):
+        jobs = parallel.Processes(number, min_spans_per_job=1)
         many = agree(spansets, match="overlap", errors=True, jobs=jobs)
+        assert len(jobs.mapped) == 1 and jobs.mapped[0] > 1  # forked
         assert [(f, s, i.as_pair_dict()) for f, s, i in many.errors()] == \
             [(f, s, i.as_pair_dict()) for f, s, i in one.errors()]
 
 
 @pytest.mark.slow
-def test_cli_listings_are_the_same_under_jobs_on_brat(demo, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+def test_cli_listings_are_the_same_under_jobs_on_brat(demo, tmp_path, capsys, small_shards):
     paths = [demo / "brat" / name for name in ("ann1", "ann2", "ann3")]
     for jobs in ("1", "2"):
         assert run(capsys, "agree", *paths, "--errors", tmp_path / f"agree{jobs}.csv", "--jobs", jobs)[0] == 0
         assert run(capsys, "score", *paths, "--errors", tmp_path / f"score{jobs}.json", "--jobs", jobs)[0] == 0
+    assert small_shards == [8, 8]  # forked: agree's and score's --jobs 2
     assert (tmp_path / "agree1.csv").read_bytes() == (tmp_path / "agree2.csv").read_bytes()
     assert (tmp_path / "score1.json").read_bytes() == (tmp_path / "score2.json").read_bytes()
 
 
 @pytest.mark.parametrize("fmt", ["conll", "jsonl"])
-def test_score_errors_are_the_same_under_jobs_on_files_read_in_parts(fmt, demo, tmp_path, capsys, monkeypatch):
+def test_score_errors_are_the_same_under_jobs_on_files_read_in_parts(fmt, demo, tmp_path, capsys, small_shards):
     """The workers read their byte ranges of the files and spool their error items; the listing
     is the one process's, byte for byte, and as long as the error counts say."""
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     paths = [demo / fmt / f"{name}.{fmt}" for name in ("ann1", "ann2", "ann3")]
     for jobs in ("1", "2"):
         code, out, _ = run(capsys, "score", *paths, "--errors", tmp_path / f"score{jobs}.csv", "--jobs", jobs,
                            "--output", "json")
         assert code == 0
+    assert len(small_shards) == 1  # forked: --jobs 2
     listing = (tmp_path / "score1.csv").read_bytes()
     assert listing == (tmp_path / "score2.csv").read_bytes()
     summary = json.loads(out)

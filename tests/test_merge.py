@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import spanagree
 from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning, UsageError
 from spanagree.formats import read
+from spanagree.pipeline.parallel import Processes
 from spanagree.voting import KINDS, around, merge, vote
 from spanagree.span import Span, SpanSet
 from conftest import run
@@ -421,7 +422,9 @@ def test_jobs_give_the_same_result():
         spans_ = [S((i % 30, i % 30 + 3 + shift), "L", doc=f"doc{i}") for i in range(20)]
         spansets.append(SpanSet.from_spans(name, spans_, {f"doc{i}": "z" * 40 for i in range(20)}))
     one_process = vote(spansets, match="overlap")
-    two_processes = vote(spansets, match="overlap", jobs=2)
+    jobs = Processes(2, min_spans_per_job=1)  # these 60 spans pay for two processes
+    two_processes = vote(spansets, match="overlap", jobs=jobs)
+    assert jobs.mapped == [8]  # forked: 2 processes x 4 shards of the 20 documents
     assert fingerprint(one_process) == fingerprint(two_processes)
     assert len(one_process.clusters) == 20 and one_process.counts()["kept"] == 20
     with pytest.raises(UsageError, match="jobs"):
@@ -636,7 +639,7 @@ def test_merge_usage_errors(three, capsys):
 ANNOTATORS = ["Lisa", "Maria", "Max", "Peter"]
 
 
-def test_bratiaa_merge_then_score_each_annotator(shared_corpora, tmp_path, capsys):
+def test_bratiaa_merge_then_score_each_annotator(shared_corpora, tmp_path, capsys, small_shards):
     project = shared_corpora / "bratiaa-example" / "example-project"
     paths = [project / name for name in ANNOTATORS]
     gold, listing = tmp_path / "gold", tmp_path / "adjudicate.csv"
@@ -662,6 +665,7 @@ def test_bratiaa_merge_then_score_each_annotator(shared_corpora, tmp_path, capsy
     code, _, err = run(capsys, "merge", *paths, "--min-votes", "3", "--to", "brat", "--out", tmp_path / "gold2",
                        "--adjudicate", tmp_path / "adjudicate2.csv", "--jobs", "2")
     assert code == 0, err
+    assert small_shards == [7]  # forked: the 7 documents' files in 7 shards (2 processes x 4, at most one a document)
     assert snapshot(tmp_path / "gold2") == snapshot(gold)
     assert (tmp_path / "adjudicate2.csv").read_bytes() == listing.read_bytes()
 

@@ -24,7 +24,7 @@ from spanagree.formats import write
 from spanagree.match import MatchRule
 from spanagree.pipeline.compare import PairsComparison
 from spanagree.pipeline import Group
-from spanagree.pipeline.parallel import shards
+from spanagree.pipeline.parallel import Processes, shards
 from spanagree.pipeline.sequential import accumulate, spanset_stream
 from spanagree.scoring import score
 from spanagree.span import Span, SpanSet
@@ -149,22 +149,23 @@ def test_dice_credits_add_up_exactly_across_shards():
         assert left.counts() == whole.counts()
 
 
-def test_small_corpora_stay_in_this_process(monkeypatch):
+def test_small_corpora_stay_in_this_process():
     spansets = corpus(k=2, documents=20)
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 10**9)
-    monkeypatch.setattr(multiprocessing, "get_context",
-                        lambda *a: pytest.fail("no process pool for a small corpus"))
-    assert agree(spansets, jobs=4).pooled == agree(spansets).pooled
+    jobs = Processes(4)  # 50,000 spans a process pay: these do not (not the small_shards of this module)
+    assert agree(spansets, jobs=jobs).pooled == agree(spansets).pooled
+    assert jobs.mapped == []
+    jobs = Processes(4, min_spans_per_job=1)
+    assert agree(spansets, jobs=jobs).pooled == agree(spansets).pooled
+    assert len(jobs.mapped) == 1
 
 
 def test_without_fork_the_work_stays_in_this_process(monkeypatch):
     spansets = corpus(k=2, documents=20)
     expected = agree(spansets, match="overlap", jobs=1)
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
-    monkeypatch.setattr(multiprocessing, "get_context",
-                        lambda *a: pytest.fail("no process pool without fork"))
-    got = agree(spansets, match="overlap", jobs=2)
+    jobs = Processes(2, min_spans_per_job=1)
+    got = agree(spansets, match="overlap", jobs=jobs)
+    assert jobs.mapped == []
     assert [(p.by_document, p.by_label) for p in got.pairs] == [(p.by_document, p.by_label) for p in expected.pairs]
 
 
@@ -174,9 +175,9 @@ def test_a_killed_worker_ends_the_run_with_an_error_instead_of_waiting_forever()
             os.kill(os.getpid(), signal.SIGKILL)
         return item * 10
 
-    assert parallel.map_forked(die_on_the_third, [1, 2], 2) == [10, 20]
+    assert parallel.Processes(2).map(die_on_the_third, [1, 2]) == [10, 20]
     with pytest.raises(SpanagreeError, match=r"worker process of jobs=2 ended abruptly") as raised:
-        parallel.map_forked(die_on_the_third, [1, 2, 3, 4], 2)
+        parallel.Processes(2).map(die_on_the_third, [1, 2, 3, 4])
     assert raised.value.command_line_message() == ("a worker process of --jobs 2 ended abruptly (killed, or out of "
                                                    "memory?); nothing was written; try fewer --jobs")
 

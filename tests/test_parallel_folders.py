@@ -214,13 +214,12 @@ def test_every_folder_format_says_whether_it_is_read_in_shards():
         assert callable(FORMATS[name].lister())
 
 
-def test_few_files_of_many_documents_are_read_here_then_compared_in_processes(tmp_path, capsys, monkeypatch,
-                                                                              small_shards):
+def test_few_files_of_many_documents_are_read_here_then_compared_in_processes(tmp_path):
     """Two XML files of ten documents each (--xml-doc-tag): too few files to share out at two per
     process, so the parent reads them and the comparing is shared out by spans, as for any input
     read whole."""
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 2)
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+    from spanagree import agree
+
     folders = []
     for name in ("ann1", "ann2"):
         folder = tmp_path / name
@@ -228,7 +227,7 @@ def test_few_files_of_many_documents_are_read_here_then_compared_in_processes(tm
         for stem in ("a", "b"):
             shutil.copy(DEMO / "xml" / f"{name}.xml", folder / f"{stem}.xml")
         folders.append(folder)
-    before = len(small_shards)
-    code, out, _ = same_under(capsys, calls=small_shards, argv=["agree", *folders, "--output", "json"])
-    assert code == 0 and json.loads(out)["documents"] == 20
-    assert small_shards[before:] == [8]  # the 20 documents compared in 2 x 4 shards
+    jobs = parallel.Processes(2, min_documents_per_job=2, min_spans_per_job=1)
+    one, two = agree(folders).to_dict(), agree(folders, jobs=jobs).to_dict()
+    assert one == two and one["documents"] == 20
+    assert jobs.mapped == [8]  # the 20 documents compared in 2 x 4 shards

@@ -24,9 +24,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
-def verdicts(monkeypatch):
+def verdicts(monkeypatch, small_shards):
     """Read even these small files in parts, and record whether each run's parts were trusted."""
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
     found = []
     added = parallel.parts_added
 
@@ -37,6 +36,13 @@ def verdicts(monkeypatch):
 
     monkeypatch.setattr(parallel, "parts_added", recorded)
     return found
+
+
+def file_parts(files, pieces: int) -> list[list]:
+    """Each file's parts (:func:`~spanagree.pipeline.parallel.parts_as_found`), as lists: part
+    ``p`` of every file holds the same documents when the files list them in the same order."""
+    starts = [fmt.document_starts()(path) for path, fmt, _ in files]
+    return [list(column) for column in zip(*parallel.parts_as_found(files, starts, pieces))]
 
 
 def conll_document(number: int, tags=("B-PER", "I-PER", "O")) -> str:
@@ -183,10 +189,13 @@ def test_jsonl_left_out_records_are_one_note(tmp_path, capsys, verdicts):
     assert json.loads(out)["notes"] == ["ann1: 2 records answered reject or ignore left out (Prodigy: not annotations)"]
 
 
-def test_too_few_documents_stay_in_one_process(tmp_path, capsys, verdicts, monkeypatch):
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
-    assert same_under(capsys, ["agree", *map(str, conll_files(tmp_path)), "--output", "json"])[0] == 0
-    assert verdicts == []
+def test_too_few_documents_stay_in_one_process(tmp_path, verdicts):
+    from spanagree import agree
+
+    paths = conll_files(tmp_path)
+    jobs = parallel.Processes(2, min_documents_per_job=1000, min_spans_per_job=1)  # 12 documents
+    assert agree(paths, jobs=jobs).to_dict() == agree(paths).to_dict()
+    assert verdicts == [] and jobs.mapped == [8]  # read here, then compared in processes
 
 
 def test_parts_are_cut_by_bytes_and_shrink_towards_the_end(tmp_path):
@@ -200,7 +209,7 @@ def test_parts_are_cut_by_bytes_and_shrink_towards_the_end(tmp_path):
     paths[0].write_text("".join(record(d, 300 if d < 8 else 100) for d in range(16)))
     paths[1].write_text("".join(record(d, 100) for d in range(16)))
     files = parallel.splittable_files(paths, None)
-    parts = parallel.file_parts(files, 4)
+    parts = file_parts(files, 4)
     # shares of 7/16, 5/16, 3/16 and 1/16 of 4800 bytes end at bytes 2100, 3600 and 4500 of the
     # two files together, where document i begins at byte 300 i + 100 i = 400 i (i ≤ 8), then
     # 2400 + 100 (i - 8) + 100 i: the first to begin at or after 2100 is document 6 (2400;
@@ -242,7 +251,7 @@ def test_a_part_is_given_as_soon_as_the_scan_has_passed_its_end(tmp_path):
     assert [(p.start, p.stop, p.documents_before) for p in last] == [(800, 1000, 8)] * 2
     assert next(parts, None) is None and scanned == [10, 10]
     # and the parts read as the whole files read them
-    assert parallel.file_parts(files, 4) == [[first[k], second[k], last[k]] for k in range(2)]
+    assert file_parts(files, 4) == [[first[k], second[k], last[k]] for k in range(2)]
 
 
 def test_a_file_with_fewer_documents_has_empty_parts_at_its_end(tmp_path):
@@ -254,7 +263,7 @@ def test_a_file_with_fewer_documents_has_empty_parts_at_its_end(tmp_path):
     lines = [hundred_bytes(d) for d in range(8)]
     paths[0].write_text("".join(lines))
     paths[1].write_text("".join(lines[:2]))
-    parts = parallel.file_parts(parallel.splittable_files(paths, None), 4)
+    parts = file_parts(parallel.splittable_files(paths, None), 4)
     assert [(p.start, p.stop, p.lines_before, p.documents_before) for p in parts[0]] == [
         (0, 300, 0, 0), (300, 600, 3, 3), (600, 800, 6, 6)]
     assert [(p.start, p.stop, p.lines_before, p.documents_before) for p in parts[1]] == [

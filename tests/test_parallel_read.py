@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from spanagree.pipeline import parallel
+from spanagree.pipeline.parallel import Processes
 from spanagree.cli import main
 from conftest import run, same_under
 
@@ -168,11 +169,14 @@ def test_score_chance_reads_its_shards_too(tmp_path, capsys, small_shards):
     assert json.loads(out)["chance"]["tokens"] == 13 * 8
 
 
-def test_too_few_documents_stay_in_one_process(monkeypatch, capsys, small_shards):
+def test_too_few_documents_stay_in_one_process():
     """Too few documents to read in shards, and too few spans to compare in several processes."""
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1000)
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 50_000)
-    same_under(capsys, calls=small_shards, argv=["agree", str(DEMO / "ann1"), str(DEMO / "ann2")], sharded=False)
+    from spanagree import agree
+
+    folders = [str(DEMO / "ann1"), str(DEMO / "ann2")]
+    jobs = Processes(2)  # 1,000 documents and 50,000 spans a process pay (not the module's small_shards)
+    assert agree(folders, jobs=jobs).to_dict() == agree(folders).to_dict()
+    assert jobs.mapped == []
 
 
 @pytest.mark.parametrize("output", ["json", "table", "csv"])

@@ -30,8 +30,15 @@ import spanagree.progress
 import spanagree.pipeline.parallel as parallel
 spanagree.progress.DELAY = 0
 spanagree.progress.POLL = 0.01
-parallel.MIN_DOCUMENTS_PER_JOB = 1
-parallel.MIN_SPANS_PER_JOB = 1
+processes = parallel.Processes
+
+
+class SmallShards(processes):  # --jobs N sharding even these small corpora
+    def __new__(cls, jobs, **thresholds):
+        return processes(jobs, min_documents_per_job=1, min_spans_per_job=1)
+
+
+parallel.Processes = SmallShards
 from spanagree.cli import main
 sys.exit(main(sys.argv[1:]))
 """

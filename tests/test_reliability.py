@@ -514,7 +514,11 @@ def test_sigterm_during_jobs_ends_the_workers_too(tmp_path):
     finally:
         sys.path.remove(str(root / "benchmarks"))
     generate.generate(tmp_path, docs=1200, annotators=2, formats=("brat",), quiet=True)
-    script = ("import sys; from spanagree.pipeline import parallel; parallel.MIN_DOCUMENTS_PER_JOB = 1; "
+    script = ("import sys; from spanagree.pipeline import parallel; processes = parallel.Processes\n"
+              "class SmallShards(processes):\n"
+              "    def __new__(cls, jobs, **thresholds):\n"
+              "        return processes(jobs, min_documents_per_job=1)\n"
+              "parallel.Processes = SmallShards\n"
               "from spanagree.cli import main; sys.exit(main(sys.argv[1:]))")
     argv = [sys.executable, "-c", script, "agree", str(tmp_path / "brat" / "ann1"), str(tmp_path / "brat" / "ann2"),
             "--format", "brat", "--match", "partial", "--jobs", "2", "--output", "json"]

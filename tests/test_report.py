@@ -227,33 +227,29 @@ def test_report_documents_keeps_the_documents_with_the_most_disagreement(capsys,
 
 
 @pytest.mark.slow
-def test_a_jobs_2_report_equals_the_jobs_1_report(tmp_path, monkeypatch):
-    from spanagree.pipeline import parallel
+def test_a_jobs_2_report_equals_the_jobs_1_report(tmp_path):
+    from spanagree.pipeline.parallel import Processes
 
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
     pages = {}
-    for jobs in (1, 2):
-        pages["agree", jobs] = tmp_path / f"agree-{jobs}.html"
+    two = Processes(2, min_documents_per_job=1, min_spans_per_job=1)
+    for jobs in (1, two):
+        pages["agree", jobs] = tmp_path / f"agree-{int(jobs)}.html"
         agree(ANNOTATORS, report=True, jobs=jobs).write_report(pages["agree", jobs])
-        pages["score", jobs] = tmp_path / f"score-{jobs}.html"
+        pages["score", jobs] = tmp_path / f"score-{int(jobs)}.html"
         write_report(score(ANNOTATORS[0], ANNOTATORS[1:], report=True, jobs=jobs), pages["score", jobs])
+    assert len(two.mapped) == 2 and min(two.mapped) > 1  # agree and score forked
     for command in ("agree", "score"):
         one, two = pages[command, 1].read_text(encoding="utf-8"), pages[command, 2].read_text(encoding="utf-8")
         assert one.replace('"jobs":1', '"jobs":2') == two or one == two
         assert blocks(pages[command, 1])[1] == blocks(pages[command, 2])[1]
 
 
-def test_the_forked_shards_really_spool_in_their_own_processes(tmp_path, monkeypatch):
-    from spanagree.pipeline import parallel
+def test_the_forked_shards_really_spool_in_their_own_processes(tmp_path):
+    from spanagree.pipeline.parallel import Processes
 
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
-    result = agree(ANNOTATORS, report=True, jobs=2)
-    from spanagree.pipeline.spool import unpacked_entry
-
+    result = agree(ANNOTATORS, report=True, jobs=Processes(2, min_documents_per_job=1, min_spans_per_job=1))
     spool = result.spool
-    files = {spool.files[unpacked_entry(entry)[0]] for entry in spool.entries.values()}
+    files = {spool.files[entry] for entry in spool.entries.values()}
     assert len({Path(f).name.rsplit("-", 2)[1] for f in files}) == 2  # two processes (<host>-<pid>-<n>) wrote records
     assert list(result.spool.entries) == result.documents
 
@@ -309,7 +305,7 @@ def test_the_spool_files_go_when_the_result_goes(tmp_path):
     import gc
 
     result = agree(ANNOTATORS, report=True)
-    folder = Path(result.spool.folder)
+    folder = Path(result.spool.folder.path)  # the spool holds its SpoolFolder: no one else keeps it alive
     assert folder.is_dir() and list(folder.iterdir())
     del result
     gc.collect()

@@ -112,14 +112,15 @@ def test_sentence_counts_add_up_and_a_span_belongs_to_where_it_starts():
     assert tuple(map(sum, zip(*counts))) == (total.a, total.b, total.c)
 
 
-def test_score_compare_by_sentence_on_the_demo_conll_holds_under_jobs(demo, monkeypatch):
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+def test_score_compare_by_sentence_on_the_demo_conll_holds_under_jobs(demo):
+    jobs = parallel.Processes(2, min_documents_per_job=1)
     conll = demo / "conll"
     files = sorted(conll.glob("*.conll"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpanagreeWarning)
         one = score(files[0], files[1:], compare=True, unit="sentence", resamples=2000, seed=4)
-        two = score(files[0], files[1:], compare=True, unit="sentence", resamples=2000, seed=4, jobs=2)
+        two = score(files[0], files[1:], compare=True, unit="sentence", resamples=2000, seed=4, jobs=jobs)
+    assert len(jobs.mapped) == 1  # forked: each process read its byte ranges of the files
     assert one.comparisons == two.comparisons
     entry = one.comparisons[0]
     assert entry["unit"] == "sentence" and entry["units"] > 30 and entry["seed"] == 4

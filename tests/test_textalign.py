@@ -78,8 +78,7 @@ def test_crlf_and_lf_copies(tmp_path, capsys):
         assert (data["pairs"][0]["a"], data["pairs"][0]["b"], data["pairs"][0]["c"]) == (3, 0, 0), flag
 
 
-def test_align_text_holds_under_jobs(monkeypatch):
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+def test_align_text_holds_under_jobs():
     texts_a = {f"d{k}": f"Doc {k}: Ana Ruiz met Bo Li in Porto." for k in range(30)}
     texts_b = {d: t.replace("Porto", "Oporto").replace("met", "met  ") for d, t in texts_a.items()}
     a = SpanSet.from_spans("a", [Span(d, (t.index("Ana"), t.index("Ana") + 8), "PER") for d, t in texts_a.items()]
@@ -89,8 +88,9 @@ def test_align_text_holds_under_jobs(monkeypatch):
                            + [Span(d, (t.index("Oporto"), t.index("Oporto") + 6), "LOC") for d, t in texts_b.items()],
                            texts_b)
     one = agree([a, b], align_text=True).to_dict()
-    two = agree([a, b], align_text=True, jobs=2).to_dict()
-    assert one == two
+    jobs = parallel.Processes(2, min_spans_per_job=1)
+    two = agree([a, b], align_text=True, jobs=jobs).to_dict()
+    assert jobs.mapped == [8] and one == two
     assert one["pairs"][0]["a"] == 60 and one["aligned_texts"]["affected_spans"] == 30
 
 
@@ -237,7 +237,6 @@ def test_brat_offsets_counted_on_lf_while_the_text_has_crlf(tmp_path, capsys, mo
             "file); the offsets match the text with LF line ends while the .txt has CRLF") in captured.err
     assert "--brat-line-ends lf maps them onto the text as stored" in captured.err
     assert json.loads(captured.out)["pairs"][0]["a"] == 1          # only "Ana", before the first line end
-    monkeypatch.setattr(parallel, "MIN_DOCUMENTS_PER_JOB", 1)
     for jobs in ("1", "2"):
         assert main(["agree", *folders, "--align-whitespace", "--brat-line-ends", "lf", "--jobs", jobs,
                      "--output", "json"]) == 0

@@ -219,8 +219,8 @@ def corpus_spansets(seed: int, documents: int = 60):
 
 
 @pytest.mark.slow
-def test_agree_unitizing_equals_the_tally_and_holds_under_jobs(monkeypatch):
-    monkeypatch.setattr(parallel, "MIN_SPANS_PER_JOB", 1)
+def test_agree_unitizing_equals_the_tally_and_holds_under_jobs():
+    jobs = parallel.Processes(2, min_spans_per_job=1)
     sets = corpus_spansets(4)
     expected = UnitizingTally(3)
     for doc in sets[0].documents:
@@ -228,7 +228,8 @@ def test_agree_unitizing_equals_the_tally_and_holds_under_jobs(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpanagreeWarning)
         one = agree(sets, unitizing=True).to_dict()["alpha_u"]
-        two = agree(sets, unitizing=True, jobs=2).to_dict()["alpha_u"]
+        two = agree(sets, unitizing=True, jobs=jobs).to_dict()["alpha_u"]
+    assert jobs.mapped == [8]  # forked: 2 processes x 4 shards
     assert one == two == alpha_u(expected)
 
 

@@ -9,9 +9,11 @@ Every command that compares (``agree``, ``score``, ``merge``) runs here, one way
 
 - in this process, comparing while reading (:func:`~spanagree.pipeline.sequential.accumulate`);
   span sets already in memory are read the same way (reading everything first is this strategy);
-- over ``jobs`` forked processes (:mod:`spanagree.pipeline.parallel`), each comparing its own
-  shard of the documents (reading its own files where the format keeps a document per file),
-  their accumulators added in order.
+- in shards planned once (folders of document files, byte ranges of CoNLL and JSON-lines
+  files, or documents in memory: :func:`~spanagree.pipeline.parallel.accumulate_sharded`) and
+  mapped over an executor — ``jobs`` forked processes
+  (:class:`~spanagree.pipeline.parallel.Processes`) or a Dask cluster's workers
+  (:class:`~spanagree.pipeline.cluster.Workers`) — their accumulators added in order.
 
 The figures, warnings and errors do not depend on the strategy; the command (``agree``,
 ``score``, ``vote``) turns the accumulator into its result.
@@ -140,10 +142,11 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
         (a curation or a prediction: ``score --gold curation``).
     jobs : int
         Processes a container kept in a folder may use to list its span sets
-        (:func:`~spanagree.formats.container_streams`, :func:`.parallel.sharing`).
+        (:func:`~spanagree.formats.container_streams`, :func:`.parallel.sharing`); a whole number
+        or a :class:`~spanagree.pipeline.parallel.Processes`.
     scheduler : distributed.Client, optional
         The run's Dask client (:func:`.cluster.one_client`): a container kept in a folder lists
-        its span sets on the cluster's workers instead (:func:`.cluster.sharing`; ``jobs`` is
+        its span sets on the cluster's workers instead (:class:`.cluster.Workers`; ``jobs`` is
         then ignored).
 
     Raises
@@ -157,15 +160,14 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
     """
     from ..formats import container_streams, is_container, open_annotators
     from .finish import input_name, unique_names
+    from .parallel import sharing
+
     if scheduler is not None:
-        from .cluster import sharing
+        from .cluster import Workers
 
-        share_out = sharing(scheduler)
+        share_out = sharing(Workers(scheduler))
     else:
-        from .parallel import sharing
-
-        share_out = sharing(jobs)
-
+        share_out = sharing(usable_jobs(jobs, warn=False) if isinstance(jobs, int) else None)
     if annotators is not None:
         annotators = [a.strip() for a in (annotators.split(",") if isinstance(annotators, str) else annotators)]
         if not annotators or not all(annotators):
@@ -298,8 +300,10 @@ def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], 
         How paths are read (see :func:`spanagree.formats.read`).
     label_map, only, align_whitespace
         As in :func:`spanagree.agree`.
-    jobs : int
-        Processes to use; 1 compares while reading, in this process.
+    jobs : int or Processes
+        Processes to use; 1 compares while reading, in this process. A
+        :class:`~spanagree.pipeline.parallel.Processes` also says when sharding pays (its
+        thresholds) and records the shards it mapped.
     count_labels : bool
         Count every input's labels as read (:attr:`Accumulator.labels`, for the label checks of
         :mod:`spanagree.pipeline.labels`); also done whenever ``label_map`` or ``only`` is given.
@@ -307,31 +311,32 @@ def run(inputs: Sequence[Input], names: Sequence[str], groups: Sequence[Group], 
         Draw a progress bar of the reference's documents on standard error
         (:mod:`spanagree.progress`; the command line asks for it when standard error is a terminal).
     scheduler : str or distributed.Client, optional
-        Compare on this Dask cluster instead (:mod:`spanagree.pipeline.cluster`; ``jobs`` is then
-        ignored).
+        Compare on this Dask cluster's workers instead (:class:`~spanagree.pipeline.cluster.Workers`;
+        ``jobs`` is then ignored).
     """
     from ..progress import Progress
+    from .parallel import accumulate_sharded
 
     common = dict(label_map=label_map, only=only, align_whitespace=align_whitespace,
                   count_labels=count_labels or bool(label_map) or bool(only))
     if align_text:
         common["align_text"] = True
     if scheduler is not None:
-        from .cluster import accumulate_on_cluster
+        from .cluster import Workers, absolute_inputs, one_client
 
-        return accumulate_on_cluster(inputs, names, groups, comparison, scheduler, format=format,
-                                     format_options=format_options, **common)
+        with one_client(scheduler) as client:
+            inputs, format_options = absolute_inputs(inputs, format_options)
+            return accumulate_sharded(inputs, names, groups, comparison, Workers(client), format=format,
+                                      format_options=format_options, **common)
     jobs = usable_jobs(jobs)
     total = estimate_documents(inputs[0], format) if progress and inputs else None
     with Progress(progress, total) as bar:
         if progress:
             common["progress"] = bar
         if jobs > 1:
-            from .parallel import accumulate_forked
-
             with bar.shared():
-                result = accumulate_forked(inputs, names, groups, comparison, jobs, format=format,
-                                           format_options=format_options, **common)
+                result = accumulate_sharded(inputs, names, groups, comparison, jobs, format=format,
+                                            format_options=format_options, **common)
             if result is not None:
                 return result
         return accumulate(open_inputs(inputs, format, format_options), names, groups, comparison, **common)
@@ -352,20 +357,23 @@ def input_format(item, format: str | None = None) -> str | None:
         return None
 
 
-def usable_jobs(jobs: int) -> int:
-    """``jobs`` capped at the cores this process may use, with a warning when asked for more (from
-    :func:`run`: it names the line that called the command)."""
+def usable_jobs(jobs, *, warn: bool = True):
+    """``jobs`` as a :class:`~spanagree.pipeline.parallel.Processes` (a whole number is one with
+    the default thresholds) capped at the cores this process may use, with a warning when asked
+    for more (from :func:`run`: it names the line that called the command)."""
     import warnings
 
     from ..errors import SpanagreeWarning, parameter
-    from .parallel import usable_cores
+    from .parallel import Processes, usable_cores
 
+    jobs = jobs if hasattr(jobs, "map") else Processes(jobs)  # a whole number: the default thresholds
     usable = usable_cores()
     if jobs > usable:
-        warnings.warn(SpanagreeWarning(f"{{jobs}}: this machine lets spanagree use {usable} core(s); using {usable} "
-                                       "(more processes than cores only add the cost of starting them)",
-                                       jobs=parameter("jobs", jobs)), stacklevel=find_stack_level())
-        return usable
+        if warn:
+            warnings.warn(SpanagreeWarning(f"{{jobs}}: this machine lets spanagree use {usable} core(s); using "
+                                           f"{usable} (more processes than cores only add the cost of starting them)",
+                                           jobs=parameter("jobs", int(jobs))), stacklevel=find_stack_level())
+        return jobs.capped(usable)
     return jobs
 
 

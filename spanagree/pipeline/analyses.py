@@ -129,7 +129,8 @@ class Plan:
     """What a run's analyses are made for: the command, its span sets and how they are compared.
 
     ``folders`` holds where per-document outputs are spooled: ``"report"`` and ``"errors"`` (a
-    folder path, or ``None`` to keep them in memory), as the command's spooling chose them.
+    :class:`~spanagree.pipeline.spool.SpoolFolder` or ``MemoryFolder``, which the spools made in
+    it own, or ``None`` to keep them in plain dictionaries), as the command's spooling chose them.
     """
 
     command: str
@@ -158,7 +159,6 @@ class Finished:
     result: Any
     units: list | None = None
     group: int | None = None
-    folders: dict = field(default_factory=dict)
 
 
 class Tokens(Analysis):
@@ -357,14 +357,12 @@ class Listing(Analysis):
 
     def finish(self, tally, finished: Finished):
         """The result's listing: each pair's items read back document by document as they are
-        iterated (the spool lives as long as the result)."""
+        iterated (a spool owns its folder: it lives as long as the result)."""
         from functools import partial
 
-        folder = finished.folders.get("errors")
         for spool in tally:
-            if folder is not None:
+            if not isinstance(spool, dict):
                 spool.close()
-                spool.folder_owner = folder  # the spool lives as long as the result (its folder)
         kept = [(spool, list(pair.by_document) if finished.command == "agree" else finished.documents)
                 for spool, (_, _, pair) in zip(tally, finished.pairs)]
         finished.result.listing = partial(spooled_listings, kept)
@@ -414,8 +412,7 @@ class ReportRecords(Analysis):
         return spool
 
     def finish(self, tally, finished: Finished):
-        finished.result.spool = tally
-        tally.folder_owner = finished.folders.get("report")  # the temporary files live as long as the result
+        finished.result.spool = tally  # (a spool owns its folder: it lives as long as the result)
         return None
 
 

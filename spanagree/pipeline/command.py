@@ -81,7 +81,7 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
         groups, plan, layouts = command.plan(inputs, options)
         plan.rule = options.rule
         with command.spooling(client, inputs, options) as (folders, client):
-            plan.folders = {key: getattr(folder, "path", folder) for key, folder in folders.items()}
+            plan.folders = dict(folders)
             analyses = analyses_for(options, plan) if layouts is not None else []
             comparison = command.comparison(plan, layouts, analyses, folders, client, options)
             accumulator = run(inputs, plan.names, groups, comparison, scheduler=client,
@@ -109,7 +109,7 @@ def spooled_outputs(client, inputs: list, report, errors):
     (:func:`~spanagree.pipeline.cluster.spooling_beside`), as ``({"report": ..., "errors": ...}, client)``."""
     from contextlib import contextmanager
 
-    from .cluster import spooling_beside
+    from .spool import spooling_beside
 
     @contextmanager
     def folders():

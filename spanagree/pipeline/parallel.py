@@ -1,59 +1,161 @@
-"""The forked strategy (``--jobs N``): shards of documents compared in N processes.
+"""The executor seam: the documents planned once into shards, the shards mapped over an executor.
 
-Documents are independent and what a comparison gives adds up
-(:class:`~spanagree.pipeline.accumulator.Accumulator`), so each process runs the sequential
-strategy (:func:`~spanagree.pipeline.sequential.accumulate`) on one contiguous shard of the
-documents and the shards' accumulators are added in document order: the result, the warnings
-and the errors are those of one process, whatever the number of jobs. Processes are forked, so
-what they need is inherited rather than pickled; only accumulators travel back. Where ``fork``
-is unavailable, or the corpus is too small to pay for processes, the caller works in one process.
+A comparison adds up (:class:`~spanagree.pipeline.accumulator.Accumulator`), so each shard is
+compared by the sequential strategy and the shards' accumulators are added in document order: the
+figures, warnings and errors are those of one process, whatever the executor.
+:func:`accumulate_sharded` plans the shards the first way that fits every input: **folders** of
+document files (:attr:`~spanagree.formats.Format.folder_shards`), listed here, each shard reading
+its own files (:func:`read_shard`); **byte ranges** of files of many documents
+(:attr:`~spanagree.formats.Format.splits`: CoNLL, JSON lines), cut at the same documents in every
+file (:func:`parts_as_found`), each shard reading its ranges (:func:`read_part`) while the others
+are still being found; or documents read here, **in memory**. What a folder or file gives at its
+end is made once from the shards' counts. Where a plan cannot give what one process gives (an id
+read in two shards, a part's reading error), the next way is tried.
 
-Where each document is a file of its own (folders of a format that declares
-:attr:`~spanagree.formats.Format.folder_shards`: BRAT, XML, WebAnno TSV, XMI, and the annotation
-sets of a GATE folder, streams that carry their listing), each process reads its own shard of the
-files (:func:`read_shard`), the parent having only listed them: reading is most of a run, and
-spans read before forking would be copied page by page as the children touch them. What a folder
-gives at its end is made once from the shards' counts (:func:`shards_added`). Files that hold many
-documents one after the other (CoNLL, JSON lines:
-:attr:`~spanagree.formats.Format.splits`) are cut into parts of whole documents by their bytes
-alone (:func:`parts_as_found`), at the same document indices in every file, in shrinking sizes
-(:func:`part_shares`), and each process reads its own parts (:func:`_read_in_parts`), beginning
-with the first while the parent scans for the others; what the whole files give at their end is
-made once from the parts' counts. Other inputs are read here first and their documents shared with the
-children: single XML, WebAnno TSV and XMI files, DocBin files (one binary), and the containers,
-which cannot be split (a Label Studio export is one JSON document, an INCEpTION export one zip, a
-GATE file one XML document).
+The executor is a :class:`Processes` pool (forked: the shard's function, documents in memory and
+the progress bar's shared counter are inherited, not pickled) or a Dask cluster's
+:class:`~spanagree.pipeline.cluster.Workers`.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+from functools import partial
 from typing import Any, Callable, Iterable, Iterator
 
 from ..errors import SpanagreeError, parameter
 from ..formats import DocumentStream, natural_key
 from .accumulator import Accumulator
 
-#: The work of the forked processes, set just before forking (children inherit it).
+#: The function the forked processes call, set just before forking (children inherit it).
 _SHARED: tuple | None = None
 
-#: Shards per process: enough to even out documents of unequal size, few enough that the
-#: counts sent back stay cheap.
-SHARDS_PER_JOB = 4
 
-#: Fewer spans than this per process and a process costs more than it saves (starting one, and
-#: the copy-on-write of the pages it touches, take a tenth of a second): fewer processes are used.
-MIN_SPANS_PER_JOB = 50_000
+class Processes(int):
+    """``jobs`` forked processes, an executor of :func:`accumulate_sharded`: a whole number (what
+    ``jobs`` takes everywhere) that also says when sharding pays.
 
-#: The same for processes that read their own documents (folders of document files:
-#: :func:`_read_in_shards`; byte ranges: :func:`_read_in_parts`), where spans are not known before
-#: reading: fewer documents (files) than this per process, fewer processes; fewer than two
-#: processes' worth, and the inputs are read here, then compared in processes if their spans pay.
-MIN_DOCUMENTS_PER_JOB = 1_000
+    Parameters
+    ----------
+    jobs : int
+        Processes to use.
+    min_documents_per_job : int
+        Fewer documents (files) than this per process, where the processes read their own
+        (folders, byte ranges), and fewer processes are used; fewer than two processes' worth and
+        the inputs are read here (then compared in processes if their spans pay).
+    min_spans_per_job : int
+        Fewer spans than this per process, for documents read here, and fewer processes are used
+        (starting one, and the copy-on-write of the pages it touches, take a tenth of a second).
+    shards_per_job : int
+        Shards per process: enough to even out documents of unequal size, few enough that the
+        counts sent back stay cheap.
+
+    Attributes
+    ----------
+    mapped : list of int
+        The shards of each map over forked processes, in order (a run can tell that it forked).
+
+    Examples
+    --------
+    >>> jobs = Processes(2, min_spans_per_job=1)
+    >>> jobs == 2, jobs.min_documents_per_job, jobs.mapped
+    (True, 1000, [])
+    """
+
+    stays_here = True   # too little work for two processes: this process does it
+    inherits = True     # the children inherit what the parent holds: documents in memory need not be sent
+
+    def __new__(cls, jobs: int, *, min_documents_per_job: int = 1_000, min_spans_per_job: int = 50_000,
+                shards_per_job: int = 4, mapped: list | None = None):
+        self = super().__new__(cls, jobs)
+        self.min_documents_per_job, self.min_spans_per_job = min_documents_per_job, min_spans_per_job
+        self.shards_per_job = shards_per_job
+        self.mapped = [] if mapped is None else mapped
+        return self
+
+    def __reduce__(self):
+        return int, (int(self),)  # pickled (a result's options) as the number it is
+
+    def capped(self, jobs: int) -> "Processes":
+        """The same pool of at most ``jobs`` processes (its :attr:`mapped` shared)."""
+        return type(self)(min(self, jobs), min_documents_per_job=self.min_documents_per_job,
+                         min_spans_per_job=self.min_spans_per_job, shards_per_job=self.shards_per_job,
+                         mapped=self.mapped)
+
+    def workers(self, items: int, per: int) -> int:
+        """The processes ``items`` pay for, at least ``per`` each (``per``: a threshold above)."""
+        return min(int(self), items // per) if per else int(self)
+
+    def check_paths(self, paths) -> None:
+        """The processes see what this one sees."""
+
+    def map(self, function: Callable[[Any], Any], tasks: Iterable) -> list | None:
+        """``[function(task) for task in tasks]`` over the processes, in order, or ``None`` where
+        ``fork`` is unavailable (not on Windows). ``function`` (a closure may do) is inherited, not
+        pickled; what is alive now is frozen (the children's collector then neither scans it nor
+        writes to its pages); ``tasks`` may be a generator, each handed out as soon as it is made.
+
+        A process that dies (killed, or out of memory) ends the map with a
+        :class:`~spanagree.errors.SpanagreeError` rather than a wait for an answer that will never
+        come; when this process is interrupted (Ctrl-C, SIGTERM, SIGHUP) the workers end with it.
+        """
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
+        if "fork" not in multiprocessing.get_all_start_methods():
+            return None
+        global _SHARED
+        handed = [0]
+
+        def counted():
+            for task in tasks:
+                handed[0] += 1
+                yield task
+
+        frozen = not gc.get_freeze_count()
+        if frozen:
+            gc.freeze()
+        _SHARED = (function,)
+        pool = ProcessPoolExecutor(int(self), mp_context=multiprocessing.get_context("fork"))
+        try:
+            results = list(pool.map(_call_shared, counted()))
+        except BaseException as error:
+            workers = list((getattr(pool, "_processes", None) or {}).values())
+            pool.shutdown(wait=False, cancel_futures=True)
+            for worker in workers:
+                if worker.is_alive():
+                    worker.terminate()
+            for worker in workers:
+                worker.join(5)
+            if isinstance(error, BrokenProcessPool):
+                raise SpanagreeError(f"a worker process of {{jobs}} ended abruptly (killed, or out of memory?); "
+                                     "nothing was written; try fewer {fewer}", jobs=parameter("jobs", int(self)),
+                                     fewer="jobs") from None
+            raise
+        finally:
+            _SHARED = None
+            if frozen:
+                gc.unfreeze()
+            self.mapped.append(handed[0])
+        pool.shutdown()
+        return results
 
 
-def shards(items: list, parts: int) -> list[list]:
+def _call_shared(task):
+    return _SHARED[0](task)
+
+
+def usable_cores() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def shards(items, parts: int) -> list:
     """``items`` cut into at most ``parts`` contiguous, nearly equal pieces.
 
     Examples
@@ -71,139 +173,111 @@ def shards(items: list, parts: int) -> list[list]:
     return result
 
 
-def sharing(jobs: int):
-    """What shares out a reader's work on a folder's files over ``jobs`` forked processes
-    (``None`` for one job): ``share_out(function, items)`` is each contiguous shard's
-    ``function(shard)``, in order, or ``None`` where the items are too few for the processes to
-    pay (:data:`MIN_DOCUMENTS_PER_JOB` each) or processes cannot be forked; ``reads``, the paths
-    the function reads, matters only on a cluster (:func:`spanagree.pipeline.cluster.sharing`).
-    The formats are handed it (:func:`~spanagree.formats.container_streams`: finding a GATE
-    folder's annotation sets), so that they need not know the pipeline."""
-    if jobs < 2:
+def sharing(executor):
+    """What shares out a reader's work on a folder's files over ``executor`` (``None``: one job),
+    handed to the formats (:func:`~spanagree.formats.container_streams`: a GATE folder's
+    annotation sets) so that they need not know the pipeline: ``share_out(function, items, reads)``
+    is each contiguous shard's ``function(shard)``, in order, or ``None`` where the items do not
+    pay for two processes or none can be forked; ``reads``, the paths read, are checked first."""
+    if executor is None or (executor.stays_here and executor < 2):
         return None
 
     def share_out(function: Callable[[Any], Any], items: list, reads=()) -> list | None:
-        processes = min(jobs, usable_cores(), len(items) // MIN_DOCUMENTS_PER_JOB)
-        if processes < 2:
+        workers = executor.workers(len(items), executor.min_documents_per_job)
+        if not items or (executor.stays_here and workers < 2):
             return None
-        return map_forked(function, shards(items, processes * SHARDS_PER_JOB), processes)
+        executor.check_paths(reads)
+        bounds = [(piece[0], piece[-1] + 1) for piece in shards(range(len(items)), workers * executor.shards_per_job)]
+        return executor.map(partial(_share_task, items=items, function=function), bounds)
 
     return share_out
 
 
-def usable_cores() -> int:
-    """The cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
+def _share_task(bounds: tuple[int, int], *, items: list, function):
+    return function(items[bounds[0]:bounds[1]])
 
 
-def map_forked(function: Callable[[Any], Any], items: Iterable, jobs: int) -> list | None:
-    """``[function(item) for item in items]`` over ``jobs`` forked processes, in order.
-
-    ``function`` (a closure may do) and what it sees are inherited by the children, not pickled;
-    its results are pickled back. ``None`` where ``fork`` is unavailable (the caller then works
-    in this process).
-    """
-    if not can_fork():
-        return None
-    global _SHARED
-    _SHARED = (function,)
-    try:
-        return forked_map(_call_shared_item, items, jobs)
-    finally:
-        _SHARED = None
-
-
-def can_fork() -> bool:
-    """Whether processes can be forked here (not on Windows; macOS can, though it defaults to spawn)."""
+def accumulate_sharded(inputs, names, groups, comparison, executor, *, format=None, format_options=None,
+                       **common) -> Accumulator | None:
+    """The accumulator of ``inputs`` compared in shards over ``executor`` (:class:`Processes`, or
+    a Dask cluster's :class:`~spanagree.pipeline.cluster.Workers`), or ``None`` where this process
+    should do it (no ``fork``; too little work for two processes). Parameters as
+    :func:`spanagree.pipeline.run`."""
     import multiprocessing
 
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
-def forked_map(function: Callable[[Any], Any], items: Iterable, jobs: int) -> list:
-    """``[function(item) for item in items]`` over ``jobs`` forked processes, in order.
-
-    ``items`` may be a generator: each item is handed out as soon as it is made, the processes
-    (forked when the first is handed out) working on the first items while the later are made.
-
-    A process that dies (killed, or out of memory) ends the whole map with a
-    :class:`~spanagree.errors.SpanagreeError` rather than leaving it waiting for an answer that
-    will never come (``concurrent.futures`` notices the death; a ``multiprocessing.Pool`` would not).
-    When this process is interrupted (Ctrl-C, or SIGTERM/SIGHUP, which the command line turns into
-    an interrupt), the workers are ended with it rather than left to finish their shards.
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
-    try:
-        results = list(pool.map(function, items))
-    except BaseException as error:
-        workers = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            if worker.is_alive():
-                worker.terminate()
-        for worker in workers:
-            worker.join(5)
-        if isinstance(error, BrokenProcessPool):
-            raise SpanagreeError(f"a worker process of {{jobs}} ended abruptly (killed, or out of memory?); "
-                                 "nothing was written; try fewer {fewer}", jobs=parameter("jobs", jobs),
-                                 fewer="jobs") from None
-        raise
-    pool.shutdown()
-    return results
-
-
-def _call_shared_item(item):
-    return _SHARED[0](item)
-
-
-def accumulate_forked(inputs, names, groups, comparison, jobs: int, *, format=None, format_options=None,
-                      **common) -> Accumulator | None:
-    """The accumulator of ``inputs`` compared in ``jobs`` forked processes, or ``None`` where this
-    does not pay (no ``fork``; too few documents or spans for two processes): the caller then
-    runs in this process. Parameters as :func:`spanagree.pipeline.run`."""
     from . import read_inputs
-    from .sequential import accumulate
+    from .sequential import accumulate, spanset_stream
 
-    if not can_fork():
+    if executor.stays_here and "fork" not in multiprocessing.get_all_start_methods():
         return None
+    progress = common.get("progress")
+    per_job = executor.shards_per_job
     folders = folder_listings(inputs, format, format_options)
     if folders is not None:
         every = folder_units(folders)
-        if len(every) >= 2 * MIN_DOCUMENTS_PER_JOB:  # else too few files to share out: read here (below)
-            return _read_in_shards(folders, every, names, groups, comparison, jobs, **common)
+        workers = executor.workers(len(every), executor.min_documents_per_job)
+        if every and (workers >= 2 or not executor.stays_here):
+            executor.check_paths([os.path.abspath(item.path) if isinstance(item, DocumentStream) else os.fspath(item)
+                                  for item in inputs])
+            tasks = list(enumerate(shards(every, workers * per_job)))
+            result = shards_added(executor.map(partial(read_shard, folders=folders, names=names, groups=groups,
+                                                       comparison=comparison, common=common), tasks), folders)
+            if result is not None:
+                return result
+            if progress is not None:
+                progress.restart()  # the documents are compared again
     files = splittable_files(inputs, format, format_options)
     if files is not None:
-        result = _read_in_parts(files, names, groups, comparison, jobs, **common)
+        result = _read_in_parts(files, names, groups, comparison, executor, common)
         if result is not None:
             return result
     spansets = read_inputs(inputs, format, format_options)
     every = list(dict.fromkeys(d for spanset in spansets for d in spanset.documents))
     spans = sum(len(document.spans) for spanset in spansets for document in spanset.documents.values())
-    jobs = min(jobs, max(1, len(every) // 2), max(1, spans // MIN_SPANS_PER_JOB))
-    if jobs < 2:
-        from .sequential import spanset_stream
-
+    workers = min(executor.workers(spans, executor.min_spans_per_job), max(1, len(every) // 2))
+    if not every or (executor.stays_here and workers < 2):
         return accumulate([spanset_stream(s) for s in spansets], names, groups, comparison, **common)
-    pieces = shards(every, jobs * SHARDS_PER_JOB)
-
-    def compare_shard(task) -> Accumulator:
-        number, ids = task
-        wanted = set(ids)
-        streams = [DocumentStream(s.name, s.format or "", iter([d for i, d in s.documents.items() if i in wanted]))
-                   for s in spansets]
-        return accumulate(streams, names, groups, comparison, shard=number, **common)
-
-    result = _added(_forked(compare_shard, list(enumerate(pieces)), jobs))
+    pieces = shards(every, workers * per_job)
+    if executor.inherits:  # the shards' documents are looked up in the inherited span sets
+        tasks = [(number, piece) for number, piece in enumerate(pieces)]
+    else:  # sent as plain tuples, which pickle several times faster than the objects
+        tasks = [(number, [(s.name, s.format or "", [packed(d) for i, d in s.documents.items() if i in wanted])
+                           for s in spansets]) for number, wanted in enumerate(map(set, pieces))]
+    result = _added(executor.map(partial(compare_shard, spansets=spansets if executor.inherits else None,
+                                         names=names, groups=groups, comparison=comparison, common=common), tasks))
     result.orders = [list(s.documents) for s in spansets]
     result.notes = [list(s.notes) for s in spansets]
     return result
+
+
+def compare_shard(task, *, spansets, names, groups, comparison, common: dict) -> Accumulator:
+    """A shard of documents in memory compared: ``(number, document ids)`` of ``spansets``
+    (inherited), or ``(number, [(name, format, packed documents)] per input)`` (sent)."""
+    from .sequential import accumulate
+
+    number, shard = task
+    if spansets is not None:
+        wanted = set(shard)
+        streams = [DocumentStream(s.name, s.format or "", iter([d for i, d in s.documents.items() if i in wanted]))
+                   for s in spansets]
+    else:
+        streams = [DocumentStream(name, format, map(unpacked, documents)) for name, format, documents in shard]
+    return accumulate(streams, names, groups, comparison, shard=number, **common)
+
+
+def packed(document) -> tuple:
+    """A document as plain tuples (:func:`unpacked` rebuilds it)."""
+    return (document.id, document.text, document.source, document.tokens_from_text,
+            [(span.fragments, span.label, span.source, span.attributes) for span in document.spans])
+
+
+def unpacked(values: tuple):
+    """:func:`packed`'s document rebuilt (the spans were checked when read: :meth:`Span.trusted`)."""
+    from ..span import Document, Span
+
+    doc_id, text, source, tokens_from_text, spans = values
+    return Document(doc_id, text, [Span.trusted(doc_id, fragments, label, where, attributes)
+                                   for fragments, label, where, attributes in spans], source, tokens_from_text)
 
 
 def folder_listings(inputs, format, format_options=None) -> list | None:
@@ -236,9 +310,18 @@ def folder_listings(inputs, format, format_options=None) -> list | None:
     return listings
 
 
+def folder_units(folders) -> list[str]:
+    """The unit keys of every folder, once, in natural order: the copies of a document in several
+    folders fall in one shard, and a shard's documents come in each folder's own order (folders
+    that hold the same units, the usual case, are not sorted again: each lists them in this order)."""
+    first = list(folders[0].units)
+    if all(len(folder.units) == len(first) and list(folder.units) == first for folder in folders[1:]):
+        return first
+    return sorted(set().union(*(folder.units for folder in folders)), key=natural_key)
+
+
 def read_shard(task, *, folders, names, groups, comparison, common: dict) -> Accumulator:
-    """One shard ``(number, unit keys)`` of every folder (:func:`folder_listings`) read and
-    compared: one worker's share (a forked process's, or a Dask task's)."""
+    """One shard ``(number, unit keys)`` of every folder (:func:`folder_listings`) read and compared."""
     from .sequential import accumulate
 
     number, keys = task
@@ -281,34 +364,6 @@ def shards_added(results: list[Accumulator], folders) -> Accumulator | None:
     return result
 
 
-def folder_units(folders) -> list[str]:
-    """The unit keys of every folder, once, in natural order: the copies of a document in several
-    folders fall in one shard, and a shard's documents come in each folder's own order (folders
-    that hold the same units, the usual case, are not sorted again: each lists them in this order)."""
-    first = list(folders[0].units)
-    if all(len(folder.units) == len(first) and list(folder.units) == first for folder in folders[1:]):
-        return first
-    return sorted(set().union(*(folder.units for folder in folders)), key=natural_key)
-
-
-def _read_in_shards(folders, every: list[str], names, groups, comparison, jobs: int, **common) -> Accumulator | None:
-    """Each process reads and compares one shard of every folder's units (``every``:
-    :func:`folder_units`; :func:`read_shard`), or ``None`` when this cannot give what one process
-    gives (:func:`shards_added`): the caller then reads the folders in one process."""
-    from functools import partial
-
-    jobs = min(jobs, len(every) // MIN_DOCUMENTS_PER_JOB)
-    pieces = shards(every, jobs * SHARDS_PER_JOB)
-    results = _forked(partial(read_shard, folders=folders, names=names, groups=groups, comparison=comparison,
-                              common=common), list(enumerate(pieces)), jobs)
-    result = shards_added(results, folders)
-    if result is None:
-        progress = common.get("progress")
-        if progress is not None:
-            progress.restart()  # the documents are compared again
-    return result
-
-
 def splittable_files(inputs, format, format_options=None) -> list | None:
     """Every input as ``(path, Format, reader options)`` when each is a regular file of a format
     read in parts (:attr:`~spanagree.formats.Format.splits`), its stream made without error;
@@ -333,29 +388,18 @@ def splittable_files(inputs, format, format_options=None) -> list | None:
     return files
 
 
-def file_parts(files, pieces: int) -> list[list]:
-    """Each file of ``files`` (as :func:`splittable_files` gives them) cut into at most ``pieces``
-    :class:`~spanagree.formats.FilePart` of whole documents (:func:`parts_as_found`), as lists:
-    part ``p`` of every file holds the same documents when the files list the same documents in
-    the same order.
-    """
-    starts = [fmt.document_starts()(path) for path, fmt, _ in files]
-    return [list(column) for column in zip(*parts_as_found(files, starts, pieces))]
-
-
 def parts_as_found(files, starts: list, pieces: int) -> Iterator[list]:
     """The files cut into at most ``pieces`` parts of whole documents, at the same document
     indices in every file (the first file's documents), each part a
     :class:`~spanagree.formats.FilePart` per file, yielded as soon as the files' ``starts`` have
-    been scanned far enough to know where it ends: a worker reads the first part while the rest
-    of the files is scanned (and the files' ends, after the last cut, are not scanned).
+    been scanned far enough to know where it ends (the files' ends, after the last cut, are not
+    scanned).
 
     ``starts``: per file, an iterable of ``(document offset, lines before it)``, in order
-    (``document_starts_<format>``). The parts are cut by bytes (:func:`part_shares`): a part
-    ends before the first document beginning at or after its share's end in the bytes of all the
-    files together (document ``i`` of a file with fewer documents begins at its end, and its parts
-    from there are empty); parts that would hold no document are not made. The last part of
-    every file runs to its end.
+    (``document_starts_<format>``). A part ends before the first document beginning at or after
+    its share's end (:func:`part_shares`) in the bytes of all the files together (document ``i``
+    of a file with fewer documents begins at its end, and its parts from there are empty); parts
+    that would hold no document are not made. The last part of every file runs to its end.
     """
     from ..formats import FilePart
 
@@ -390,10 +434,8 @@ def part_shares(pieces: int) -> list[float]:
     """Where the shares of the bytes of ``pieces`` parts end (fractions; the last, 1, left out).
 
     The parts shrink towards the end: part ``k`` of ``P`` gets a share ``2(P - k) - 1`` of
-    ``P²``, so the last parts are small and the processes, taking parts as they finish others,
-    end close together (equal parts can leave one process idle for up to a part's time while
-    another reads its last; here the last part is ``1/P²`` of the bytes). Parts are cut by bytes,
-    not documents: the work of a document goes with its bytes.
+    ``P²``, so the last parts are small and the workers, taking parts as they finish others, end
+    close together. Parts are cut by bytes, not documents: the work of a document goes with its bytes.
 
     Examples
     --------
@@ -409,47 +451,38 @@ def part_shares(pieces: int) -> list[float]:
     return ends
 
 
-def _read_in_parts(files, names, groups, comparison, jobs: int, **common) -> Accumulator | None:
-    """Each process reads and compares the same part of every file (:func:`parts_as_found`: the
-    processes begin with the first parts while the parent scans for the others), or ``None`` when
-    this does not pay (fewer than :data:`MIN_DOCUMENTS_PER_JOB` documents per process, counted in
-    the first file before any process starts) or cannot be trusted to give what one process gives
-    (:func:`_parts_read_exactly`): the caller then reads the files here."""
+def _read_in_parts(files, names, groups, comparison, executor, common: dict) -> Accumulator | None:
+    """Each task reads and compares the same part of every file (:func:`parts_as_found`), or
+    ``None`` when this does not pay (fewer than ``min_documents_per_job`` documents per process,
+    counted in the first file before any process starts) or cannot be trusted to give what one
+    process gives (:func:`_parts_read_exactly`): the caller then reads the files here."""
     import itertools
-    from functools import partial
 
+    executor.check_paths([path for path, _, _ in files])
     starts = [fmt.document_starts()(path) for path, fmt, _ in files]
-    ahead = list(itertools.islice(starts[0], jobs * MIN_DOCUMENTS_PER_JOB))
-    jobs = min(jobs, len(ahead) // MIN_DOCUMENTS_PER_JOB)
-    if jobs < 2:
+    per = executor.min_documents_per_job
+    ahead = list(itertools.islice(starts[0], int(executor) * per))
+    workers = executor.workers(len(ahead), per)
+    if executor.stays_here and workers < 2:
         return None
     starts[0] = itertools.chain(ahead, starts[0])
     found: list = []  # the parts, as they are found: one FilePart per file
 
     def tasks():
-        for number, part in enumerate(parts_as_found(files, starts, jobs * SHARDS_PER_JOB)):
+        for number, part in enumerate(parts_as_found(files, starts, workers * executor.shards_per_job)):
             found.append(part)
             yield number, part
 
-    results = _forked(partial(read_given_part, files=files, names=names, groups=groups, comparison=comparison,
-                              common=common), tasks(), jobs)
+    results = executor.map(partial(read_part, files=files, names=names, groups=groups, comparison=comparison,
+                                   common=common), tasks())
     result = parts_added(results, files, [list(column) for column in zip(*found)])
-    if result is None:
-        progress = common.get("progress")
-        if progress is not None:
-            progress.restart()  # the documents are compared again
+    if result is None and common.get("progress") is not None:
+        common["progress"].restart()  # the documents are compared again
     return result
 
 
-def read_part(number: int, *, files, parts, names, groups, comparison, common: dict) -> Accumulator:
-    """Part ``number`` of every file (:func:`file_parts`) read and compared (a Dask task's share)."""
-    return read_given_part((number, [file[number] for file in parts]), files=files, names=names, groups=groups,
-                           comparison=comparison, common=common)
-
-
-def read_given_part(task, *, files, names, groups, comparison, common: dict) -> Accumulator:
-    """A part ``(number, one FilePart per file)`` of every file read and compared: one worker's
-    share (a forked process's, or a Dask task's)."""
+def read_part(task, *, files, names, groups, comparison, common: dict) -> Accumulator:
+    """A part ``(number, one FilePart per file)`` of every file read and compared."""
     from .sequential import accumulate
 
     number, own_parts = task
@@ -496,7 +529,7 @@ def _parts_read_exactly(results: list[Accumulator], files, parts) -> bool:
     for k, (_, fmt, _) in enumerate(files):
         if not any(result.orders[k] for result in results):
             return False
-        if "ids" in fmt.drops:  # the reader numbers the documents: the ids come from the counts
+        if fmt.numbered:  # the reader numbers the documents: the ids come from the counts
             promised = [b.documents_before - a.documents_before for a, b in zip(parts[k], parts[k][1:])]
             if any(len(result.orders[k]) != number for result, number in zip(results, promised)):
                 return False
@@ -507,19 +540,6 @@ def _parts_read_exactly(results: list[Accumulator], files, parts) -> bool:
                 if seen.setdefault(doc_id, number) != number:
                     return False
     return True
-
-
-def _forked(function, tasks: Iterable, jobs: int) -> list:
-    """``[function(task) for task in tasks]`` in ``jobs`` forked processes, what is alive now frozen
-    (the children's collector then neither scans it nor writes to its pages)."""
-    frozen = not gc.get_freeze_count()
-    if frozen:
-        gc.freeze()
-    try:
-        return map_forked(function, tasks, jobs)
-    finally:
-        if frozen:
-            gc.unfreeze()
 
 
 def _added(parts: list[Accumulator]) -> Accumulator:

@@ -5,10 +5,11 @@ order by the parent (or the client).
 adjudication listings in one: each document read back from the spool, its gold text and its
 listing rows made, one after the other (the serial tail that kept ``merge --jobs 2`` at 1.3-1.5
 times ``--jobs 1``). Instead each worker writes, as it votes on a document, the document's text in
-the gold's format and its listing rows to files of its own in the spool's folder, and keeps where
-each document's text lies (:class:`TextParts`, added up with ``+=`` like the spool's index); the
-parent then copies the ranges into the output in document order (``os.sendfile``: the bytes do not
-pass through Python), around the head and tail only it writes. The texts are made by the one
+the gold's format and its listing rows to a database of its own in the spool's folder, and keeps
+which database holds each document's text (:class:`TextParts`, a
+:class:`~spanagree.pipeline.spool.ProcessFiles` added up with ``+=`` like the spool's index); the
+parent then copies the texts into the output in document order, around the head and tail only it
+writes. The texts are made by the one
 writer of each format (:class:`~spanagree.formats.FileWriter`) and of the listings
 (:class:`~spanagree.report.Listing`), so the output is byte for byte what one process writes.
 
@@ -19,7 +20,7 @@ output that is then removed. BRAT's gold, a file pair per document, is written b
 into folders of their own (:class:`FolderParts`) and moved into the temporary output.
 
 On a Dask cluster the workers write the same parts into a folder they share with the client
-(:func:`~spanagree.pipeline.cluster.shared_spool`), which joins them as the parent does: one
+(:func:`~spanagree.pipeline.spool.shared_spool`), which joins them as the parent does: one
 writer for both.
 """
 
@@ -28,115 +29,93 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import sys
 
-from .spool import ProcessFiles, process_name, unpacked_entry
+from .spool import CACHE, ProcessFiles, process_name
 
 #: Numbers the part files a process writes.
 _FILES = itertools.count()
 
 
 class TextParts(ProcessFiles):
-    """Each document's text in one output, appended to a file of this process's in ``folder``
-    (``<host>-<pid>-<n>.txt``, UTF-8; the index of :class:`~spanagree.pipeline.spool.ProcessFiles`
-    travels back with the tally and adds up with ``+=``); ``failed``: the documents whose text
-    could not be made (written again by the parent, which then meets the error)."""
+    """Each document's text in one output, written to a database of this process's in ``folder``
+    (UTF-8; the index of :class:`~spanagree.pipeline.spool.ProcessFiles` travels back with the
+    tally and adds up with ``+=``); ``failed``: the documents whose text could not be made
+    (written again by the parent, which then meets the error)."""
 
-    SUFFIX = ".txt"
-
-    def __init__(self, folder: str):
+    def __init__(self, folder):
         super().__init__(folder)
         self.failed: set[str] = set()
 
     def add(self, doc_id: str, text: str) -> None:
-        self.entries[doc_id] = self.append(text.encode("utf-8"))
+        self.entries[doc_id] = self.put(doc_id, text.encode("utf-8"))
 
     def __iadd__(self, other: "TextParts") -> "TextParts":
         self.add_index(other)
         self.failed |= other.failed
         return self
 
-    def __getstate__(self):
-        self.close()
-        return {"folder": self.folder, "entries": self.entries, "files": self.files, "failed": self.failed}
-
-    def __setstate__(self, state):
-        self.__init__(state["folder"])
-        self.entries, self.files, self.failed = state["entries"], state["files"], state["failed"]
-
     def ready(self, doc_id: str) -> bool:
         """Whether ``doc_id``'s text was made by a worker (else the parent makes it)."""
         return doc_id in self.entries and doc_id not in self.failed
 
-    def copier(self, out) -> "RangeCopier":
-        """A :class:`RangeCopier` of this output's ranges into the open file ``out``."""
-        self.close()
-        return RangeCopier(self.files, out)
-
-
-class RangeCopier:
-    """Copies ranges of the part files into an open output file, neighbouring ranges of one part
-    file as one copy; :meth:`write` writes text in between (what only the parent writes)."""
-
-    def __init__(self, files: list[str], out):
-        self.files = files
-        self.out = out
-        self._fds: dict[int, int] = {}
-        self._pending: list[int] | None = None  # [file number, offset, length]
-
-    def copy(self, entry: int, skip: int = 0) -> None:
-        """Copy the range of a packed entry (:class:`TextParts`), less its first ``skip`` bytes."""
-        number, offset, length = unpacked_entry(entry)
-        offset, length = offset + skip, length - skip
-        pending = self._pending
-        if pending is not None and pending[0] == number and pending[1] + pending[2] == offset:
-            pending[2] += length
-            return
+    def copier(self, out) -> "TextCopier":
+        """A :class:`TextCopier` of this output's texts into the open file ``out``."""
         self.flush()
-        self._pending = [number, offset, length]
+        return TextCopier(self, out)
+
+
+class TextCopier:
+    """Copies the workers' texts (:class:`TextParts`) into an open output file, as bytes, in
+    batches; :meth:`write` writes text in between (what only the parent writes)."""
+
+    def __init__(self, parts: TextParts, out):
+        self.parts = parts
+        self.out = out
+        self._pending: list[bytes] = []
+        self._size = 0
+        self._rows: dict = {}  # per database, its rows in the order written: the order they are joined in
+
+    def _text(self, doc_id: str) -> bytes:
+        """``doc_id``'s text: the next row of its database when it is (a worker wrote its shard's
+        documents in order), else looked up by id."""
+        import sqlite3
+
+        entry = self.parts.entries[doc_id]
+        rows = self._rows.get(entry)
+        if rows is None:
+            database = sqlite3.connect(self.parts.files[entry])
+            database.execute(f"PRAGMA {CACHE}")
+            rows = self._rows[entry] = database.execute("SELECT document, record FROM records ORDER BY rowid")
+        row = rows.fetchone()
+        return row[1] if row is not None and row[0] == doc_id else self.parts.read(doc_id, entry)
+
+    def copy(self, doc_id: str, skip: int = 0) -> int:
+        """Copy ``doc_id``'s text, less its first ``skip`` bytes; its length (before ``skip``)."""
+        data = self._text(doc_id)
+        if len(data) > skip:
+            self._pending.append(data[skip:] if skip else data)
+            self._size += len(data) - skip
+            if self._size >= 1 << 20:
+                self.flush()
+        return len(data)
 
     def write(self, text: str) -> None:
         self.flush()
         self.out.write(text)
 
     def flush(self) -> None:
-        if self._pending is None:
+        if not self._pending:
             return
-        number, offset, length = self._pending
-        self._pending = None
-        if not length:
-            return
+        data, self._pending, self._size = b"".join(self._pending), [], 0
         self.out.flush()
-        fd = self._fds.get(number)
-        if fd is None:
-            fd = self._fds[number] = os.open(self.files[number], os.O_RDONLY)
-        copy_range(fd, offset, length, self.out.fileno())
+        view, fd = memoryview(data), self.out.fileno()
+        while view:
+            view = view[os.write(fd, view):]
 
     def close(self) -> None:
         self.flush()
         self.out.flush()
-        for fd in self._fds.values():
-            os.close(fd)
-        self._fds.clear()
-
-
-def copy_range(source: int, offset: int, length: int, dest: int) -> None:
-    """``length`` bytes of the file ``source`` from ``offset`` appended at ``dest``'s position
-    (descriptors): ``os.sendfile`` where it copies between files (Linux), else read and written."""
-    end = offset + length
-    if hasattr(os, "sendfile") and sys.platform.startswith("linux"):
-        while offset < end:
-            sent = os.sendfile(dest, source, offset, end - offset)
-            if sent == 0:
-                raise OSError(f"a part file ended {end - offset} bytes early")
-            offset += sent
-        return
-    while offset < end:
-        data = os.pread(source, min(end - offset, 1 << 20), offset)
-        if not data:
-            raise OSError(f"a part file ended {end - offset} bytes early")
-        os.write(dest, data)
-        offset += len(data)
+        self._rows.clear()
 
 
 class GoldParts:
@@ -144,9 +123,9 @@ class GoldParts:
     written to one file, :class:`TextParts`), or its BRAT files (:class:`FolderParts`)."""
 
     def __init__(self, folder: str, format: str):
+        self.format = format
         from ..formats import get_format
 
-        self.format = format
         written_per_document = get_format(format).document_files() is not None
         self.parts = FolderParts(folder, format) if written_per_document else TextParts(folder)
 
@@ -172,9 +151,8 @@ class GoldParts:
             try:
                 copier.write(writer.head)
                 for doc_id in spanset.documents:
-                    entry = self.parts.entries.get(doc_id)
-                    if entry is not None and doc_id not in self.parts.failed:
-                        copier.copy(entry)
+                    if self.parts.ready(doc_id):
+                        copier.copy(doc_id)
                     else:
                         copier.write(writer.document(doc_id, spanset.documents[doc_id]))
                 copier.write(writer.tail)
@@ -188,9 +166,9 @@ class FolderParts:
     writes its documents' files into a folder of its own in ``folder``
     (``<host>-<pid>-<format>-<n>``); the parent moves them into the gold's folder."""
 
-    def __init__(self, folder: str, format: str):
-        self.folder = folder
+    def __init__(self, folder, format: str):
         self.format = format
+        self.folder = getattr(folder, "path", folder)
         self.entries: dict[str, int] = {}  # document -> number of the folder holding its files
         self.folders: list[str] = []
         self.failed: set[str] = set()
@@ -232,6 +210,7 @@ class FolderParts:
         from ..formats import get_format
 
         files = get_format(self.format).document_files()
+
         for doc_id in spanset.documents:
             if doc_id not in self.entries or doc_id in self.failed:
                 files.check(doc_id, spanset.documents[doc_id])
@@ -270,10 +249,8 @@ class ListingParts:
         first = True
         try:
             for doc_id in documents:
-                entry = self.parts.entries.get(doc_id)
-                if entry is not None and doc_id not in self.parts.failed:
-                    if unpacked_entry(entry)[2]:
-                        copier.copy(entry, skip=listing.FIRST_SKIP if first and listing.json else 0)
+                if self.parts.ready(doc_id):
+                    if copier.copy(doc_id, skip=listing.FIRST_SKIP if first and listing.json else 0):
                         first = False
                     continue
                 for row in rows_of(doc_id):
