@@ -184,35 +184,6 @@ class Agreement:
         return pd.DataFrame(self.matrix(), index=self.annotators, columns=self.annotators)
 
 
-def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
-                    compared: list[list], *, members: list[int] | None = None, numbers: list[int] | None = None
-                    ) -> None:
-    """Every document's record for the HTML report (docs/report.md): its text, every copy's
-    spans, and each pair's classified spans (``compared``: per pair, per document, the records
-    of :func:`spanagree.scoring.records_of`; ``pairs``: the places in ``spansets`` of each, first
-    and second). ``members`` gives each span set's annotator number (default: its place) and
-    ``numbers`` each pair's number (default: its place): a group of some annotators
-    (``agree --documents pairwise``) writes its records in the run's numbering."""
-    from .pipeline.spool import items_entry, spans_entry
-
-    places = sorted({m for pair in pairs for m in pair})
-    members = members if members is not None else list(range(len(spansets)))
-    numbers = numbers if numbers is not None else list(range(len(pairs)))
-    for n, doc_id in enumerate(documents):
-        spans, index = {}, {}
-        for m in places:
-            document = spansets[m].documents.get(doc_id)
-            spans[str(members[m])], index[m] = spans_entry(document.spans if document is not None else [])
-        items, disagreements = [], 0
-        for p, (i, j), each in zip(numbers, pairs, compared):
-            found, wrong = items_entry(each[n], index[i], index[j])
-            items += [[p, *item] for item in found]
-            disagreements += wrong
-        reference = spansets[0].documents.get(doc_id)
-        spool.add(doc_id, disagreements, {"id": doc_id, "text": reference.text if reference is not None else None,
-                                          "spans": spans, "items": items})
-
-
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
           label_map=None, align_whitespace: bool = False, align_text: bool = False, chance: bool = False,
           lang: str | None = None,
