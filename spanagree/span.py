@@ -108,15 +108,7 @@ class Span:
         elif range_label is not None:
             raise TypeError("Span takes (doc, fragments, label) or (doc, start, end, label); "
                             "source and attributes are keyword-only")
-        fragments = checked_fragments(fragments)
-        span = _UnsealedSpan()
-        span.doc = doc
-        span.fragments = fragments
-        span.label = label
-        span.source = source
-        span.attributes = attributes
-        span.__class__ = cls
-        return span
+        return cls.trusted(doc, checked_fragments(fragments), label, source, attributes)
 
     @classmethod
     def trusted(cls, doc: str, fragments: Fragments, label: str, source: Source | None = None,

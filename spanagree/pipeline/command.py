@@ -120,17 +120,4 @@ def spooled_outputs(client, inputs: list, report, errors):
     return folders()
 
 
-def combined(tallies: list):
-    """Tallies of several groups added up in group order (``None`` when there are none)."""
-    total = None
-    for tally in tallies:
-        if tally is None:
-            continue
-        if total is None:
-            total = tally
-        else:
-            total += tally
-    return total
-
-
-__all__ = ["Command", "Ran", "combined", "execute", "finish_analyses", "spooled_outputs"]
+__all__ = ["Command", "Ran", "execute", "finish_analyses", "spooled_outputs"]
