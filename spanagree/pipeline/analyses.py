@@ -20,15 +20,16 @@ or ``None`` when the run does not ask for it. A new analysis is one more entry; 
 function changes (``tests/test_analyses.py`` adds a made-up one and runs it under ``jobs`` and on
 a cluster). The built-in ones:
 
-============  ==========================================================================
-``chance``    token-level agreement with d known (``chance=True``): :class:`Tokens`
-``alpha_u``   Krippendorff's unitizing alpha (``unitizing=True``): :class:`Unitizing`
-``units``     each document's counts per sentence (``unit="sentence"``, for the two below)
-``bootstrap`` percentile intervals over documents or sentences (``bootstrap=N``)
-``comparisons`` paired tests between pairs or predictions (``compare=True``)
-``errors``    every disagreement listed, per document (``errors=True``): :class:`Listing`
-``report``    each document's record for the HTML report (``report=True``): :class:`ReportRecords`
-============  ==========================================================================
+===============  ========================================================================
+``chance``       token-level agreement with d known (``chance=True``): :class:`Tokens`
+``units``        each document's counts per sentence (``unit="sentence"``, for the next two)
+``bootstrap``    percentile intervals over documents or sentences (``bootstrap=N``)
+``alpha_u``      Krippendorff's unitizing alpha (``unitizing=True``): :class:`Unitizing`
+``comparisons``  paired tests between pairs or predictions (``compare=True``)
+``errors``       every disagreement listed, per document (``errors=True``): :class:`Listing`
+``report``       each document's record for the HTML report (``report=True``): :class:`ReportRecords`
+``error_kinds``  ``score``'s error analysis, always on in ``score``: :class:`ErrorKinds`
+===============  ========================================================================
 """
 
 from __future__ import annotations
