@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
-from .errors import Parameter, SpanagreeError, SpanagreeWarning, UsageError, find_stack_level, parameter
+from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .match import MatchRule
 from .measures.counts import Counts
 from .measures.registry import undefined_rates
@@ -338,8 +338,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     result.notes += label_warnings(ran.accumulator.labels, [(p.first, p.tally.first, p.second, p.tally.second)
                                                             for p in counted] if rule.strict_labels else [],
                                    label_map=label_map, only=only)
-    if chance and ran.accumulator.groups[-1 if pairwise else 0].texts.error is not None:
-        raise ran.accumulator.groups[-1].texts.error[1]  # (a pair has met it first: kept for safety)
+    tokens_texts = ran.accumulator.groups[-1].texts  # the token group's (pairwise), else the one group's
+    if chance and tokens_texts.error is not None:
+        raise tokens_texts.error[1]  # (a pair has met it first: kept for safety)
     groups = [group.compared for group in ran.accumulator.groups]
     joined = {a.key: a.joined([g.analyses.get(a.key) for g in (groups if a.every_group else groups[:len(compared)])])
               for a in ran.analyses}

@@ -33,7 +33,7 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Iterable
+from typing import Callable
 
 from .errors import SpanagreeWarning, UsageError, find_stack_level
 from .match import Alignment, MatchRule, Pair, optimal_pairs

@@ -76,11 +76,15 @@ class Batch:
         """Per document, the classified spans of pair ``k`` of :attr:`pairs`
         (:func:`spanagree.scoring.records_of`: ``(kind, aligned, credit, gold, pred)``), made once
         for every analysis that reads them."""
-        if k not in self._records:
+        if not self.classified(k):
             from ..scoring import records_of
 
             self._records[k] = [records_of(alignment) for alignment in self.alignments[k]]
         return self._records[k]
+
+    def classified(self, k: int) -> bool:
+        """Whether pair ``k``'s spans were classified already (:meth:`records`: an analysis asked)."""
+        return k in self._records
 
     @cached_property
     def texts(self) -> dict[str, str | None]:
@@ -329,10 +333,9 @@ class Listing(Analysis):
     key = "errors"
     alignments = True
 
-    def __init__(self, pairs: int, folder: str | None, context: int, every_kind: bool, in_memory: bool):
+    def __init__(self, pairs: int, folder, context: int, every_kind: bool):
         self.pairs, self.folder, self.context = pairs, folder, context
         self.every_kind = every_kind    # score: correct items too, and a document without items kept
-        self.in_memory = in_memory      # span sets in memory: plain dictionaries
 
     def new(self):
         from .spool import ObjectSpool
@@ -345,10 +348,10 @@ class Listing(Analysis):
         from ..scoring import item
 
         context = self.context
+        texts = batch.texts if not self.every_kind else {  # score: the gold's text
+            d: batch.spansets[0].documents[d].text for d in batch.documents}
         for k, (index, _, _, _) in enumerate(batch.pairs):
             kept = tally[index]
-            texts = batch.texts if not self.every_kind else {
-                d: batch.spansets[0].documents[d].text for d in batch.documents}
             for doc_id, records in zip(batch.documents, batch.records(k)):
                 text = texts[doc_id]
                 found = [item(doc_id, kind, aligned, credit, gold, pred, text, context)
@@ -437,8 +440,8 @@ class ErrorKinds(Analysis):
         rule = self.rule
         keys: list[tuple] = []
         for k in range(len(batch.pairs)):
-            if k in batch._records:  # classified already (the listing, the report): counted from them
-                for records in batch._records[k]:
+            if batch.classified(k):  # classified already (the listing, the report): counted from them
+                for records in batch.records(k):
                     keys += keys_of(records, rule)
             else:
                 for doc_id, alignment in zip(batch.documents, batch.alignments[k]):
@@ -492,8 +495,7 @@ def _units(options, plan: Plan):
 def _listing(options, plan: Plan):
     if not options.errors:
         return None
-    return Listing(len(plan.pairs), plan.folders.get("errors"), options.context, plan.command == "score",
-                   plan.folders.get("errors") is None)
+    return Listing(len(plan.pairs), plan.folders.get("errors"), options.context, plan.command == "score")
 
 
 #: The analyses a run may add, by name: each a factory of the run's options and plan giving the

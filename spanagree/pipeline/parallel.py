@@ -130,7 +130,7 @@ class Processes(int):
             for worker in workers:
                 worker.join(5)
             if isinstance(error, BrokenProcessPool):
-                raise SpanagreeError(f"a worker process of {{jobs}} ended abruptly (killed, or out of memory?); "
+                raise SpanagreeError("a worker process of {jobs} ended abruptly (killed, or out of memory?); "
                                      "nothing was written; try fewer {fewer}", jobs=parameter("jobs", int(self)),
                                      fewer="jobs") from None
             raise
