@@ -29,9 +29,9 @@ from .measures.counts import Counts
 from .measures.registry import undefined_rates
 from .options import RunOptions
 from .pipeline import Group
-from .pipeline.analyses import Finished, Plan
+from .pipeline.analyses import Finished, PairsComparison, Plan
 from .pipeline.command import execute, finish_analyses, spooled_outputs
-from .pipeline.compare import MeanF1, PairCounts, PairsComparison, sorted_labels, warn_duplicates
+from .pipeline.compare import MeanF1, PairCounts, sorted_labels, warn_duplicates
 from .pipeline.finish import (aligned_note, aligned_texts, announce_texts, check_jobs, common_documents,
                               in_first_order, input_path, pairwise_documents, unique_names)
 from .pipeline.labels import label_warnings

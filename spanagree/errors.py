@@ -248,6 +248,12 @@ def _inside_package(filename: str) -> bool:
     return os.path.abspath(filename).startswith(PACKAGE_FOLDER)
 
 
+def first_line(error: Exception) -> str:
+    """An exception's message cut to its first line (its type's name when it has none), for a
+    message that quotes another library's error in one line."""
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
 def find_stack_level() -> int:
     """The ``stacklevel`` of :func:`warnings.warn` that names the first frame outside spanagree.
 

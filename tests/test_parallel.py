@@ -22,7 +22,7 @@ from spanagree.pipeline.compare import LabelTally, compare_pair
 from spanagree.errors import SpanagreeError
 from spanagree.formats import write
 from spanagree.match import MatchRule
-from spanagree.pipeline.compare import PairsComparison
+from spanagree.pipeline.analyses import PairsComparison
 from spanagree.pipeline import Group
 from spanagree.pipeline.parallel import Processes, shards
 from spanagree.pipeline.sequential import accumulate, spanset_stream

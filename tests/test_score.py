@@ -255,20 +255,20 @@ def span_lists():
 @pytest.mark.slow
 def test_the_tally_is_the_same_whether_or_not_it_knows_the_rule(match, labels, pred, gold):
     # Knowing the rule (exact, labels strict), the aligned pairs are counted from the label tally.
-    scoring = importlib.import_module("spanagree.scoring")
+    errorkinds = importlib.import_module("spanagree.errorkinds")
     rule = MatchRule(match, labels)
     alignment = align(pred, gold, rule)
-    tally = Counter(scoring.error_keys("d", alignment))  # every item looked at
+    tally = Counter(errorkinds.error_keys("d", alignment))  # every item looked at
     label_tally = LabelTally(ones=Counter(p.first.label for p in alignment.pairs))
-    knowing = Counter(scoring.error_keys("d", alignment, rule))
-    knowing.update(scoring.correct_pairs(label_tally, rule))
+    knowing = Counter(errorkinds.error_keys("d", alignment, rule))
+    knowing.update(errorkinds.correct_pairs(label_tally, rule))
     assert knowing == tally
-    keys, items = scoring.keys_and_items("d", alignment, None, rule)  # the listing's one pass
-    assert Counter(keys) == Counter(scoring.error_keys("d", alignment, rule))
+    keys, items = errorkinds.keys_and_items("d", alignment, None, rule)  # the listing's one pass
+    assert Counter(keys) == Counter(errorkinds.error_keys("d", alignment, rule))
     assert [(e.kind, e.gold, e.pred) for e in items] == [
-        (kind, gold_span, pred_span) for kind, _, _, gold_span, pred_span in scoring.records_of(alignment)]
+        (kind, gold_span, pred_span) for kind, _, _, gold_span, pred_span in errorkinds.records_of(alignment)]
     listed = {}
-    for record in scoring.records_of(alignment):
+    for record in errorkinds.records_of(alignment):
         kind, _, _, gold_span, pred_span = record
         key = (kind, gold_span.label if gold_span else None, pred_span.label if pred_span else None)
         listed[key] = listed.get(key, 0) + 1

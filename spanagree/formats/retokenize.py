@@ -45,7 +45,7 @@ def sentence_pipeline(*, lang: str | None = None, spacy_model: str | None = None
     """
     import spacy
 
-    from ..measures.tokens import first_line
+    from ..errors import first_line
 
     if spacy_model:
         try:

@@ -58,7 +58,7 @@ from operator import add, sub
 from dataclasses import dataclass, field
 
 from .counts import Counts
-from ..errors import SpanagreeWarning, UsageError, find_stack_level
+from ..errors import SpanagreeWarning, UsageError, find_stack_level, first_line
 from ..slotted import Slotted
 from ..span import Document, Span, SpanSet
 
@@ -234,10 +234,6 @@ class TokenLevel:
                 if len(copies) - sum(absent) < 2:
                     continue
             tally.add(doc_id, copies, tokenize, labels=self.labels, absent=absent)
-
-
-def first_line(error: Exception) -> str:
-    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: str = "strict") -> tuple[list, int]:

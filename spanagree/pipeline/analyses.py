@@ -38,7 +38,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
 
+from ..errorkinds import error_keys, item, keys_of, records_of
+from ..match import Alignment, MatchRule
+from ..slotted import Slotted
 from ..span import SpanSet
+from .compare import PairTally, compare_pair
 
 
 @dataclass
@@ -74,11 +78,9 @@ class Batch:
 
     def records(self, k: int) -> list[list]:
         """Per document, the classified spans of pair ``k`` of :attr:`pairs`
-        (:func:`spanagree.scoring.records_of`: ``(kind, aligned, credit, gold, pred)``), made once
+        (:func:`spanagree.errorkinds.records_of`: ``(kind, aligned, credit, gold, pred)``), made once
         for every analysis that reads them."""
         if not self.classified(k):
-            from ..scoring import records_of
-
             self._records[k] = [records_of(alignment) for alignment in self.alignments[k]]
         return self._records[k]
 
@@ -345,8 +347,6 @@ class Listing(Analysis):
         return PerPair(ObjectSpool(self.folder) for _ in range(self.pairs))
 
     def observe(self, tally, batch: Batch) -> None:
-        from ..scoring import item
-
         context = self.context
         texts = batch.texts if not self.every_kind else {  # score: the gold's text
             d: batch.spansets[0].documents[d].text for d in batch.documents}
@@ -418,9 +418,86 @@ class ReportRecords(Analysis):
         return None
 
 
+class Tallies(Slotted):
+    """What one group's comparison adds up: each pair's :class:`~spanagree.pipeline.compare.PairTally` (in the group's
+    order) and each analysis's tally by its key (:mod:`spanagree.pipeline.analyses`); both add
+    up with ``+=``, pair by pair and analysis by analysis."""
+
+    __slots__ = ("pairs", "analyses")
+
+    def __init__(self, pairs: list, analyses: dict):
+        self.pairs = pairs
+        self.analyses = analyses
+
+    def __iadd__(self, other: "Tallies") -> "Tallies":
+        for mine, theirs in zip(self.pairs, other.pairs):
+            mine += theirs
+        for key, theirs in other.analyses.items():
+            mine = self.analyses.get(key)
+            if mine is not None and theirs is not None:
+                mine += theirs
+                self.analyses[key] = mine
+        return self
+
+
+def _kept(doc_id: str, alignment: Alignment) -> Alignment:
+    return alignment
+
+
+class PairsComparison:
+    """The comparison every command that aligns pairs runs (:class:`~spanagree.pipeline.sequential.Comparison`):
+    each pair of a group's copies aligned on each document under ``rule``, counted into its
+    :class:`~spanagree.pipeline.compare.PairTally`, and every analysis shown the batch (:class:`~spanagree.pipeline.analyses.Batch`).
+
+    Parameters
+    ----------
+    rule : MatchRule
+    layouts : list
+        Per group: ``(pairs, members, tallied)``, where ``pairs`` lists the pairs the group
+        compares as ``(index, number, first, second)`` (see :class:`~spanagree.pipeline.analyses.Batch`),
+        ``members`` each copy's annotator number, and ``tallied`` the number of pair tallies of
+        the group's tally; ``None`` for a group that compares no pair (only the analyses that
+        observe every group see it).
+    analyses : list of Analysis
+    """
+
+    def __init__(self, rule: MatchRule, layouts: list, analyses: list):
+        self.rule = rule
+        self.layouts = layouts
+        self.analyses = analyses
+        self.alignments = any(analysis.alignments for analysis in analyses)
+
+    def tally(self) -> Tallies:
+        tallied = max((layout[2] for layout in self.layouts if layout is not None), default=0)
+        return Tallies([PairTally() for _ in range(tallied)], {a.key: a.new() for a in self.analyses})
+
+    def compare(self, tally: Tallies, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
+        layout = self.layouts[group]
+        if layout is None:
+            batch = Batch(group, spansets, documents, [], list(range(len(spansets))), rule=self.rule)
+            for analysis in self.analyses:
+                if analysis.every_group:
+                    analysis.observe(tally.analyses[analysis.key], batch)
+            return
+        pairs, members, _ = layout
+        batch = Batch(group, spansets, documents, pairs, members, rule=self.rule)
+        rule = self.rule
+        if self.alignments:
+            batch.alignments = []
+            for index, _, i, j in pairs:
+                counts = compare_pair(spansets[i], spansets[j], documents, rule, each=_kept)
+                tally.pairs[index].add(counts)
+                batch.alignments.append(counts.each)
+        else:
+            for index, _, i, j in pairs:
+                tally.pairs[index].add(compare_pair(spansets[i], spansets[j], documents, rule))
+        for analysis in self.analyses:
+            analysis.observe(tally.analyses[analysis.key], batch)
+
+
 class ErrorKinds(Analysis):
     """``score``'s error analysis: every item's ``(kind, gold label, predicted label)`` counted
-    (:func:`spanagree.scoring.error_keys`; the correct pairs under exact boundaries and strict
+    (:func:`spanagree.errorkinds.error_keys`; the correct pairs under exact boundaries and strict
     labels are counted from the per-label counts when the result is made)."""
 
     key = "error_kinds"
@@ -435,8 +512,6 @@ class ErrorKinds(Analysis):
         return Counter()
 
     def observe(self, tally, batch: Batch) -> None:
-        from ..scoring import error_keys, keys_of
-
         rule = self.rule
         keys: list[tuple] = []
         for k in range(len(batch.pairs)):
@@ -454,7 +529,7 @@ def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs:
                     ) -> None:
     """Every document's record for the HTML report (docs/report.md): its text, every copy's
     spans, and each pair's classified spans (``compared``: per pair, per document, the records
-    of :func:`spanagree.scoring.records_of`; ``pairs``: the places in ``spansets`` of each, first
+    of :func:`spanagree.errorkinds.records_of`; ``pairs``: the places in ``spansets`` of each, first
     and second). ``members`` gives each span set's annotator number (default: its place) and
     ``numbers`` each pair's number (default: its place): a group of some annotators
     (``agree --documents pairwise``) writes its records in the run's numbering."""
@@ -547,4 +622,4 @@ def analyses_for(options, plan: Plan) -> list[Analysis]:
     return found
 
 
-__all__ = ["ANALYSES", "Analysis", "Batch", "Finished", "Plan", "analyses_for", "register"]
+__all__ = ["ANALYSES", "Analysis", "Batch", "Finished", "PairsComparison", "Plan", "Tallies", "analyses_for", "register"]

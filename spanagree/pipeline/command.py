@@ -46,7 +46,7 @@ class Command(Protocol):
         """A context manager giving ``(folders, client)``: where per-document records go."""
 
     def comparison(self, plan: Plan, layouts: list | None, analyses: list[Analysis], folders: dict, client, options):
-        """The comparison to run (:class:`~spanagree.pipeline.compare.PairsComparison` by default)."""
+        """The comparison to run (:class:`~spanagree.pipeline.analyses.PairsComparison` by default)."""
 
 
 @dataclass

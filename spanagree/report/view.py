@@ -46,13 +46,13 @@ class Kind:
 
 
 def item_kinds() -> tuple[Kind, ...]:
-    """The kinds of a classified span (``score --errors``), in :data:`spanagree.scoring.KINDS`' order."""
-    from ..scoring import KINDS
+    """The kinds of a classified span (``score --errors``), in :data:`spanagree.errorkinds.KINDS`' order."""
+    from ..errorkinds import KINDS
 
     return tuple(Kind(name, *ITEM_KIND_LOOK[name]) for name in KINDS)
 
 
-#: What each kind of :data:`spanagree.scoring.KINDS` means and its outline's colour in the page.
+#: What each kind of :data:`spanagree.errorkinds.KINDS` means and its outline's colour in the page.
 ITEM_KIND_LOOK = {
     "correct": ("same fragments, same label", None),
     "partial": ("overlapping, different fragments, same label", "#e08a00"),
