@@ -102,6 +102,12 @@ class Agreement:
     #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
     spool: object = field(default=None, repr=False, compare=False)
 
+    def report_view(self, limit: int | None = None):
+        """The HTML report's view of this agreement (:func:`spanagree.report.view.agreement_view`)."""
+        from .report.view import agreement_view
+
+        return agreement_view(self, limit)
+
     def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
         """Write the HTML report (docs/report.md) to ``path``; needs ``agree(..., report=True)``.
         ``documents`` keeps that many documents with the most disagreement in the document view."""

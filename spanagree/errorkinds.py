@@ -30,6 +30,15 @@ from dataclasses import dataclass
 from .match import Alignment, MatchRule, Pair, optimal_pairs
 from .span import CONTEXT, Span, context_of
 
+#: Why a cluster of ``merge`` is listed for adjudication, in the order they are reported
+#: (:data:`spanagree.voting.KINDS`).
+ADJUDICATION_KINDS = {
+    "dropped": "fewer than K annotators marked it",
+    "boundary_tie": "several fragments have the most votes",
+    "label_tie": "several labels have the most votes",
+    "label_split": "annotators gave different labels to it",
+    "several_spans": "one annotator has several spans in it (a chain of overlaps)",
+}
 KINDS = ("correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious")
 NONE = "(none)"
 RESIDUAL_RULE = MatchRule("overlap", "ignore")

@@ -89,6 +89,7 @@ from pathlib import Path
 
 from .errors import SpanagreeWarning, UsageError, find_stack_level, parameter
 from .match import LABEL_RULES, MatchRule, align, shared_characters
+from .errorkinds import ADJUDICATION_KINDS
 from .options import RunOptions
 from .pipeline import Group
 from .pipeline.analyses import Plan
@@ -104,14 +105,9 @@ VOTE_RULES = {
     "overlap": "a cluster is a connected piece of the pairwise one-to-one overlap alignments",
 }
 
-#: Why a cluster is listed for adjudication, in the order they are reported.
-KINDS = {
-    "dropped": "fewer than K annotators marked it",
-    "boundary_tie": "several fragments have the most votes",
-    "label_tie": "several labels have the most votes",
-    "label_split": "annotators gave different labels to it",
-    "several_spans": "one annotator has several spans in it (a chain of overlaps)",
-}
+#: Why a cluster is listed for adjudication, in the order they are reported
+#: (:data:`spanagree.errorkinds.ADJUDICATION_KINDS`).
+KINDS = ADJUDICATION_KINDS
 
 #: Why a cluster no one needs to settle is still not unanimous (``--adjudicate-all``), in the order
 #: they are reported after :data:`KINDS`. A cluster is *unanimous* when every annotator marked it
@@ -432,6 +428,12 @@ class Vote(ListedClusters):
         from .report import adjudication_listing
 
         return adjudication_listing(self, path, every=every)
+
+    def report_view(self, limit: int | None = None):
+        """The HTML report's view of this vote (:func:`spanagree.report.view.vote_view`)."""
+        from .report.view import vote_view
+
+        return vote_view(self, limit)
 
     def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
         """Write the HTML report (docs/report.md): every cluster in context, with its vote."""

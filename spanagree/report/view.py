@@ -16,7 +16,7 @@ A :class:`ReportView` holds
   documents drawn (``--report-documents``);
 - each shown document's record, read one at a time from the run's spools (:meth:`ReportView.records`).
 
-:func:`view_of` is the one place that tells the results apart.
+:func:`view_of` gives a result its view (each result names its own builder).
 """
 
 from __future__ import annotations
@@ -64,10 +64,10 @@ ITEM_KIND_LOOK = {
 
 
 def cluster_kinds() -> tuple[Kind, ...]:
-    """Why a cluster of ``merge`` needs adjudication (:data:`spanagree.voting.KINDS`)."""
-    from ..voting import KINDS
+    """Why a cluster of ``merge`` needs adjudication (:data:`spanagree.errorkinds.ADJUDICATION_KINDS`)."""
+    from ..errorkinds import ADJUDICATION_KINDS
 
-    return tuple(Kind(name, description) for name, description in KINDS.items())
+    return tuple(Kind(name, description) for name, description in ADJUDICATION_KINDS.items())
 
 
 #: Every kind of the page: the classified spans' (``agree``, ``score``) and the clusters' (``merge``).
@@ -536,7 +536,9 @@ CLUSTER_FILTER = [Choice("to_adjudicate", "needing adjudication", ["to_adjudicat
 # -- one builder per result ----------------------------------------------------------------------
 
 def view_of(result, limit: int | None = None) -> ReportView:
-    """The view of a result: the one place that tells the commands' results apart.
+    """The view of a result: a list of scores drawn here (:func:`scores_view`); an agreement or a
+    vote names its own builder (its ``report_view``, :func:`agreement_view`, :func:`vote_view`), so
+    the report imports none of the commands.
 
     Parameters
     ----------
@@ -557,15 +559,10 @@ def view_of(result, limit: int | None = None) -> ReportView:
     >>> view.documents.rows[0][0], len(view.documents.rows), sum(view.weights.values())
     ('clinic-01', 10, 17)
     """
-    from ..agreement import Agreement
-    from ..voting import Vote
-
     if isinstance(result, (list, tuple)):
         return scores_view(result, limit)  # (Scores: its paired comparisons too)
-    if isinstance(result, Vote):
-        return vote_view(result, limit)
-    if isinstance(result, Agreement):
-        return agreement_view(result, limit)
+    if hasattr(result, "report_view"):  # an agreement or a vote names its own view
+        return result.report_view(limit)
     raise UsageError(f"no report of a {type(result).__name__}: give an agree(), score() or vote() result")
 
 
