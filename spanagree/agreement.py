@@ -310,6 +310,12 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          context=context, report=report, documents=documents, unitizing=unitizing, compare=compare,
                          test=test, unit=unit, resamples=resamples, progress=progress, scheduler=scheduler,
                          analyses=tuple(analyses))
+    return agree_with(inputs, options)
+
+
+def agree_with(inputs, options: RunOptions) -> Agreement:
+    """:func:`agree` on one :class:`~spanagree.options.RunOptions` (what the command line builds
+    from its flags; :func:`agree` builds it from its keywords)."""
     AGREE.check(options)
     from .pipeline import plain_input
 
@@ -334,8 +340,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         whitespace_aligned = ran.accumulator.groups[0].texts.whitespace_aligned
     rule, (label_map, only) = options.rule, options.selection
     result = finished(names, documents, rule, counted, ran.accumulator.notes, whitespace_aligned, left_out,
-                      options=options.record, match=match, labels=labels, only=only, label_map=label_map,
-                      align_whitespace=align_whitespace, design=options.documents, align_text=align_text)
+                      options=options.record, match=options.match, labels=options.labels, only=only,
+                      label_map=label_map, align_whitespace=options.align_whitespace, design=options.documents,
+                      align_text=options.align_text)
     if not pairwise:
         aligned = aligned_texts(ran.accumulator.groups[0].texts, documents)
         if aligned is not None:
@@ -345,7 +352,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                                                             for p in counted] if rule.strict_labels else [],
                                    label_map=label_map, only=only)
     tokens_texts = ran.accumulator.groups[-1].texts  # the token group's (pairwise), else the one group's
-    if chance and tokens_texts.error is not None:
+    if options.chance and tokens_texts.error is not None:
         raise tokens_texts.error[1]  # (a pair has met it first: kept for safety)
     groups = [group.compared for group in ran.accumulator.groups]
     joined = {a.key: a.joined([g.analyses.get(a.key) for g in (groups if a.every_group else groups[:len(compared)])])

@@ -22,6 +22,7 @@ from .formats import FORMATS, registered_options, writable_formats
 from .agreement import DOCUMENT_DESIGNS
 from .measures.significance import TESTS, UNITS
 from .match import BOUNDARIES, LABEL_RULES
+from .options import RunOptions
 from .outputs import exit_status, signals_as_interrupts, write_stdout
 
 OUTPUTS = ("table", "json", "csv")
@@ -275,15 +276,17 @@ def check_common(args) -> None:
         raise UsageError("--lang and --spacy-model exclude each other (the pipeline has its own language)")
 
 
-def run_options(args) -> dict:
-    """The keyword arguments that ``agree`` and ``score`` share, from the command line."""
-    return dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
-                label_map=args.map, align_whitespace=args.align_whitespace, align_text=args.align_text,
-                chance=args.chance, lang=args.lang,
-                spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
-                compare=args.compare, test=args.test, unit=args.unit, resamples=args.resamples,
-                format=args.format, format_options=format_options(args), options=recorded_options(args),
-                annotators=args.annotators, progress=progress_wanted(args), scheduler=args.scheduler)
+def run_options(args, **command) -> RunOptions:
+    """The run's :class:`~spanagree.options.RunOptions`, built from the command line's flags
+    (``command``: the command's own settings, such as ``agree``'s ``documents``)."""
+    return RunOptions(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
+                      label_map=args.map, align_whitespace=args.align_whitespace, align_text=args.align_text,
+                      chance=args.chance, lang=args.lang, spacy_model=args.spacy_model, bootstrap=args.bootstrap,
+                      seed=args.seed, jobs=args.jobs, compare=args.compare, test=args.test, unit=args.unit,
+                      resamples=args.resamples, format=args.format, format_options=format_options(args),
+                      record=recorded_options(args), annotators=args.annotators, progress=progress_wanted(args),
+                      scheduler=args.scheduler, errors=args.errors or False, context=args.context,
+                      report=args.report or False, **command)
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:
@@ -325,15 +328,14 @@ def write_report(args, result, inputs: list) -> None:
 
 
 def command_agree(args) -> str:
-    from .agreement import agree
+    from .agreement import agree_with
     from .report import render_agreement, write_listing
     from .report.tabular import DISAGREEMENT_COLUMNS, iter_disagreement_rows
 
     check_common(args)
     check_listing_outputs(args, args.paths)
     check_report(args, args.paths, others=[args.errors, args.plots])
-    result = agree(args.paths, errors=args.errors or False, context=args.context, report=args.report or False,
-                   documents=args.documents, unitizing=args.unitizing, **run_options(args))
+    result = agree_with(args.paths, run_options(args, documents=args.documents, unitizing=args.unitizing))
     if args.errors:
         rows, columns = iter_disagreement_rows(result), DISAGREEMENT_COLUMNS
         if args.align_text:  # which rows' spans touch changed characters
@@ -356,13 +358,12 @@ def command_agree(args) -> str:
 def command_score(args) -> str:
     from .report import render_scores, write_listing
     from .report.tabular import ERROR_COLUMNS, iter_error_rows
-    from .scoring import score
+    from .scoring import score_with
 
     check_common(args)
     check_listing_outputs(args, [args.gold_path, *args.preds])
     check_report(args, [args.gold_path, *args.preds], others=[args.errors, args.plots])
-    results = score(args.gold_path, args.preds, beta=args.beta, errors=args.errors or False, gold_name=args.gold,
-                    context=args.context, report=args.report or False, **run_options(args))
+    results = score_with(args.gold_path, args.preds, run_options(args, beta=args.beta), gold_name=args.gold)
     if not isinstance(results, list):
         results = [results]
     if args.errors:
@@ -444,7 +445,7 @@ def add_vote_options(parser: argparse.ArgumentParser) -> None:
 def command_merge(args) -> str:
     from .outputs import check_not_inputs
     from .report import render_vote
-    from .voting import OutputPlan, check_outputs, vote
+    from .voting import OutputPlan, check_outputs, vote_with
 
     check_not_inputs([args.out, args.adjudicate, args.adjudicate_all], args.paths)
     check_not_inputs([args.plots], args.paths, what="plots folder")
@@ -459,16 +460,14 @@ def command_merge(args) -> str:
         report, gold = Path(args.report).resolve(), Path(args.out).resolve()
         if gold in report.parents:
             raise UsageError(f"{args.report}: the report cannot be inside the gold output ({args.out})")
-    result = vote(args.paths, args.min_votes, match=args.match, labels=args.labels, only=args.only,
-                  label_map=args.map, align_whitespace=args.align_whitespace, align_text=args.align_text,
-                  jobs=args.jobs, format=args.format,
-                  format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
-                  context=args.context, documents=args.documents, progress=progress_wanted(args),
-                  scheduler=args.scheduler,
-                  outputs=OutputPlan(args.to, format_options(args),
-                                     {every: path for every, path in ((False, args.adjudicate),
-                                                                      (True, args.adjudicate_all)) if path},
-                                     dest=args.out))
+    options = RunOptions(match=args.match, labels=args.labels, only=args.only, label_map=args.map,
+                         align_whitespace=args.align_whitespace, align_text=args.align_text, jobs=args.jobs,
+                         format=args.format, format_options=format_options(args), record=recorded_options(args),
+                         annotators=args.annotators, context=args.context, documents=args.documents,
+                         progress=progress_wanted(args), scheduler=args.scheduler)
+    kept = {every: path for every, path in ((False, args.adjudicate), (True, args.adjudicate_all)) if path}
+    result = vote_with(args.paths, options, args.min_votes,
+                       outputs=OutputPlan(args.to, format_options(args), kept, dest=args.out))
     result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
                  force=args.force, **format_options(args))
     if args.plots:

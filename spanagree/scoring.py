@@ -267,6 +267,12 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                          format=format, format_options=format_options, record=options, annotators=annotators,
                          context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
                          progress=progress, scheduler=scheduler, analyses=tuple(analyses))
+    return score_with(gold, pred, options, gold_name=gold_name)
+
+
+def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None) -> Score | list[Score]:
+    """:func:`score` on one :class:`~spanagree.options.RunOptions` (what the command line builds
+    from its flags; :func:`score` builds it from its keywords)."""
     command = ScoreCommand(gold_name)
     command.check(options)
     from .pipeline import score_inputs
@@ -288,10 +294,11 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         (tally,) = tallies.pairs
         kinds = tallies.analyses["error_kinds"]
         kinds.update(correct_pairs(tally.labels, rule))
-        result = finished(names[0], names[p], [accumulator.notes[0], accumulator.notes[p]], rule, beta,
+        result = finished(names[0], names[p], [accumulator.notes[0], accumulator.notes[p]], rule, options.beta,
                           tally.pair(names[p], names[0], scored), kinds, missing, group.texts.whitespace_aligned,
-                          left_out, None, options=options.record, match=match, labels=labels, only=only,
-                          label_map=label_map, align_whitespace=align_whitespace, align_text=align_text)
+                          left_out, None, options=options.record, match=options.match, labels=options.labels,
+                          only=only, label_map=label_map, align_whitespace=options.align_whitespace,
+                          align_text=options.align_text)
         aligned = aligned_texts(group.texts, scored)
         if aligned is not None:
             result.extras["aligned_texts"] = aligned
@@ -303,7 +310,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
             "score", [result.prediction, result.gold], result.documents, [(names[p], names[0], tally)], result,
             units=tallies.analyses.get("units"), group=p - 1), skip=("comparisons",)))
         results.append(result)
-    if compare:
+    if options.compare:
         groups = [group.compared for group in accumulator.groups]
         results = Scores(results)
         results.comparisons = ran.analysis("comparisons").finish(None, Finished(

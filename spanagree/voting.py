@@ -797,16 +797,22 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     >>> [(c.span.fragments, c.votes, c.boundary_votes) for c in vote([A, B, C], match="overlap").clusters]
     [(((0, 8),), 3, 2), (((13, 15),), 2, 2)]
     """
-    command = VoteCommand(min_votes, outputs)
     options = RunOptions(match=match, labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace,
                          align_text=align_text, jobs=jobs, format=format, format_options=format_options,
                          record=options, annotators=annotators, context=context, documents=documents,
                          progress=progress, scheduler=scheduler)
-    ran = execute(command, inputs, options, count_labels=labels == "strict")
+    return vote_with(inputs, options, min_votes, outputs)
+
+
+def vote_with(inputs, options: RunOptions, min_votes: int | None = None, outputs: OutputPlan | None = None) -> Vote:
+    """:func:`vote` on one :class:`~spanagree.options.RunOptions` (what the command line builds
+    from its flags; :func:`vote` builds it from its keywords)."""
+    command = VoteCommand(min_votes, outputs)
+    ran = execute(command, inputs, options, count_labels=options.labels == "strict")
     accumulator, inputs, names, rule = ran.accumulator, ran.inputs, ran.names, options.rule
     label_map, only = options.selection
-    present, majority, k = documents == "present", command.majority, command.k
-    design = documents
+    present, majority, k = options.documents == "present", command.majority, command.k
+    design = options.documents
     paths = [input_path(item) for item in inputs]
     if present:
         documents, left_out = present_documents(names, accumulator.orders, paths=paths)
@@ -837,9 +843,10 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
                             label_map=label_map, only=only)
     # The values as understood first, then the rest of the caller's record of the run (the CLI's
     # arguments); the values as understood win.
-    understood = {"min_votes": None if majority else min_votes, "match": match, "labels": labels,
+    understood = {"min_votes": None if majority else min_votes, "match": options.match, "labels": options.labels,
                   "only": sorted(only) if only else None, "map": label_map or None,
-                  "align_whitespace": align_whitespace, "documents": design, "align_text": align_text}
+                  "align_whitespace": options.align_whitespace, "documents": design,
+                  "align_text": options.align_text}
     opts = {**understood, **(options.record or {}), **understood}
     if present:
         held = {d: tally.present[d] for d in documents}
@@ -849,9 +856,9 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
                                            "kept there: " + ", ".join(short), k=parameter("min_votes", k)),
                           stacklevel=find_stack_level())
         return Vote(names, documents, VoteTexts(clusters), rule, None if majority else k,
-                    clusters, opts, left_out, notes, context, present=held, majority_present=majority,
+                    clusters, opts, left_out, notes, options.context, present=held, majority_present=majority,
                     prepared=tally.prepared)
-    return Vote(names, documents, VoteTexts(clusters), rule, k, clusters, opts, left_out, notes, context,
+    return Vote(names, documents, VoteTexts(clusters), rule, k, clusters, opts, left_out, notes, options.context,
                 prepared=tally.prepared)
 
 
