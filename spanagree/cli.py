@@ -296,7 +296,7 @@ def check_listing_outputs(args, inputs: list[str]) -> None:
     check_not_inputs([args.errors], inputs, what="errors file")
     check_not_inputs([args.plots], inputs, what="plots folder")
     if args.errors:
-        check_destination(args.errors, force=args.force, what="errors file")
+        check_destination(args.errors, force=args.force, what="errors file", folder=False)
     if args.plots:
         from .report.plots import check_plots
 
@@ -314,7 +314,7 @@ def check_report(args, inputs: list, others=()) -> None:
     if args.report is None:
         return
     check_not_inputs([args.report], inputs, what="report")
-    check_destination(args.report, force=args.force, what="report")
+    check_destination(args.report, force=args.force, what="report", folder=False)
     for other in others:
         if other is not None and os.path.abspath(other) == os.path.abspath(args.report):
             raise UsageError(f"{args.report}: the report cannot be another output of the run ({other})")
@@ -450,7 +450,7 @@ def command_merge(args) -> str:
     check_not_inputs([args.out, args.adjudicate, args.adjudicate_all], args.paths)
     check_not_inputs([args.plots], args.paths, what="plots folder")
     # refuse before reading anything
-    check_outputs(args.out, args.adjudicate, force=args.force, adjudicate_all=args.adjudicate_all)
+    check_outputs(args.out, args.adjudicate, force=args.force, adjudicate_all=args.adjudicate_all, format=args.to)
     if args.plots:
         from .report.plots import check_plots
 
@@ -484,7 +484,7 @@ def command_convert(args) -> str:
     from .outputs import check_destination, check_not_inputs
 
     check_not_inputs([args.out], [args.path])
-    check_destination(args.out, force=args.force)  # refuse before reading anything
+    check_destination(args.out, force=args.force, folder=FORMATS[args.to].writes_to_folder)  # before reading
     if args.annotators is not None and len(args.annotators) != 1:
         raise UsageError("convert writes one span set: --annotators names one")
     if args.tokenize and not FORMATS[args.to].tokens:

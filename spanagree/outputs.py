@@ -97,9 +97,14 @@ def is_occupied(path: Path) -> bool:
     return path.exists() and (not path.is_file() or path.stat().st_size > 0)
 
 
-def check_destination(path: str | os.PathLike, *, force: bool = False, what: str = "output") -> Path:
+def check_destination(path: str | os.PathLike, *, force: bool = False, what: str = "output",
+                      folder: bool | None = None) -> Path:
     """Refuse a destination that is not a regular file or folder (``/dev/null``, a FIFO), or an
     existing non-empty one unless ``force``; return it as a Path.
+
+    ``folder`` says what the output is: ``False`` one file (an existing folder there is refused,
+    whatever ``force`` says: a folder is never replaced by a file), ``True`` a folder (an existing
+    file is refused likewise), ``None`` either.
 
     Raises
     ------
@@ -110,6 +115,11 @@ def check_destination(path: str | os.PathLike, *, force: bool = False, what: str
     if path.exists() and not path.is_dir() and not path.is_file():
         raise UsageError(f"{path}: {what} is not a regular file or folder (a device, FIFO or socket); "
                          "nothing was written (give a file or folder to write)")
+    if folder is not None and path.exists() and path.is_dir() != folder:
+        written, found = ("a folder", "a file") if folder else ("one file", "a folder")
+        raise UsageError(f"{path}: {what} is {found}, and it is written as {written}; nothing was written "
+                         f"({found} is never replaced by {written}, even with {{force}}: give another path)",
+                         force=parameter("force", True))
     if is_occupied(path) and not force:
         raise UsageError(f"{path}: {what} exists and is not empty; nothing was written (use {{force}} to replace it)",
                          force=parameter("force", True))
@@ -170,10 +180,10 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def write_atomically(dest: str | os.PathLike, produce: Callable[[Path], None], *, force: bool = False,
-                     what: str = "output") -> None:
+                     what: str = "output", folder: bool | None = None) -> None:
     """Let ``produce(temporary_path)`` write a file or folder, then move it to ``dest``.
 
-    ``dest`` is checked first (see :func:`check_destination`); if ``produce`` fails or the run is
+    ``dest`` is checked first (see :func:`check_destination`; ``folder`` says which it writes); if ``produce`` fails or the run is
     interrupted (Ctrl-C, or SIGTERM/SIGHUP under :func:`signals_as_interrupts`), nothing at
     ``dest`` changes and the temporary output is removed. The final swap is done with those
     signals held back, so an interrupted run never loses the destination it replaces.
@@ -189,7 +199,7 @@ def write_atomically(dest: str | os.PathLike, produce: Callable[[Path], None], *
     import shutil
     import tempfile
 
-    dest = check_destination(dest, force=force, what=what)
+    dest = check_destination(dest, force=force, what=what, folder=folder)
     parent = dest.parent if str(dest.parent) else Path(".")
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -251,7 +261,7 @@ def write_text(dest: str | os.PathLike, text: str, *, force: bool = False, what:
         with open(path, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
 
-    write_atomically(dest, produce, force=force, what=what)
+    write_atomically(dest, produce, force=force, what=what, folder=False)
 
 
 def write_stdout(text) -> None:

@@ -492,11 +492,11 @@ class Vote(ListedClusters):
         the gold is written to a temporary place, the listings are moved into place, then
         the gold is moved last, so a run that fails leaves no half-written gold behind.
         """
-        from .formats import write
+        from .formats import get_format, write
         from .outputs import write_atomically
         from .report import write_adjudication
 
-        check_outputs(dest, adjudicate, force=force, adjudicate_all=adjudicate_all)
+        check_outputs(dest, adjudicate, force=force, adjudicate_all=adjudicate_all, format=format)
         gold = SpanSet("merged", self.gold_documents)  # each document made as the writer gets to it
         prepared, self.prepared = self.prepared, None  # what the workers wrote is used once (BRAT's files move)
         if prepared is None:
@@ -512,7 +512,8 @@ class Vote(ListedClusters):
                 write_adjudication(self, adjudicate_all, every=True, force=force,
                                    parts=prepared.listing_for(adjudicate_all, True))
 
-        write_atomically(dest, produce, force=force, what="gold output")
+        write_atomically(dest, produce, force=force, what="gold output",
+                         folder=get_format(format).writes_to_folder)
 
 
 class VotedDocument(ListedClusters):
@@ -674,18 +675,22 @@ def tally(clusters: list[Cluster], annotators_on) -> dict:
 
 
 def check_outputs(dest: str | os.PathLike, adjudicate: str | os.PathLike | None = None, *,
-                  force: bool = False, adjudicate_all: str | os.PathLike | None = None) -> None:
+                  force: bool = False, adjudicate_all: str | os.PathLike | None = None,
+                  format: str | None = None) -> None:
     """Refuse before anything is written: an existing non-empty gold or adjudication file
-    (without ``force``), an adjudication file at or inside the gold's place, or both
-    adjudication files at one place."""
+    (without ``force``), a folder where a file is written or a file where a folder is (the gold
+    in ``format``; the listings are files), an adjudication file at or inside the gold's place,
+    or both adjudication files at one place."""
+    from .formats import get_format
     from .outputs import check_destination
 
-    check_destination(dest, force=force, what="gold output")
+    folder = get_format(format).writes_to_folder if format is not None else None
+    check_destination(dest, force=force, what="gold output", folder=folder)
     gold = Path(dest).resolve()
     for name in (adjudicate, adjudicate_all):
         if name is None:
             continue
-        check_destination(name, force=force, what="adjudication file")
+        check_destination(name, force=force, what="adjudication file", folder=False)
         listing = Path(name).resolve()
         if listing == gold or gold in listing.parents:
             raise UsageError(f"{name}: the adjudication file cannot be the gold output or inside it ({dest})")

@@ -176,5 +176,6 @@ def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source
         spanset = conll_shaped(spanset, lang=lang, spacy_model=spacy_model)
     # what the reader read and no span set holds (BRAT's relations), announced by the writer
     unkept = get_format(spanset.format).unkept(spanset.notes) if spanset.format in FORMATS else None
-    write_atomically(dest, lambda temporary: write(spanset, temporary, to, unkept=unkept, **options), force=force)
+    write_atomically(dest, lambda temporary: write(spanset, temporary, to, unkept=unkept, **options), force=force,
+                     folder=get_format(to).writes_to_folder)
     return spanset

@@ -190,7 +190,7 @@ def write_listing(path, rows, columns: list[str] | None = None, *, force: bool =
                     empty = False
             handle.write(listing.closing(empty))
 
-    write_atomically(path, produce, force=force, what=what)
+    write_atomically(path, produce, force=force, what=what, folder=False)
 
 
 def disagreements_listing(result, path: str) -> str:

@@ -67,7 +67,7 @@ def write_report(result, path, *, documents: int | None = None, force: bool = Fa
         with open(temporary, "w", encoding="utf-8", newline="\n") as handle:
             page.write(handle)
 
-    write_atomically(path, produce, force=force, what="report")
+    write_atomically(path, produce, force=force, what="report", folder=False)
 
 
 def script_json(document) -> str:

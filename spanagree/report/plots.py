@@ -47,7 +47,7 @@ def check_plots(directory, *, force: bool = False, other=None) -> Path:
     except ImportError:
         raise UsageError(f"{{plots}} needs matplotlib, which is not installed: {INSTALL}",
                          plots=Parameter("drawing the figures", "--plots")) from None
-    path = check_destination(directory, force=force, what="plots folder")
+    path = check_destination(directory, force=force, what="plots folder", folder=True)
     resolved = path.resolve()
     for output in other if isinstance(other, (list, tuple)) else [other]:
         if output is None:
@@ -261,7 +261,7 @@ def write_figures(figures: dict, directory, *, force: bool = False) -> list[str]
                 figure.savefig(temporary / f"{stem}.png", dpi=150, metadata={"Software": None})
                 figure.savefig(temporary / f"{stem}.svg", metadata={"Date": None, "Creator": None})
 
-    write_atomically(directory, produce, force=force, what="plots folder")
+    write_atomically(directory, produce, force=force, what="plots folder", folder=True)
     return names
 
 
