@@ -23,6 +23,7 @@ from .agreement import DOCUMENT_DESIGNS
 from .measures.significance import TESTS, UNITS
 from .match import BOUNDARIES, LABEL_RULES
 from .options import RunOptions
+from .pipeline import named_input
 from .outputs import exit_status, signals_as_interrupts, write_stdout
 
 OUTPUTS = ("table", "json", "csv")
@@ -177,7 +178,8 @@ def build_parser() -> Parser:
 
     agree = commands.add_parser("agree", help="agreement between two or more annotators",
                                 description="Pairwise F1 (= PSA), mean and pooled, between annotators.")
-    agree.add_argument("paths", nargs="+", metavar="PATH", help="one span set per annotator (folder or file)")
+    agree.add_argument("paths", nargs="+", metavar="PATH", type=named_input,
+                       help="one span set per annotator (folder or file; NAME=PATH names it)")
     add_format_options(agree)
     add_match_options(agree)
     add_report_options(agree)
@@ -195,9 +197,10 @@ def build_parser() -> Parser:
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
                                 description="Precision, recall, F1/F-beta and error analysis against a gold standard.")
-    score.add_argument("gold_path", metavar="GOLD", help="the gold (with --gold, any input)")
-    score.add_argument("preds", nargs="*", metavar="PRED",
-                       help="predictions (none when GOLD is an export holding several span sets)")
+    score.add_argument("gold_path", metavar="GOLD", type=named_input,
+                       help="the gold (with --gold, any input; NAME=PATH names it)")
+    score.add_argument("preds", nargs="*", metavar="PRED", type=named_input,
+                       help="predictions (none when GOLD is an export holding several span sets; NAME=PATH names one)")
     add_format_options(score)
     add_match_options(score)
     add_report_options(score)
@@ -212,7 +215,8 @@ def build_parser() -> Parser:
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
                                 description="Merge annotators by voting; list what needs adjudication "
                                 "(rules and tie-breaking: docs/merge.md).")
-    merge.add_argument("paths", nargs="+", metavar="PATH", help="one span set per annotator (at least two)")
+    merge.add_argument("paths", nargs="+", metavar="PATH", type=named_input,
+                       help="one span set per annotator (at least two; NAME=PATH names it)")
     add_format_options(merge)
     add_vote_options(merge)
 

@@ -34,6 +34,62 @@ from .sequential import Comparison, Group, accumulate, failing_stream, spanset_s
 Input = SpanSet | DocumentStream | str | os.PathLike
 
 
+class NamedPath(os.PathLike):
+    """A path to read, with the name its span set goes by (``NAME=PATH`` on the command line).
+
+    It is a path wherever a path is (``os.fspath``, ``open``, ``str``); the name replaces the
+    file stem or folder name everywhere a span set's name appears: each ``agree`` pair's
+    ``annotators``, listings, the report. A container (an export holding several annotators)
+    named so gives its one span set the name, or each of several ``NAME/its name``.
+
+    Examples
+    --------
+    >>> item = NamedPath("alice", "exports/1.json")
+    >>> item.name, os.fspath(item), str(item)
+    ('alice', 'exports/1.json', 'exports/1.json')
+    """
+
+    __slots__ = ("name", "path")
+
+    def __init__(self, name: str, path: str | os.PathLike):
+        self.name, self.path = name, os.fspath(path)
+
+    def __fspath__(self) -> str:
+        return self.path
+
+    def __str__(self) -> str:
+        return self.path
+
+    def __repr__(self) -> str:
+        return f"NamedPath({self.name!r}, {self.path!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, NamedPath) and (self.name, self.path) == (other.name, other.path)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.path))
+
+    def __reduce__(self):
+        return NamedPath, (self.name, self.path)
+
+
+def named_input(argument: str) -> str | NamedPath:
+    """A command-line input: ``NAME=PATH`` names the span set read from PATH; a path that exists
+    (even one holding ``=``) and anything else stays the path it is.
+
+    Examples
+    --------
+    >>> named_input("alice=ann1.jsonl")
+    NamedPath('alice', 'ann1.jsonl')
+    >>> named_input("ann1.jsonl"), named_input("=ann1.jsonl")
+    ('ann1.jsonl', '=ann1.jsonl')
+    """
+    name, equals, path = argument.partition("=")
+    if not equals or not name.strip() or not path or os.path.lexists(argument):
+        return argument
+    return NamedPath(name.strip(), path)
+
+
 def open_inputs(inputs: Sequence[Input], format: str | None = None, format_options: dict | None = None
                 ) -> list[DocumentStream]:
     """Every input as a :class:`~spanagree.formats.DocumentStream`, nothing read yet.
@@ -172,6 +228,10 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
         annotators = [a.strip() for a in (annotators.split(",") if isinstance(annotators, str) else annotators)]
         if not annotators or not all(annotators):
             raise UsageError("{option} needs names separated by commas", option="annotators")
+    given = [item.name for item in inputs if isinstance(item, NamedPath)]
+    twice = sorted({name for name in given if given.count(name) > 1})
+    if twice:
+        raise UsageError(f"two inputs are named {twice[0]!r}: give each input its own name (NAME=PATH)")
     expanded: list[tuple[Input, bool]] = []   # (input, came from a container)
     for item in inputs:
         if isinstance(item, (str, os.PathLike)) and is_container(item, format):
@@ -181,6 +241,9 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
                 streams = open_annotators(item, format, also=also, share_out=share_out, **(format_options or {}))
             else:
                 streams = container_streams(item, format, share_out=share_out, **(format_options or {}))
+            if isinstance(item, NamedPath):  # the name given: the one span set's, or the prefix of each
+                for stream in streams:
+                    stream.name = item.name if len(streams) == 1 else f"{item.name}/{stream.name}"
             if (annotators is None and len(streams) == 1 and streams[0].role == "annotator"
                     and streams[0].name == input_name(item)):
                 # One span set, named as the path: the path reads it (and can be read again:
@@ -393,5 +456,5 @@ def estimate_documents(item, format: str | None) -> int | None:
         return None
 
 
-__all__ = ["Accumulator", "Comparison", "Group", "Input", "expand_inputs", "open_inputs", "paired_in_order", "read_inputs",
+__all__ = ["Accumulator", "Comparison", "Group", "Input", "NamedPath", "expand_inputs", "named_input", "open_inputs", "paired_in_order", "read_inputs",
            "run"]

@@ -15,7 +15,9 @@ def input_name(item) -> str:
     """An input's name: a span set's or stream's own, else the folder name or file stem of the path."""
     from ..formats import default_name
 
-    if not isinstance(item, (str, os.PathLike)):
+    from . import NamedPath
+
+    if not isinstance(item, (str, os.PathLike)) or isinstance(item, NamedPath):  # a NamedPath's name is given
         return item.name
     return default_name(item) or os.path.basename(os.path.abspath(item))
 
