@@ -197,7 +197,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool | str = False, context: int = CONTEXT, report: bool | str = False,
           documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
-          resamples: int = 10_000, progress: bool = False, scheduler=None, analyses=()) -> Agreement:
+          resamples: int = 10_000, progress: bool = False, scheduler=None, analyses=(),
+          document_key: str = "id") -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -279,6 +280,10 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     analyses : sequence of str
         Registered analyses to add, by name (:func:`spanagree.pipeline.analyses.register`): each
         one's figure is ``extras[name]`` (and the JSON's key of that name).
+    document_key : {"id", "text"}
+        How the copies of a document are paired: by their ids (default), or by their texts when
+        tools gave them other ids (each takes the first input's id for the same text;
+        :mod:`spanagree.pipeline.document_key`).
     documents : {"common", "pairwise"}
         Which documents each pair compares. ``"common"``: the documents every annotator has (the
         others are left out with a warning). ``"pairwise"``: each pair compares the documents
@@ -309,7 +314,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          format_options=format_options, record=options, annotators=annotators, errors=errors,
                          context=context, report=report, documents=documents, unitizing=unitizing, compare=compare,
                          test=test, unit=unit, resamples=resamples, progress=progress, scheduler=scheduler,
-                         analyses=tuple(analyses))
+                         analyses=tuple(analyses), document_key=document_key)
     return agree_with(inputs, options)
 
 

@@ -55,6 +55,15 @@ def add_format_options(parser: argparse.ArgumentParser) -> None:
                             "INCEpTION, GATE) by the tool's annotator names")
 
 
+def add_document_key(parser: argparse.ArgumentParser) -> None:
+    """``--document-key``: how the copies of a document are paired (``agree``, ``score``, ``merge``)."""
+    from .pipeline.document_key import DOCUMENT_KEYS
+
+    parser.add_argument("--document-key", choices=DOCUMENT_KEYS, default="id",
+                        help="pair the copies of a document by their id (default) or by their text, when tools "
+                             "gave them other ids (the first input's ids are kept)")
+
+
 def names_list(value: str) -> list[str]:
     """``A,B`` as a list of names (none empty)."""
     names = [name.strip() for name in value.split(",")]
@@ -194,6 +203,7 @@ def build_parser() -> Parser:
                        help="common (default): the documents every annotator has; pairwise: each pair compares "
                             "the documents both its annotators have (round-robin designs)")
     add_listing_options(agree)
+    add_document_key(agree)  # last: a new key of the JSON's options goes after the others
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
                                 description="Precision, recall, F1/F-beta and error analysis against a gold standard.")
@@ -211,6 +221,7 @@ def build_parser() -> Parser:
     score.add_argument("--errors", metavar="FILE", help="write every error (CSV, or JSON for .json)")
     score.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
     add_listing_options(score)
+    add_document_key(score)  # last: a new key of the JSON's options goes after the others
 
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
                                 description="Merge annotators by voting; list what needs adjudication "
@@ -219,6 +230,7 @@ def build_parser() -> Parser:
                        help="one span set per annotator (at least two; NAME=PATH names it)")
     add_format_options(merge)
     add_vote_options(merge)
+    add_document_key(merge)  # last: a new key of the JSON's options goes after the others
 
     convert = commands.add_parser("convert", help="convert between BRAT, XML, CoNLL and JSONL")
     convert.add_argument("path", metavar="PATH")
@@ -290,7 +302,7 @@ def run_options(args, **command) -> RunOptions:
                       resamples=args.resamples, format=args.format, format_options=format_options(args),
                       record=recorded_options(args), annotators=args.annotators, progress=progress_wanted(args),
                       scheduler=args.scheduler, errors=args.errors or False, context=args.context,
-                      report=args.report or False, **command)
+                      report=args.report or False, document_key=args.document_key, **command)
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:
@@ -468,7 +480,7 @@ def command_merge(args) -> str:
                          align_whitespace=args.align_whitespace, align_text=args.align_text, jobs=args.jobs,
                          format=args.format, format_options=format_options(args), record=recorded_options(args),
                          annotators=args.annotators, context=args.context, documents=args.documents,
-                         progress=progress_wanted(args), scheduler=args.scheduler)
+                         progress=progress_wanted(args), scheduler=args.scheduler, document_key=args.document_key)
     kept = {every: path for every, path in ((False, args.adjudicate), (True, args.adjudicate_all)) if path}
     result = vote_with(args.paths, options, args.min_votes,
                        outputs=OutputPlan(args.to, format_options(args), kept, dest=args.out))

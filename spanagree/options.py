@@ -44,6 +44,9 @@ class RunOptions:
         The optional analyses and their settings (:mod:`spanagree.pipeline.analyses`).
     documents
         The document design (``"common"``, ``"pairwise"``, ``"present"``).
+    document_key
+        How the copies of a document are paired: by ``"id"`` or by ``"text"``
+        (:mod:`spanagree.pipeline.document_key`).
     analyses
         Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
     record
@@ -87,6 +90,7 @@ class RunOptions:
     resamples: int = 10_000
     beta: float = 1.0
     documents: str = "common"
+    document_key: str = "id"
     analyses: tuple = ()
     record: Mapping | None = field(default=None, repr=False)
 

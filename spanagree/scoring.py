@@ -184,7 +184,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           options: dict | None = None, annotators=None, gold_name: str | None = None,
           context: int = CONTEXT, report: bool | str = False, compare: bool = False, test: str = "randomization",
           unit: str = "document", resamples: int = 10_000,
-          progress: bool = False, scheduler=None, analyses=()) -> Score | list[Score]:
+          progress: bool = False, scheduler=None, analyses=(), document_key: str = "id") -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -236,6 +236,10 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         curations and predictions included); the others, in order, are the predictions.
     analyses : sequence of str
         Registered analyses to add, by name, as in :func:`spanagree.agree`.
+    document_key : {"id", "text"}
+        How the copies of a document are paired: by their ids (default), or by their texts when
+        tools gave them other ids (each takes the gold's id for the same text;
+        :mod:`spanagree.pipeline.document_key`).
     report : bool or path
         Keep every document's text, spans and classified spans for the HTML report, spooled to a
         temporary file while comparing; write it with :meth:`Score.write_report`, or
@@ -266,7 +270,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                          chance=chance, lang=lang, spacy_model=spacy_model, bootstrap=bootstrap, seed=seed, jobs=jobs,
                          format=format, format_options=format_options, record=options, annotators=annotators,
                          context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
-                         progress=progress, scheduler=scheduler, analyses=tuple(analyses))
+                         progress=progress, scheduler=scheduler, analyses=tuple(analyses), document_key=document_key)
     return score_with(gold, pred, options, gold_name=gold_name)
 
 

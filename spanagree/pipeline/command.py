@@ -14,6 +14,9 @@ compositions of it.
    ``jobs`` processes or a cluster);
 5. give the reading's warnings, or raise its first error.
 
+With ``document_key="text"`` the copies of a document are paired by their texts
+(:mod:`.document_key`) instead of their ids.
+
 What the command makes of the accumulator (its result, the documents left out, the warnings about
 figures) stays the command's; the analyses finish themselves into the result
 (:func:`finish_analyses`).
@@ -24,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..errors import UsageError
 from . import expand_inputs, run
 from .accumulator import Accumulator
 from .analyses import Analysis, Finished, Plan, analyses_for
@@ -73,7 +77,10 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
     the shared skeleton (see the module's documentation). Returns the :class:`Ran` run, its
     reading warnings given; nothing of the comparison is warned or raised yet."""
     from .cluster import one_client
+    from .document_key import DOCUMENT_KEYS
 
+    if options.document_key not in DOCUMENT_KEYS:
+        raise UsageError(f"unknown document key {options.document_key!r}; choose one of: {', '.join(DOCUMENT_KEYS)}")
     with one_client(options.scheduler) as client:  # connected for the run when given an address
         inputs = expand_inputs(inputs, options.format, options.format_options, annotators=options.annotators,
                                also=command.also, jobs=options.jobs, scheduler=client)
@@ -84,11 +91,24 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
             plan.folders = dict(folders)
             analyses = analyses_for(options, plan) if layouts is not None else []
             comparison = command.comparison(plan, layouts, analyses, folders, client, options)
-            accumulator = run(inputs, plan.names, groups, comparison, scheduler=client,
+            accumulator = run(keyed(inputs, plan.names, options), plan.names, groups, comparison, scheduler=client,
                               count_labels=count_labels, **options.reading())
     accumulator.raise_reading_error()
     accumulator.replay_reading()
     return Ran(inputs, plan, accumulator, analyses, folders)
+
+
+def keyed(inputs: list, names: list[str], options) -> list:
+    """The inputs as the run pairs their documents: as they are (by id), or, with
+    ``document_key="text"``, streams whose documents take the ids of the reference's of the same
+    text (:mod:`.document_key`)."""
+    if options.document_key == "id":
+        return inputs
+    from . import open_inputs
+    from .document_key import keyed_by_text
+
+    return keyed_by_text(open_inputs(inputs, options.format, options.format_options), names,
+                         align_whitespace=options.align_whitespace)
 
 
 def finish_analyses(ran: Ran, tallies: dict, finished: Finished, *, skip=()) -> dict:
