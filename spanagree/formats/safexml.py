@@ -19,7 +19,8 @@ from lxml import etree
 
 from ..errors import FormatError
 
-__all__ = ["SAFE", "declared_entities", "has_doctype", "refuse_doctype", "root_without_doctype", "safe_root"]
+__all__ = ["SAFE", "declared_entities", "has_doctype", "refuse_doctype", "root_tag", "root_without_doctype",
+           "safe_root"]
 
 #: The parser options: no DTD, no network, no entity expansion, libxml2's size limits kept.
 SAFE = dict(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
@@ -29,6 +30,28 @@ SAFE = dict(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=F
 def safe_root(data: bytes):
     """The root element of ``data`` parsed with :data:`SAFE` (lxml's ``XMLSyntaxError`` as it comes)."""
     return etree.fromstring(data, etree.XMLParser(**SAFE))
+
+
+def root_tag(head: bytes) -> str | None:
+    """The root element's local name, from the first bytes of a file (parsed with :data:`SAFE` up to
+    the root's start, past any declaration, comment or DOCTYPE, in any encoding the declaration or
+    byte-order mark names); ``None`` when the head does not reach it or is not XML.
+
+    Examples
+    --------
+    >>> root_tag(b'<?xml version="1.0"?>\\n<!DOCTYPE g [<!ENTITY e "x">]><!-- c --><g:Doc xmlns:g="u"><a>')
+    'Doc'
+    >>> root_tag(b"not xml"), root_tag(b"<!-- unfinished")
+    (None, None)
+    """
+    parser = etree.XMLPullParser(events=("start",), **SAFE)
+    try:
+        parser.feed(head)
+    except etree.XMLSyntaxError:
+        pass
+    for _, element in parser.read_events():
+        return element.tag.rpartition("}")[2]
+    return None
 
 
 def has_doctype(tree) -> bool:
