@@ -195,3 +195,33 @@ def test_an_answer_of_the_wrong_type_is_one_line(tmp_path, capsys, answer):
     assert (code, out) == (1, "")
     assert err == (f'spanagree: error: {path}:2: "answer" must be a string ("accept", "reject" or "ignore"), '
                    f"got {answer}\n")
+
+
+@pytest.mark.parametrize("record", [
+    {"id": "d1", "text": "Ana met Bo.", "_input_hash": 7, "_task_hash": -3, "meta": {"source": "x"},
+     "spans": [{"start": 0, "end": 3, "label": "PER", "token_start": 0, "token_end": 0},
+               {"start": 8, "end": 10, "label": "PER", "fragments": [[8, 9], [9, 10]]}],
+     "answer": "accept", "_annotator_id": "ds-alice", "_session_id": "ds-alice"},
+    {"id": 3, "text": "Ana met Bo.", "label": [[0, 3, "PER"]]},
+    {"text": "Ana met Bo.", "entities": [{"start_offset": 0, "end_offset": 3, "label": "PER"}]},
+])
+def test_every_field_of_a_record_swapped_for_another_type(tmp_path, record):
+    """Read, or one FormatError naming the file and line (never another exception)."""
+    from spanagree.errors import FormatError
+
+    from json_swaps import type_swaps
+
+    outcomes = {"read": 0, "refused": 0}
+    path = tmp_path / "p.jsonl"
+    neighbour = {"id": "d9", "text": "Bo.", "_annotator_id": "ds-bob"}
+    for what, mutated in type_swaps(record):
+        path.write_text(json.dumps(neighbour) + "\n" + json.dumps(mutated) + "\n", encoding="utf-8")
+        try:
+            for stream in container_streams(path, "jsonl"):
+                collect(stream)
+        except (FormatError, UsageError) as error:
+            assert "\n" not in str(error) and str(error).startswith(f"{path}:2: "), what
+            outcomes["refused"] += 1
+        else:
+            outcomes["read"] += 1
+    assert outcomes["read"] and outcomes["refused"]
