@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 from typing import Iterator
 
-__all__ = ["OTHER_TYPES", "type_swaps"]
+__all__ = ["OTHER_TYPES", "swap_one", "type_swaps"]
 
 #: One value of each JSON type (and a float beside the integer).
 OTHER_TYPES = [[], ["x"], {}, {"x": 1}, 0, 2.5, "x", "", None, True]
@@ -54,3 +54,19 @@ def type_swaps(document) -> Iterator[tuple[str, object]]:
                 target = target[step]
             target[path[-1]] = value
             yield f"{'.'.join(map(str, path))} = {value!r}", mutated
+
+
+def swap_one(document, rng) -> str | None:
+    """One field of ``document`` (chosen with ``rng``) given a value of another type, in place; what
+    was done, or ``None`` when it holds no field."""
+    paths = list(_fields(document))
+    if not paths:
+        return None
+    path = rng.choice(paths)
+    target = document
+    for step in path[:-1]:
+        target = target[step]
+    original = target[path[-1]]
+    choices = [v for v in OTHER_TYPES if _type(v) != _type(original)]
+    target[path[-1]] = value = copy.deepcopy(rng.choice(choices))
+    return f"{'.'.join(map(str, path))} = {value!r}"
