@@ -151,11 +151,11 @@ def swap_json_type(data: bytes, rng: random.Random) -> bytes:
             return insert_hostile(data, rng)
         if swap_one(record, rng) is None:
             return insert_hostile(data, rng)
-        lines[at] = json.dumps(record, ensure_ascii=False).encode()
+        lines[at] = json.dumps(record).encode()  # (escaped: a lone surrogate stays one)
         return b"\n".join(lines)
     if swap_one(document, rng) is None:
         return insert_hostile(data, rng)
-    return json.dumps(document, ensure_ascii=False).encode()
+    return json.dumps(document).encode()
 
 
 # What may stand before an XML file's root (issue 32): what a byte search for a DOCTYPE missed.

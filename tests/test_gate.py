@@ -230,13 +230,12 @@ GATE_WITH_ENTITY = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE GateDocum
 @pytest.mark.parametrize("content", [
     GATE_WITH_ENTITY,
     GATE_WITH_ENTITY.replace("&who;", "Ana"),  # a DOCTYPE alone: GATE never writes one
-    GATE_WITH_ENTITY.replace("\n<!DOCTYPE", "\n<!-- saved by hand -->\n" + "\n" * 5000 + "<!DOCTYPE"),
+    GATE_WITH_ENTITY.replace("\n<!DOCTYPE", "\n<!-- saved by hand -->\n" + "\n" * 70_000 + "<!DOCTYPE"),
 ])
 def test_a_gate_file_with_a_doctype_is_recognised_and_refused(tmp_path, capsys, content):
     bad = tmp_path / "x.xml"
     bad.write_text(content, encoding="utf-8")
-    if "\n" * 5000 not in content:  # (a prolog longer than what detection reads is an extension's guess)
-        assert detect_format(bad) == "gate"
+    assert detect_format(bad) == "gate"
     code, out, err = run(capsys, "agree", bad, "--format", "gate")
     assert (code, out) == (1, "")
     assert err == (f"spanagree: error: {bad}: holds a DOCTYPE (a DTD), which GATE XML never uses: not read, so "

@@ -67,12 +67,15 @@ from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, chosen_stream, c
                natural_key, read_document_file)
 from .detection import HEAD_BYTES
 from .registry import FORMATS
-from .safexml import root_tag, root_without_doctype
+from .safexml import root_tag, root_tag_in, root_without_doctype
 
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["gate"]
 
 __all__ = ["GateFolder", "annotators_gate", "list_gate", "read_gate", "recognise_gate", "stream_gate"]
+
+#: How far into a file its root element is looked for, to recognise GATE XML.
+PROLOG_BYTES = 1 << 20
 
 #: What the default (unnamed) annotation set is called.
 DEFAULT_SET = "default"
@@ -83,10 +86,18 @@ ORIGINAL_MARKUPS = "Original markups"
 
 @FORMAT.provides("recogniser")
 def recognise_gate(path: Path, head: bytes | None) -> bool:
-    """A file whose root element is ``GateDocument`` (told by parsing its first bytes: past a
-    declaration, comments or a DOCTYPE, in its encoding), or a folder whose first ``.xml`` file is one."""
+    """A file whose root element is ``GateDocument`` (told by parsing its start: past a declaration,
+    comments or a DOCTYPE, in its encoding, within its first :data:`PROLOG_BYTES`), or a folder
+    whose first ``.xml`` file is one."""
     if head is not None:
-        return root_tag(head) == "GateDocument"
+        tag = root_tag(head)
+        if tag is None and len(head) == HEAD_BYTES:  # a long prolog: read on (a regular file: detection's)
+            try:
+                with open(path, "rb") as file:
+                    tag = root_tag_in(file, PROLOG_BYTES)
+            except OSError:
+                return False
+        return tag == "GateDocument"
     try:
         for folder, subfolders, files in os.walk(path):  # stops at the first .xml file
             subfolders.sort(key=natural_key)
@@ -96,7 +107,7 @@ def recognise_gate(path: Path, head: bytes | None) -> bool:
                 if not stat.S_ISREG(os.stat(candidate).st_mode):  # a FIFO is never read ahead
                     return False
                 with open(candidate, "rb") as file:
-                    return root_tag(file.read(HEAD_BYTES)) == "GateDocument"
+                    return root_tag_in(file, PROLOG_BYTES) == "GateDocument"
     except OSError:
         return False
     return False

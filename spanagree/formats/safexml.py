@@ -15,11 +15,13 @@ never resolves an entity, never touches the network, and keeps libxml2's size li
 
 from __future__ import annotations
 
+import io
+
 from lxml import etree
 
 from ..errors import FormatError
 
-__all__ = ["SAFE", "declared_entities", "has_doctype", "refuse_doctype", "root_tag", "root_without_doctype",
+__all__ = ["SAFE", "declared_entities", "has_doctype", "refuse_doctype", "root_tag", "root_tag_in", "root_without_doctype",
            "safe_root"]
 
 #: The parser options: no DTD, no network, no entity expansion, libxml2's size limits kept.
@@ -44,13 +46,29 @@ def root_tag(head: bytes) -> str | None:
     >>> root_tag(b"not xml"), root_tag(b"<!-- unfinished")
     (None, None)
     """
+    return root_tag_in(io.BytesIO(head), len(head))
+
+
+def root_tag_in(file, limit: int, chunk: int = 1 << 16) -> str | None:
+    """:func:`root_tag` of a binary ``file``, reading at most ``limit`` bytes of it (a chunk at a time,
+    stopping at the root's start)."""
     parser = etree.XMLPullParser(events=("start",), **SAFE)
-    try:
-        parser.feed(head)
-    except etree.XMLSyntaxError:
-        pass
-    for _, element in parser.read_events():
-        return element.tag.rpartition("}")[2]
+    read = 0
+    while read < limit:
+        data = file.read(min(chunk, limit - read))
+        if not data:
+            break
+        read += len(data)
+        try:
+            parser.feed(data)
+        except etree.XMLSyntaxError:
+            failed = True
+        else:
+            failed = False
+        for _, element in parser.read_events():
+            return element.tag.rpartition("}")[2]
+        if failed:
+            return None
     return None
 
 
