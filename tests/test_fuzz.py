@@ -5,7 +5,8 @@ day it is added — the first annotator of the demo corpus (``corpora/demo/<form
 one of its files mutated with seeded mutations (byte flips, truncation, duplicated, deleted and
 swapped lines, huge numbers, deep nesting, lone surrogates, NUL bytes, CRLF, a byte-order mark,
 odd digits; issue 32: a JSON field given a value of another type, an XML prolog padded with 70,000
-newlines, comments or a DOCTYPE, an XML file in UTF-16), and the copy run through ``convert`` (to every format in turn), ``agree`` and
+newlines, comments or a DOCTYPE, an XML file in UTF-16, a DocBin's message with a field of another
+type or a byte array flipped or cut), and the copy run through ``convert`` (to every format in turn), ``agree`` and
 ``score --errors``. The contract, for every case:
 
 * exit 0, or exit 1 (bad input) / 2 (bad usage) with exactly one ``spanagree: error:`` line on
@@ -25,6 +26,7 @@ import hashlib
 import json
 import random
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -158,6 +160,25 @@ def swap_json_type(data: bytes, rng: random.Random) -> bytes:
     return json.dumps(document).encode()
 
 
+def swap_packed_type(data: bytes, rng: random.Random) -> bytes:
+    """Inside a zlib-compressed msgpack message (a spaCy DocBin), one field given a value of another
+    type or one of its byte arrays (lengths, tokens, ...) flipped, the message packed again; other
+    files get a JSON type swap."""
+    import srsly
+
+    try:
+        message = srsly.msgpack_loads(zlib.decompress(data))
+    except Exception:
+        return swap_json_type(data, rng)
+    arrays = [key for key, value in message.items() if isinstance(value, bytes)] if isinstance(message, dict) else []
+    if arrays and rng.random() < 0.5:
+        key = rng.choice(arrays)
+        message[key] = flip(message[key], rng) if rng.random() < 0.5 else truncate(message[key], rng)
+    elif swap_one(message, rng) is None:
+        return insert_hostile(data, rng)
+    return zlib.compress(srsly.msgpack_dumps(message))
+
+
 # What may stand before an XML file's root (issue 32): what a byte search for a DOCTYPE missed.
 PROLOGS = [b"\n" * 70_000, b"<!-- a comment -->\n", b"<?pi x?>\n", b"<!DOCTYPE x>\n",
            b'<!DOCTYPE x [<!ENTITY e "PER">]>\n', b"\n" * 70_000 + b'<!DOCTYPE x [<!ENTITY e "&#60;x/&#62;">]>']
@@ -198,7 +219,7 @@ def reencode(data: bytes, rng: random.Random) -> bytes:
 
 
 MUTATIONS = [flip, truncate, duplicate_line, delete_line, swap_lines, insert_hostile, insert_hostile,
-             replace_digits, replace_digits, crlf, bom, nul, swap_json_type, swap_json_type, pad_prolog, reencode]
+             replace_digits, replace_digits, crlf, bom, nul, swap_json_type, swap_packed_type, pad_prolog, reencode]
 
 
 def mutated_case(fmt: str, case: int, where: Path) -> tuple[Path, str]:
