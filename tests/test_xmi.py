@@ -232,7 +232,7 @@ def _with_doctype(padding: str = "\n", encoding: str = "utf-8") -> bytes:
             '<cas:NULL xmi:id="0"/><cas:Sofa xmi:id="1" sofaNum="1" sofaID="_InitialView" sofaString="&who; met Bo."/>'
             '<cas:View sofa="1" members=""/></xmi:XMI>')
     if encoding == "utf-7":
-        return f'<?xml version="1.0" encoding="UTF-7"?>'.encode() + _utf7(body.split("?>", 1)[1])
+        return '<?xml version="1.0" encoding="UTF-7"?>'.encode() + _utf7(body.split("?>", 1)[1])
     return body.encode(encoding)
 
 

@@ -64,7 +64,8 @@ from .registry import FORMATS
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["inception"]
 
-__all__ = ["CURATION", "MAX_ZIP_MEMBERS", "annotators_inception", "read_inception", "recognise_inception", "stream_inception"]
+__all__ = ["CURATION", "MAX_ZIP_MEMBERS", "annotators_inception", "read_inception", "recognise_inception",
+           "stream_inception"]
 
 #: What the curation's span set is called.
 CURATION = "curation"

@@ -50,9 +50,10 @@ JSONL file holds objects, one per line).
   items without labels) are that annotator's; cancelled annotations and other results are the
   export's, in every annotator's notes.
 * **Errors** (:class:`~spanagree.errors.FormatError`, naming the file, and the task): invalid
-  JSON, a task that is not an object, a result's ``to_name`` that is not a string, no text, a span whose offsets are not integers, are empty
-  or reversed, or lie outside the text, a label that is not a non-empty string, a task id seen
-  twice; the file is one record (``max_record_bytes``).
+  JSON, a task that is not an object, a result's ``to_name`` that is not a string, no text, a
+  span whose offsets are not integers, are empty or reversed, or lie outside the text, a label
+  that is not a non-empty string, a task id seen twice; the file is one record
+  (``max_record_bytes``).
 
 Writing
 -------

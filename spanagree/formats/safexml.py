@@ -21,8 +21,8 @@ from lxml import etree
 
 from ..errors import FormatError
 
-__all__ = ["SAFE", "declared_entities", "has_doctype", "refuse_doctype", "root_tag", "root_tag_in", "root_without_doctype",
-           "safe_root"]
+__all__ = ["SAFE", "declared_entities", "has_doctype", "refuse_doctype", "root_tag", "root_tag_in",
+           "root_without_doctype", "safe_root"]
 
 #: The parser options: no DTD, no network, no entity expansion, libxml2's size limits kept.
 SAFE = dict(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,

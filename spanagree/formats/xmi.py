@@ -58,8 +58,8 @@ from .safexml import root_without_doctype
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["xmi"]
 
-__all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "MAX_TYPE_DEPTH", "XmiReading", "list_xmi", "load_typesystem", "read_xmi",
-           "recognise_xmi", "stream_xmi", "xmi_document"]
+__all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "MAX_TYPE_DEPTH", "XmiReading", "list_xmi",
+           "load_typesystem", "read_xmi", "recognise_xmi", "stream_xmi", "xmi_document"]
 
 #: DKPro Core's named entity, INCEpTION's built-in *Named entity* layer.
 DEFAULT_TYPE = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
