@@ -265,8 +265,7 @@ def webanno_document(text: str, source: str, doc_id: str, *, webanno_layer: str 
     current: _Sentence | None = None
     in_header = True
     for number, line in enumerate(lines[1:], 2):
-        if line.endswith("\r"):
-            line = line[:-1]
+        line = line.rstrip("\r")  # CR LF line ends (a stray CR before them too, as on the first line)
         if in_header:
             kind = _HEADER_KINDS.get(line[:6])
             if kind is not None:
