@@ -171,3 +171,61 @@ def test_zero_length_spans_are_noted_and_a_repeated_id_is_an_error(tmp_path, cap
     bad = tmp_path / "two.spacy"
     code, out, err = run(capsys, "agree", bad, bad, "--docbin-spans-key", "sc")
     assert code == 1 and err == f"spanagree: error: {bad}: document 3: the id 'a' appears twice\n"
+
+
+# -- issue 32: lengths checked against the tokens; every message on one line -----------------------
+
+def _docbin_message(docs) -> dict:
+    import srsly
+    from spacy.tokens import DocBin
+
+    return srsly.msgpack_loads(zlib.decompress(DocBin(docs=docs, store_user_data=True).to_bytes()))
+
+
+def _write_message(path, message) -> None:
+    import srsly
+
+    path.write_bytes(zlib.compress(srsly.msgpack_dumps(message)))
+
+
+@pytest.mark.parametrize("change", ["first_takes_all", "negative", "short"])
+def test_lengths_that_do_not_match_the_tokens_are_one_line(tmp_path, capsys, change):
+    import numpy
+    import spacy
+
+    nlp = spacy.blank("en")
+    message = _docbin_message([nlp(f"Document {number} here.") for number in range(10)])
+    lengths = numpy.frombuffer(message["lengths"], dtype="int32").copy()  # 4 tokens each, 40 in all
+    if change == "first_takes_all":
+        lengths[0] = 40   # document 1 every text, the other 9 empty: was read so
+        shown = "76"
+    elif change == "negative":
+        lengths[1] = -3
+    else:
+        lengths[9] = 1
+        shown = "37"
+    message["lengths"] = lengths.tobytes()
+    bad = tmp_path / "x.spacy"
+    _write_message(bad, message)
+    code, out, err = run(capsys, "convert", bad, "--to", "jsonl", "--out", tmp_path / "x.jsonl")
+    assert (code, out) == (1, "")
+    if change == "negative":
+        assert err == f"spanagree: error: {bad}: not a spaCy DocBin (document 2's length is negative: -3)\n"
+    else:
+        assert err == (f"spanagree: error: {bad}: not a spaCy DocBin (its lengths add up to {shown} tokens; it "
+                       "holds 40)\n")
+
+
+def test_a_missing_span_group_names_the_groups_on_one_line(tmp_path, capsys):
+    import spacy
+    from spacy.tokens import DocBin
+
+    nlp = spacy.blank("en")
+    doc = nlp("Ana met Bo.")
+    doc.spans["odd\nkey"] = [doc[0:1]]
+    path = tmp_path / "x.spacy"
+    DocBin(docs=[doc]).to_disk(path)
+    code, _, err = run(capsys, "convert", path, "--docbin-spans-key", "sc", "--to", "jsonl", "--out",
+                       tmp_path / "x.jsonl")
+    assert code == 1 and err == (f"spanagree: error: {path}: document 1: no span group 'sc' (its span groups: "
+                                 "'odd\\nkey')\n")

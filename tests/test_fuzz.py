@@ -4,7 +4,9 @@ For each format of :data:`spanagree.formats.FORMATS` — so that a format added 
 day it is added — the first annotator of the demo corpus (``corpora/demo/<format>/``) is copied,
 one of its files mutated with seeded mutations (byte flips, truncation, duplicated, deleted and
 swapped lines, huge numbers, deep nesting, lone surrogates, NUL bytes, CRLF, a byte-order mark,
-odd digits), and the copy run through ``convert`` (to every format in turn), ``agree`` and
+odd digits; issue 32: a JSON field given a value of another type, an XML prolog padded with 70,000
+newlines, comments or a DOCTYPE, an XML file in UTF-16, a DocBin's message with a field of another
+type or a byte array flipped or cut), and the copy run through ``convert`` (to every format in turn), ``agree`` and
 ``score --errors``. The contract, for every case:
 
 * exit 0, or exit 1 (bad input) / 2 (bad usage) with exactly one ``spanagree: error:`` line on
@@ -21,8 +23,10 @@ A failure names the format, the case number and the mutations, so it can be repl
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -31,6 +35,7 @@ from spanagree.cli import main
 from spanagree.formats import FORMATS, writable_formats
 
 from conftest import DEMO
+from json_swaps import swap_one
 
 pytestmark = pytest.mark.slow  # every format mutated hundreds of times: the full suite only
 
@@ -131,8 +136,90 @@ def nul(data: bytes, rng: random.Random) -> bytes:
     return data[:at] + b"\x00" * rng.randint(1, 3) + data[at:]
 
 
+def swap_json_type(data: bytes, rng: random.Random) -> bytes:
+    """A JSON file's (or one JSON line's) field given a value of another type (issue 32: a list for a
+    string, an object for a number, ...); other files get a hostile insertion."""
+    try:
+        document = json.loads(data)
+    except ValueError:
+        lines = data.split(b"\n")
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        if not filled:
+            return insert_hostile(data, rng)
+        at = rng.choice(filled)
+        try:
+            record = json.loads(lines[at])
+        except ValueError:
+            return insert_hostile(data, rng)
+        if swap_one(record, rng) is None:
+            return insert_hostile(data, rng)
+        lines[at] = json.dumps(record).encode()  # (escaped: a lone surrogate stays one)
+        return b"\n".join(lines)
+    if swap_one(document, rng) is None:
+        return insert_hostile(data, rng)
+    return json.dumps(document).encode()
+
+
+def swap_packed_type(data: bytes, rng: random.Random) -> bytes:
+    """Inside a zlib-compressed msgpack message (a spaCy DocBin), one field given a value of another
+    type or one of its byte arrays (lengths, tokens, ...) flipped, the message packed again; other
+    files get a JSON type swap."""
+    import srsly
+
+    try:
+        message = srsly.msgpack_loads(zlib.decompress(data))
+    except Exception:
+        return swap_json_type(data, rng)
+    arrays = [key for key, value in message.items() if isinstance(value, bytes)] if isinstance(message, dict) else []
+    if arrays and rng.random() < 0.5:
+        key = rng.choice(arrays)
+        message[key] = flip(message[key], rng) if rng.random() < 0.5 else truncate(message[key], rng)
+    elif swap_one(message, rng) is None:
+        return insert_hostile(data, rng)
+    return zlib.compress(srsly.msgpack_dumps(message))
+
+
+# What may stand before an XML file's root (issue 32): what a byte search for a DOCTYPE missed.
+PROLOGS = [b"\n" * 70_000, b"<!-- a comment -->\n", b"<?pi x?>\n", b"<!DOCTYPE x>\n",
+           b'<!DOCTYPE x [<!ENTITY e "PER">]>\n', b"\n" * 70_000 + b'<!DOCTYPE x [<!ENTITY e "&#60;x/&#62;">]>']
+
+
+def _declaration_end(data: bytes) -> int | None:
+    """Where an XML file's prolog may take more (after its declaration); ``None`` when it is not XML."""
+    head = data.lstrip()
+    if not head.startswith(b"<"):
+        return None
+    if data.startswith(b"<?xml"):
+        return data.find(b"?>") + 2
+    return 0
+
+
+def pad_prolog(data: bytes, rng: random.Random) -> bytes:
+    """An XML file's prolog padded (newlines, comments, a processing instruction, a DOCTYPE)."""
+    at = _declaration_end(data)
+    if at is None or at < 0:
+        return insert_hostile(data, rng)
+    return data[:at] + rng.choice(PROLOGS) + data[at:]
+
+
+def reencode(data: bytes, rng: random.Random) -> bytes:
+    """An XML file written in UTF-16 (little or big endian, with a byte-order mark) and declared so."""
+    at = _declaration_end(data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return insert_hostile(data, rng)
+    if at is None or at < 0:
+        return insert_hostile(data, rng)
+    encoding = rng.choice(["utf-16", "utf-16-le", "utf-16-be"])
+    declaration = '<?xml version="1.0" encoding="UTF-16"?>'
+    body = text[at:] if text.startswith("<?xml") else text
+    encoded = (declaration + body).encode(encoding)
+    return encoded if encoding == "utf-16" else ("\ufeff" + declaration + body).encode(encoding)
+
+
 MUTATIONS = [flip, truncate, duplicate_line, delete_line, swap_lines, insert_hostile, insert_hostile,
-             replace_digits, replace_digits, crlf, bom, nul]
+             replace_digits, replace_digits, crlf, bom, nul, swap_json_type, swap_packed_type, pad_prolog, reencode]
 
 
 def mutated_case(fmt: str, case: int, where: Path) -> tuple[Path, str]:

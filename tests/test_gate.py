@@ -217,3 +217,35 @@ def test_a_set_the_file_does_not_hold_is_an_error_not_an_empty_stream():
 
     with pytest.raises(UsageError, match=r"holds no annotator 'nobody'; it holds: default, ann1, ann2, ann3"):
         stream_gate(DEMO / "gate" / "demo", annotator="nobody")
+
+
+# -- issue 32: a DOCTYPE recognised, then refused; its entities never dropped from the text -------
+
+GATE_WITH_ENTITY = ('<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE GateDocument [<!ENTITY who "Ana">]>\n'
+                    '<GateDocument><TextWithNodes><Node id="0"/>&who;<Node id="3"/> met Bo.</TextWithNodes>'
+                    '<AnnotationSet Name="A"><Annotation Id="1" Type="PER" StartNode="0" EndNode="3"/>'
+                    '</AnnotationSet></GateDocument>')
+
+
+@pytest.mark.parametrize("content", [
+    GATE_WITH_ENTITY,
+    GATE_WITH_ENTITY.replace("&who;", "Ana"),  # a DOCTYPE alone: GATE never writes one
+    GATE_WITH_ENTITY.replace("\n<!DOCTYPE", "\n<!-- saved by hand -->\n" + "\n" * 70_000 + "<!DOCTYPE"),
+])
+def test_a_gate_file_with_a_doctype_is_recognised_and_refused(tmp_path, capsys, content):
+    bad = tmp_path / "x.xml"
+    bad.write_text(content, encoding="utf-8")
+    assert detect_format(bad) == "gate"
+    code, out, err = run(capsys, "agree", bad, "--format", "gate")
+    assert (code, out) == (1, "")
+    assert err == (f"spanagree: error: {bad}: holds a DOCTYPE (a DTD), which GATE XML never uses: not read, so "
+                   "that no entity is expanded or fetched\n")
+
+
+def test_a_gate_file_in_utf16_with_a_declaration_and_comment_is_recognised(tmp_path):
+    good = tmp_path / "x.xml"
+    good.write_bytes(GATE_WITH_ENTITY.replace("&who;", "Ana").replace(
+        '<!DOCTYPE GateDocument [<!ENTITY who "Ana">]>', "<!-- c -->").replace("UTF-8", "UTF-16").encode("utf-16"))
+    assert detect_format(good) == "gate"
+    document = read(good, annotator="A").documents["1"]
+    assert [(s.start, s.end, s.label) for s in document.spans] == [(0, 3, "PER")] and document.text == "Ana met Bo."

@@ -228,3 +228,68 @@ def test_webanno_tsv_files_in_a_project_read_as_the_tsv_reader_reads_them(shared
             inside = streams[name].documents[f"{case.name}.txt"]
             assert inside.text == alone.text
             assert [(s.fragments, s.label) for s in inside.spans] == [(s.fragments, s.label) for s in alone.spans]
+
+
+# -- issue 32: work proportional to the export ------------------------------------------------------
+
+def _many_members(path: Path, count: int, declared: int | None = None) -> None:
+    """A zip of ``count`` empty stored members ``m/<n>``, built by hand (fast), its end record declaring
+    ``declared`` members (default the truth)."""
+    import struct
+
+    local, central = [], []
+    offset = 0
+    for number in range(count):
+        name = b"m/%07d" % number
+        header = struct.pack("<4s5H3L2H", b"PK\x03\x04", 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0) + name
+        central.append(struct.pack("<4s6H3L5H2L", b"PK\x01\x02", 20, 20, 0, 0, 0, 0, 0, 0, 0, len(name), 0, 0, 0, 0,
+                                   0, offset) + name)
+        local.append(header)
+        offset += len(header)
+    directory = b"".join(central)
+    declared = count if declared is None else declared
+    end = b""
+    if declared > 0xFFFF:  # zip64: its end record and locator, the classic one saying "see zip64"
+        end = (struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, declared, declared, len(directory), offset)
+               + struct.pack("<4sLQL", b"PK\x06\x07", 0, offset + len(directory), 1))
+        declared = 0xFFFF
+    end += struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, declared, declared, len(directory), offset, 0)
+    path.write_bytes(b"".join(local) + directory + end)
+
+
+@pytest.mark.parametrize("declared", [None, 1])  # the end record's count, true or a lie
+def test_a_zip_with_more_members_than_the_limit_is_refused_fast(tmp_path, capsys, declared):
+    import time
+
+    from spanagree.formats.inception import MAX_ZIP_MEMBERS
+
+    export = tmp_path / "project.zip"
+    _many_members(export, MAX_ZIP_MEMBERS + 1, declared)
+    started = time.perf_counter()
+    code, out, err = run(capsys, "agree", export)
+    assert time.perf_counter() - started < 5
+    assert (code, out) == (1, "")
+    assert err == (f"spanagree: error: {export}: a zip of more than {MAX_ZIP_MEMBERS:,} members (at most "
+                   f"{MAX_ZIP_MEMBERS:,} are read)\n")
+
+
+def test_the_zips_central_directory_is_read_once_for_every_user(project):
+    """Every opening of the export is counted (Python's audit events): the users' streams and the
+    curation's share one reading of its central directory."""
+    import sys
+
+    opened = []
+    watching = [True]
+
+    def hook(event, args):
+        if watching and event == "open" and str(args[0]) == str(project):
+            opened.append(args)
+
+    sys.addaudithook(hook)  # (a hook stays for the process: it only records while watching)
+    try:
+        streams = container_streams(project, "inception")
+        spansets = [collect(stream) for stream in streams]
+    finally:
+        watching.clear()
+    assert [len(s.documents) for s in spansets] == [2, 2, 1, 2]
+    assert len(opened) == 1

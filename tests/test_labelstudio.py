@@ -185,3 +185,86 @@ def test_bad_exports_are_one_line_naming_the_file(tmp_path, capsys, content, mes
     code, out, err = run(capsys, "agree", bad, bad)
     assert code == 1 and out == ""
     assert err.startswith(f"spanagree: error: {bad}") and message in err and err.count("\n") == 1
+
+
+# -- issue 32: type mistakes are one line; JSON-MIN items without labels; notes to their annotator --
+
+def _check_every_type_swap(tmp_path, tasks) -> dict:
+    """Every field of ``tasks`` swapped for every other JSON type, each export read: read, or one
+    FormatError naming the file (never another exception). Returns the outcomes' counts."""
+    import warnings
+
+    from spanagree.errors import FormatError, UsageError
+
+    from json_swaps import type_swaps
+
+    outcomes = {"read": 0, "refused": 0}
+    for what, mutated in type_swaps(tasks):
+        path = export(tmp_path, mutated)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SpanagreeWarning)
+                for stream in container_streams(path, "labelstudio"):
+                    collect(stream)
+        except (FormatError, UsageError) as error:
+            assert "\n" not in str(error), what
+            assert isinstance(error, UsageError) or str(error).startswith(str(path)), what
+            outcomes["refused"] += 1
+        else:
+            outcomes["read"] += 1
+    return outcomes
+
+
+def test_every_field_of_a_full_export_swapped_for_another_type(tmp_path):
+    text = "Ana met Bo."
+    tasks = [{"id": 1, "data": {"text": text}, "annotations": [
+        {"completed_by": {"id": 1, "email": "a@x"}, "was_cancelled": False, "result": [
+            {"type": "labels", "from_name": "label", "to_name": "text",
+             "value": {"start": 0, "end": 3, "text": "Ana", "labels": ["PER"]}}]}],
+        "predictions": [{"model_version": "m1", "result": []}]}]
+    outcomes = _check_every_type_swap(tmp_path, tasks)
+    assert outcomes["read"] and outcomes["refused"]
+
+
+def test_every_field_of_a_json_min_export_swapped_for_another_type(tmp_path):
+    records = [{"id": 5, "text": "Ana met Bo.", "annotator": "ana@example.org", "annotation_id": 1,
+                "ner": [{"start": 0, "end": 3, "text": "Ana", "labels": ["PER"]}]}]
+    outcomes = _check_every_type_swap(tmp_path, records)
+    assert outcomes["read"] and outcomes["refused"]
+
+
+@pytest.mark.parametrize("to_name, shown", [(["text"], "['text']"), ({"a": 1}, "{'a': 1}")])
+def test_to_name_of_the_wrong_type_is_one_line_naming_the_task(tmp_path, capsys, to_name, shown):
+    tasks = [{"id": 7, "data": {"text": "Ana"}, "annotations": [{"completed_by": 1, "result": [
+        {"type": "labels", "to_name": to_name, "value": {"start": 0, "end": 3, "labels": ["PER"]}}]}]}]
+    path = export(tmp_path, tasks)
+    code, out, err = run(capsys, "agree", path, path)
+    assert (code, out) == (1, "")
+    assert err == f"spanagree: error: {path}: task 7: result 1's to_name is not a string: {shown}\n"
+
+
+def test_json_min_items_without_labels_are_noted_not_dropping_their_neighbours(tmp_path):
+    records = [{"id": 5, "text": "Ana met Bo.", "annotator": "ana", "ner": [
+                    {"start": 0, "end": 3, "labels": ["PER"]}, {"start": 4, "end": 7}, {"start": 8, "end": 10,
+                                                                                         "labels": ["PER"]}]},
+               {"id": 5, "text": "Ana met Bo.", "annotator": "bo", "ner": [{"start": 0, "end": 3, "labels": ["PER"]}]}]
+    spansets = {s.name: collect(s) for s in open_annotators(export(tmp_path, records))}
+    assert spans_of(spansets["ana"]) == [("5", 0, 3, "PER"), ("5", 8, 10, "PER")]
+    assert spansets["ana"].notes == ["1 Label Studio JSON-MIN span(s) without labels left out"]
+    assert spansets["bo"].notes == []
+
+
+def test_notes_go_to_the_annotator_they_concern(tmp_path):
+    text = "😀 Ana met Bo."
+    ana = text.index("Ana")
+
+    def result(start, end, shown):
+        return {"type": "labels", "value": {"start": start, "end": end, "text": shown, "labels": ["PER"]}}
+
+    tasks = [{"id": 1, "data": {"text": text}, "annotations": [
+                 {"completed_by": 1, "result": [result(ana + 1, ana + 4, "Ana")]},   # UTF-16 units
+                 {"completed_by": 2, "result": [result(ana, ana + 3, "Ana")]},
+                 {"completed_by": 2, "result": []}]}]                                # task 1 twice by 2
+    streams = {s.name: collect(s) for s in open_annotators(export(tmp_path, tasks))}
+    assert streams["1"].notes == ["1 span(s) counted in UTF-16 units (an older Label Studio) read as code points"]
+    assert streams["2"].notes == ["1 task(s) annotated twice by one annotator: the last annotation read"]

@@ -11,8 +11,10 @@ import pytest
 from spanagree import agree, score
 from spanagree.cli import main
 from spanagree.errors import UsageError
-from spanagree.formats import container_streams, read
+from spanagree.formats import collect, container_streams, open_annotators, read
 from spanagree.formats.jsonl import annotator_ids, annotators_jsonl
+
+from conftest import run
 
 
 def _records(spanset, session, answer="accept"):
@@ -122,3 +124,104 @@ def test_the_annotator_key_is_found_wherever_the_scan_chunks_cut_it(tmp_path, mo
     assert annotator_ids(str(path)) == ["alice"]
     path.write_text(" " * padding + json.dumps(record) + "\n")
     assert annotator_ids(str(path)) == [None]
+
+
+# -- issue 32: "_annotator_id" read as the JSON parser reads the record ------------------------------
+
+def _line(doc: str, annotator, extra: str = "") -> str:
+    """A record of document ``doc`` (one span) whose ``_annotator_id`` is written ``annotator`` (raw JSON)."""
+    return (f'{{"id": "{doc}", "text": "Ana", "spans": [{{"start": 0, "end": 3, "label": "PER"}}], '
+            f'"_annotator_id": {annotator}{extra}}}\n')
+
+
+def _read_all(path) -> dict:
+    return {s.name: sorted(collect(s).documents) for s in container_streams(path, "jsonl")}
+
+
+def test_a_numeric_annotator_id_is_its_text_and_no_record_vanishes(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(_line("d1", '"ner-alice"') + _line("d2", "7") + _line("d3", '"ner-bob"') + _line("d4", "7")
+                    + _line("d5", "2.5"), encoding="utf-8")
+    assert annotator_ids(str(path)) == ["ner-alice", "7", "ner-bob", "2.5"]
+    # the sessions named by their session though the number shares no dataset prefix
+    assert _read_all(path) == {"alice": ["d1"], "7": ["d2", "d4"], "bob": ["d3"], "2.5": ["d5"]}
+
+
+def test_a_duplicate_key_is_read_as_json_reads_it_the_last_one(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(_line("d1", '"ds-alice", "_annotator_id": "ds-bob"') + _line("d2", '"ds-alice"'),
+                    encoding="utf-8")
+    assert _read_all(path) == {"bob": ["d1"], "alice": ["d2"]}
+
+
+def test_a_key_nested_in_meta_is_no_annotator(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(_line("d1", '"ds-alice"') + '{"id": "d2", "text": "Bo", "meta": {"_annotator_id": "ghost"}}\n'
+                    + _line("d3", '"ds-alice"'), encoding="utf-8")
+    assert _read_all(path) == {"p": ["d2"], "alice": ["d1", "d3"]}
+
+
+def test_an_escaped_key_is_the_key(tmp_path):
+    path = tmp_path / "p.jsonl"
+    path.write_text(_line("d1", '"ds-alice"') + _line("d2", '"ds-bob"').replace('"_annotator_id"',
+                                                                                   '"\\u005fannotator_id"'),
+                    encoding="utf-8")
+    assert _read_all(path) == {"alice": ["d1"], "bob": ["d2"]}
+
+
+@pytest.mark.parametrize("value, shown", [('["ds-alice"]', '["ds-alice"]'), ('{"name": "alice"}', '{"name": "alice"}'),
+                                          ("true", "true")])
+def test_a_list_or_object_as_annotator_id_is_one_line(tmp_path, capsys, value, shown):
+    path = tmp_path / "p.jsonl"
+    path.write_text(_line("d1", '"ds-alice"') + _line("d2", value), encoding="utf-8")
+    code, out, err = run(capsys, "agree", path)
+    assert (code, out) == (1, "")
+    assert err == (f'spanagree: error: {path}:2: "_annotator_id" must be a string or a number, got {shown}\n')
+
+
+def test_the_whole_id_picks_the_session_too(tmp_path):
+    path = tmp_path / "ner_news.jsonl"
+    path.write_text(_line("d1", '"ner_news-alice"') + _line("d1", '"ner_news-bob"'), encoding="utf-8")
+    assert [s.name for s in open_annotators(path, annotators=["ner_news-bob", "alice"])] == ["bob", "alice"]
+    assert list(read(path, annotator="ner_news-alice").documents) == ["d1"]
+
+
+@pytest.mark.parametrize("answer", ['["accept", "reject"]', '{"x": 1}', "3"])
+def test_an_answer_of_the_wrong_type_is_one_line(tmp_path, capsys, answer):
+    path = tmp_path / "p.jsonl"
+    path.write_text('{"id": "d1", "text": "Ana"}\n' + f'{{"id": "d2", "text": "Bo", "answer": {answer}}}\n',
+                    encoding="utf-8")
+    code, out, err = run(capsys, "convert", path, "--to", "jsonl", "--out", tmp_path / "x.jsonl")
+    assert (code, out) == (1, "")
+    assert err == (f'spanagree: error: {path}:2: "answer" must be a string ("accept", "reject" or "ignore"), '
+                   f"got {answer}\n")
+
+
+@pytest.mark.parametrize("record", [
+    {"id": "d1", "text": "Ana met Bo.", "_input_hash": 7, "_task_hash": -3, "meta": {"source": "x"},
+     "spans": [{"start": 0, "end": 3, "label": "PER", "token_start": 0, "token_end": 0},
+               {"start": 8, "end": 10, "label": "PER", "fragments": [[8, 9], [9, 10]]}],
+     "answer": "accept", "_annotator_id": "ds-alice", "_session_id": "ds-alice"},
+    {"id": 3, "text": "Ana met Bo.", "label": [[0, 3, "PER"]]},
+    {"text": "Ana met Bo.", "entities": [{"start_offset": 0, "end_offset": 3, "label": "PER"}]},
+])
+def test_every_field_of_a_record_swapped_for_another_type(tmp_path, record):
+    """Read, or one FormatError naming the file and line (never another exception)."""
+    from spanagree.errors import FormatError
+
+    from json_swaps import type_swaps
+
+    outcomes = {"read": 0, "refused": 0}
+    path = tmp_path / "p.jsonl"
+    neighbour = {"id": "d9", "text": "Bo.", "_annotator_id": "ds-bob"}
+    for what, mutated in type_swaps(record):
+        path.write_text(json.dumps(neighbour) + "\n" + json.dumps(mutated) + "\n", encoding="utf-8")
+        try:
+            for stream in container_streams(path, "jsonl"):
+                collect(stream)
+        except (FormatError, UsageError) as error:
+            assert "\n" not in str(error) and str(error).startswith(f"{path}:2: "), what
+            outcomes["refused"] += 1
+        else:
+            outcomes["read"] += 1
+    assert outcomes["read"] and outcomes["refused"]

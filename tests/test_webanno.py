@@ -390,3 +390,17 @@ def test_a_fifo_in_a_folder_is_not_read_ahead_by_the_recogniser(tmp_path):
 
     os.mkfifo(tmp_path / "a.tsv")
     assert recognise_webanno(tmp_path, None) is False  # returns at once: the FIFO is not opened
+
+
+def test_a_carriage_return_is_never_part_of_a_label(tmp_path):
+    """Found by the fuzz (issue 32): a raw CR in a row was read into its label, which a writer's
+    refusal then printed on two lines; CRs before a line's LF are its line end."""
+    tsv = ("#FORMAT=WebAnno TSV 3.3\n#T_SP=de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity|value\n\n\n"
+           "#Text=Ana met Bo.\n1-1\t0-3\tAna\tPER\n1-2\t4-7\tmet\t_\n1-3\t8-10\tBo\tPER\n1-4\t10-11\t.\t_\n")
+    path = tmp_path / "d.tsv"
+    path.write_bytes(tsv.replace("\n", "\r\n").replace("PER\r\n", "PER\r\r\n").encode())
+    assert [(s.start, s.end, s.label) for s in read(path, "webanno")] == [(0, 3, "PER"), (8, 10, "PER")]
+    path.write_bytes(tsv.replace("\tPER\n1-2", "\tPER\r\t\n1-2").encode())  # a raw CR inside a row
+    with pytest.raises(FormatError) as error:
+        read(path, "webanno")
+    assert str(error.value) == f"{path}:6: a carriage return inside the line (WebAnno TSV writes it escaped, \\r)"

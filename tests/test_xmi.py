@@ -219,3 +219,113 @@ def test_a_hostile_type_system_and_a_missing_type(tmp_path, capsys):
     code, _, err = run(capsys, "convert", file, "--xmi-type", "NamedEntity", "--to", "jsonl", "--out",
                        tmp_path / "x.jsonl")
     assert code == 0, err  # a unique short name will do
+
+
+# -- issue 32: the DOCTYPE refused by the parser, not by searching bytes; work bounded -----------
+
+def _with_doctype(padding: str = "\n", encoding: str = "utf-8") -> bytes:
+    """An XMI whose DTD declares an entity its sofa's text uses, after ``padding`` in the prolog,
+    written in ``encoding`` (declared)."""
+    body = (f'<?xml version="1.0" encoding="{encoding.upper()}"?>{padding}'
+            '<!DOCTYPE x [<!ENTITY who "Ana">]>\n'
+            '<xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:cas="http:///uima/cas.ecore" xmi:version="2.0">'
+            '<cas:NULL xmi:id="0"/><cas:Sofa xmi:id="1" sofaNum="1" sofaID="_InitialView" sofaString="&who; met Bo."/>'
+            '<cas:View sofa="1" members=""/></xmi:XMI>')
+    if encoding == "utf-7":
+        return '<?xml version="1.0" encoding="UTF-7"?>'.encode() + _utf7(body.split("?>", 1)[1])
+    return body.encode(encoding)
+
+
+def _utf7(text: str) -> bytes:
+    """``text`` in UTF-7 with its DOCTYPE's markup characters in base64 (as UTF-7 may write them), so that
+    no ``<!DOCTYPE`` stands in the bytes."""
+    head, doctype, rest = text.partition("<!DOCTYPE")
+    declared, close, body = rest.partition("]>")
+    escaped = "".join(f"+{__import__('base64').b64encode(c.encode('utf-16-be')).decode().rstrip('=')}-"
+                      if c in "<![]>" else c for c in doctype + declared + close)
+    return head.encode("utf-7") + escaped.encode("ascii") + body.encode("utf-7")
+
+
+@pytest.mark.parametrize("padding, encoding", [
+    ("\n" * 70_000, "utf-8"),       # beyond the first 64 KiB the byte search looked at
+    ("\n", "utf-7"),                # "<!DOCTYPE" written +ADwAIQ-DOCTYPE
+    ("\n", "utf-16"),
+    ("\n<!-- a comment -->\n" * 3, "utf-8"),
+])
+def test_a_doctype_is_refused_however_the_prolog_is_written(tmp_path, capsys, padding, encoding):
+    bad = tmp_path / "d.xmi"
+    bad.write_bytes(_with_doctype(padding, encoding))
+    (tmp_path / "TypeSystem.xml").write_text(cassis_typesystem().to_xml(), encoding="utf-8")
+    code, out, err = run(capsys, "convert", bad, "--to", "jsonl", "--out", tmp_path / "x.jsonl")
+    assert (code, out) == (1, "")
+    assert err == (f"spanagree: error: {bad}: holds a DOCTYPE (a DTD), which UIMA XMI never uses: not read, so "
+                   "that no entity is expanded or fetched\n")
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+@pytest.mark.parametrize("padding, encoding", [("\n" * 70_000, "utf-8"), ("\n", "utf-7"), ("\n", "utf-16")])
+def test_a_type_system_with_a_doctype_is_refused_however_written(tmp_path, capsys, padding, encoding):
+    file = tmp_path / "d.xmi"
+    file.write_text(cassis_xmi("Ana.", [(0, 3, "PER")]), encoding="utf-8")
+    body = cassis_typesystem().to_xml().split("?>", 1)[1]
+    declaration = f'<?xml version="1.0" encoding="{encoding.upper()}"?>'
+    doctype = '<!DOCTYPE typeSystemDescription [<!ENTITY t "uima.tcas.Annotation">]>'
+    rest = padding + doctype + body.replace("<supertypeName>uima.tcas.Annotation", "<supertypeName>&t;")
+    (tmp_path / "TypeSystem.xml").write_bytes(declaration.encode() + _utf7(rest)
+                                              if encoding == "utf-7" else (declaration + rest).encode(encoding))
+    code, _, err = run(capsys, "convert", file, "--to", "jsonl", "--out", tmp_path / "x.jsonl")
+    assert code == 1 and err == (f"spanagree: error: {tmp_path / 'TypeSystem.xml'}: holds a DOCTYPE (a DTD), which "
+                                 "UIMA type systems never use: not read, so that no entity is expanded or fetched\n")
+
+
+def test_a_comment_before_the_root_of_a_valid_xmi_is_read(tmp_path):
+    xmi = cassis_xmi("Ana met Bo.", [(0, 3, "PER"), (8, 10, "PER")])
+    declaration, body = xmi.split("?>", 1)
+    (tmp_path / "d.xmi").write_text(f"{declaration}?>\n<!-- exported by hand -->\n<?pi x?>{body}", encoding="utf-8")
+    (tmp_path / "TypeSystem.xml").write_text(cassis_typesystem().to_xml(), encoding="utf-8")
+    spanset = read(tmp_path / "d.xmi")
+    assert spans_of(spanset) == [(0, 3, "PER", "Ana"), (8, 10, "PER", "Bo")]
+
+
+def _chain(depth: int) -> str:
+    """A type system whose types make one supertype chain ``depth`` long below uima.tcas.Annotation,
+    the deepest being DKPro's NamedEntity (with its feature value)."""
+    types = []
+    parent = "uima.tcas.Annotation"
+    for level in range(depth - 1):
+        types.append(f"<typeDescription><name>chain.T{level}</name><supertypeName>{parent}</supertypeName>"
+                     "</typeDescription>")
+        parent = f"chain.T{level}"
+    types.append(f"<typeDescription><name>de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity</name>"
+                 f"<supertypeName>{parent}</supertypeName><features><featureDescription><name>value</name>"
+                 "<rangeTypeName>uima.cas.String</rangeTypeName></featureDescription></features></typeDescription>")
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n<typeSystemDescription '
+            f'xmlns="http://uima.apache.org/resourceSpecifier"><types>{"".join(types)}</types></typeSystemDescription>')
+
+
+def test_a_type_system_deeper_than_the_limit_fails_fast(tmp_path, capsys):
+    import time
+
+    from spanagree.formats.xmi import MAX_TYPE_DEPTH
+
+    file = tmp_path / "d.xmi"
+    file.write_text(cassis_xmi("Ana.", [(0, 3, "PER")]), encoding="utf-8")
+    (tmp_path / "TypeSystem.xml").write_text(_chain(MAX_TYPE_DEPTH), encoding="utf-8")
+    assert spans_of(read(file)) == [(0, 3, "PER", "Ana")]  # as deep as allowed: read
+    (tmp_path / "TypeSystem.xml").write_text(_chain(20_000), encoding="utf-8")
+    started = time.perf_counter()
+    code, _, err = run(capsys, "convert", file, "--to", "jsonl", "--out", tmp_path / "x.jsonl")
+    assert time.perf_counter() - started < 5
+    assert code == 1 and err == (f"spanagree: error: {tmp_path / 'TypeSystem.xml'}: a chain of supertypes 20,000 "
+                                 f"types deep (at most {MAX_TYPE_DEPTH:,}): "
+                                 "'de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity' is below 'chain.T19998'\n")
+
+
+def test_a_supertype_cycle_is_one_line(tmp_path, capsys):
+    file = tmp_path / "d.xmi"
+    file.write_text(cassis_xmi("Ana.", [(0, 3, "PER")]), encoding="utf-8")
+    cycle = _chain(3).replace("<supertypeName>uima.tcas.Annotation", "<supertypeName>chain.T1")
+    (tmp_path / "TypeSystem.xml").write_text(cycle, encoding="utf-8")
+    code, _, err = run(capsys, "convert", file, "--to", "jsonl", "--out", tmp_path / "x.jsonl")
+    assert code == 1 and err == (f"spanagree: error: {tmp_path / 'TypeSystem.xml'}: the supertypes of 'chain.T0' "
+                                 "make a cycle\n")

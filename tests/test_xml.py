@@ -606,3 +606,19 @@ def test_write_read_round_trip_labels_in_an_attribute(spanset):
         back = read_quietly(dest, xml_doc_tag="DOC", xml_label_attr="type")
     assert back == spanset
     assert list(back.documents) == list(spanset.documents)
+
+
+# issue 32: libxml2 expands an internal entity in an attribute even when told not to resolve
+# entities, so a DTD's entity could become a label: a DOCTYPE declaring entities is refused.
+@pytest.mark.parametrize("encoding, padding, doc_tag", [
+    ("utf-8", "\n", None), ("utf-8", "\n" * 70_000, None), ("utf-16", "\n", None), ("utf-8", "\n", "doc"),
+])
+def test_an_entity_declared_for_an_attribute_is_refused_not_made_a_label(tmp_path, encoding, padding, doc_tag):
+    content = (f'<?xml version="1.0" encoding="{encoding.upper()}"?>{padding}<!DOCTYPE c [<!ENTITY who "PER">]>\n'
+               '<c><doc>Hi <t c="&who;">Ana</t></doc></c>')
+    f = tmp_path / "a.xml"
+    f.write_bytes(content.encode(encoding))
+    with pytest.raises(FormatError) as error:
+        read_xml(f, xml_label_attr="c", xml_doc_tag=doc_tag)
+    assert str(error.value) == (f"{f}: its DOCTYPE declares the entity 'who', which spanagree never expands: not "
+                                "read (an attribute's value would hold its text; write the text instead)")

@@ -19,7 +19,8 @@ A ``.spacy`` file (``spacy.tokens.DocBin().to_disk``, what ``spacy convert`` and
   ..., as CoNLL numbers its documents), so two DocBin files of the same documents line up.
 * **Safety and errors.** A DocBin is msgpack compressed with zlib: the file and what it
   inflates to are both bounded by ``max_record_bytes`` (a small file that inflates beyond it is
-  refused before spaCy reads it). A file that is not a DocBin, a corrupt one, an id seen twice or
+  refused before spaCy reads it), and its documents' lengths must add up to its tokens (spaCy
+  would cut them silently). Every message is one line. A file that is not a DocBin, a corrupt one, an id seen twice or
   a span without label is one :class:`~spanagree.errors.FormatError` naming the file (and the
   document's position).
 
@@ -84,14 +85,42 @@ def _load(path: str, limit: int):
     except OSError as error:
         raise FormatError(path, f"cannot read: {error.strerror or error}") from None
     _inflated_size_checked(path, data, limit)
+    _lengths_checked(path, data)
     from spacy.tokens import DocBin
     from spacy.vocab import Vocab
 
     try:
         doc_bin = DocBin().from_bytes(data)
     except _CORRUPT as error:
-        raise FormatError(path, f"not a spaCy DocBin ({type(error).__name__}: {error})") from None
+        raise FormatError(path, f"not a spaCy DocBin ({_message(error)})") from None
     return doc_bin, Vocab()
+
+
+def _lengths_checked(path: str, data: bytes) -> None:
+    """Refuse a DocBin whose documents' lengths (in tokens) are negative or do not add up to its
+    tokens: spaCy would cut its tokens by them silently (the first document taking every text)."""
+    import numpy
+    import srsly
+
+    try:
+        message = srsly.msgpack_loads(zlib.decompress(data))
+        lengths = numpy.frombuffer(message["lengths"], dtype="int32")
+        held = len(message["tokens"]) // 8 // len(message["attrs"])
+        spaces = len(message["spaces"])
+    except Exception:  # not a DocBin's message: spaCy's reading says what is wrong
+        return
+    negative = numpy.flatnonzero(lengths < 0)
+    if negative.size:
+        raise FormatError(path, f"not a spaCy DocBin (document {negative[0] + 1}'s length is negative: "
+                          f"{lengths[negative[0]]})")
+    total = int(lengths.sum(dtype=numpy.int64))
+    if total != held or spaces != held:
+        raise FormatError(path, f"not a spaCy DocBin (its lengths add up to {total:,} tokens; it holds {held:,})")
+
+
+def _message(error: BaseException) -> str:
+    """An exception as ``Type: message`` on one line."""
+    return f"{type(error).__name__}: {' '.join(str(error).split())}"
 
 
 def _document_id(doc, position: int) -> str:
@@ -116,11 +145,12 @@ def _documents(path: str, spans_key: str | None, limit: int, notes: list[str]):
                 break
             text = doc.text
             doc_id = _document_id(doc, position)
-            held = None if spans_key is None or spans_key in doc.spans else ", ".join(sorted(doc.spans)) or "none"
+            held = None if spans_key is None or spans_key in doc.spans else \
+                ", ".join(k if k.isprintable() else repr(k) for k in sorted(doc.spans)) or "none"
             found = doc.ents if spans_key is None else doc.spans[spans_key] if held is None else ()
             ranges = [(s.start_char, s.end_char, s.label_) for s in found]
         except _CORRUPT as error:
-            raise FormatError(path, f"{where}: a corrupt DocBin ({type(error).__name__}: {error})") from None
+            raise FormatError(path, f"{where}: a corrupt DocBin ({_message(error)})") from None
         if held is not None:
             raise FormatError(path, f"{where}: no span group {spans_key!r} (its span groups: {held})")
         if doc_id in seen:

@@ -35,8 +35,10 @@ A GATE XML file (root ``<GateDocument>``, what GATE Developer's "Save as XML…"
 * **Ids.** A single file holds one document, id ``1`` (as a one-document CoNLL or XML file), so
   that two GATE files of the same document line up. In a folder every ``.xml`` file is a
   document, named by its path relative to the folder without ``.xml`` (``sub/doc3``).
-* **Safety and errors** as the inline-XML reader (:mod:`spanagree.formats.xml`): lxml without DTD,
-  network or entity expansion; a file beyond ``max_record_bytes`` or not well formed, a missing
+* **Safety and errors** as every XML reader (:mod:`spanagree.formats.safexml`): lxml without DTD,
+  network or entity expansion; GATE never writes a DOCTYPE, so a file holding one (whatever its
+  encoding or prolog) is recognised as GATE and refused, and no entity it declares is ever
+  expanded or dropped from the text; a file beyond ``max_record_bytes`` or not well formed, a missing
   ``TextWithNodes``, an annotation without ``Type``/``StartNode``/``EndNode``, a start after its
   end, or a node that is not in the text is one :class:`~spanagree.errors.FormatError` naming the
   file (and line).
@@ -54,7 +56,6 @@ GATE XML is read, not written.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from dataclasses import dataclass, field
 from functools import partial
@@ -64,26 +65,39 @@ from ..errors import FormatError
 from ..span import Document, Source, Span
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, chosen_stream, collect, document_files, listed_documents,
                natural_key, read_document_file)
+from .detection import HEAD_BYTES
 from .registry import FORMATS
+from .safexml import root_tag, root_tag_in, root_without_doctype
 
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["gate"]
 
 __all__ = ["GateFolder", "annotators_gate", "list_gate", "read_gate", "recognise_gate", "stream_gate"]
 
+#: How far into a file its root element is looked for, to recognise GATE XML.
+PROLOG_BYTES = 1 << 20
+
 #: What the default (unnamed) annotation set is called.
 DEFAULT_SET = "default"
 #: The set GATE fills with the source file's own markup.
 ORIGINAL_MARKUPS = "Original markups"
 
-_ROOT = re.compile(rb"^(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*)*<GateDocument[\s/>]", re.S)
 
 
 @FORMAT.provides("recogniser")
 def recognise_gate(path: Path, head: bytes | None) -> bool:
-    """A file whose root element is ``GateDocument``, or a folder whose first ``.xml`` file is one."""
+    """A file whose root element is ``GateDocument`` (told by parsing its start: past a declaration,
+    comments or a DOCTYPE, in its encoding, within its first :data:`PROLOG_BYTES`), or a folder
+    whose first ``.xml`` file is one."""
     if head is not None:
-        return _ROOT.match(head) is not None
+        tag = root_tag(head)
+        if tag is None and len(head) == HEAD_BYTES:  # a long prolog: read on (a regular file: detection's)
+            try:
+                with open(path, "rb") as file:
+                    tag = root_tag_in(file, PROLOG_BYTES)
+            except OSError:
+                return False
+        return tag == "GateDocument"
     try:
         for folder, subfolders, files in os.walk(path):  # stops at the first .xml file
             subfolders.sort(key=natural_key)
@@ -93,7 +107,7 @@ def recognise_gate(path: Path, head: bytes | None) -> bool:
                 if not stat.S_ISREG(os.stat(candidate).st_mode):  # a FIFO is never read ahead
                     return False
                 with open(candidate, "rb") as file:
-                    return _ROOT.match(file.read(4096)) is not None
+                    return root_tag_in(file, PROLOG_BYTES) == "GateDocument"
     except OSError:
         return False
     return False
@@ -125,14 +139,14 @@ def _parse(file: str, in_folder: bool, limit: int, full: bool = True) -> _Parsed
     the same errors, but keeps neither the text nor the annotations' features."""
     from lxml import etree
 
-    from .xml import _SAFE
-
     data = read_document_file(file, in_folder, limit, "a folder's .xml files")
     try:
-        root = etree.fromstring(data, etree.XMLParser(**_SAFE))
+        root = root_without_doctype(data, file, "GATE XML never uses")
     except etree.XMLSyntaxError as error:
         message = " ".join(str(error.msg or error).split())
         raise FormatError(file, f"not well-formed XML: {message}", error.lineno or None) from None
+    except FormatError:
+        raise
     except ValueError as error:
         raise FormatError(file, f"not readable as XML: {error}") from None
     if not isinstance(root.tag, str) or _local(root.tag) != "GateDocument":

@@ -35,7 +35,9 @@ The secondary format decides what spanagree can read: *UIMA CAS XMI* (XML 1.0 or
   format beside readable ones are left out and counted in the notes.
 * **Safety.** The export is only read, never unpacked to disk (member names are never used as
   paths); every member (and every file inside a per-user zip) is bounded by
-  ``max_record_bytes``, so a zip bomb ends in one error. A damaged zip or member is one
+  ``max_record_bytes``, so a zip bomb ends in one error. A zip (the export, or a user's) holds at
+  most :data:`MAX_ZIP_MEMBERS` (250,000) members, counted from its central directory before it is
+  read; the export's directory is read once, for every user's span set. A damaged zip or member is one
   :class:`~spanagree.errors.FormatError` naming the export and the member.
 
 INCEpTION projects are read, not written.
@@ -46,6 +48,8 @@ from __future__ import annotations
 import io
 import os
 import re
+import struct
+import weakref
 import zipfile
 import zlib
 from collections import Counter
@@ -60,7 +64,8 @@ from .registry import FORMATS
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["inception"]
 
-__all__ = ["CURATION", "annotators_inception", "read_inception", "recognise_inception", "stream_inception"]
+__all__ = ["CURATION", "MAX_ZIP_MEMBERS", "annotators_inception", "read_inception", "recognise_inception",
+           "stream_inception"]
 
 #: What the curation's span set is called.
 CURATION = "curation"
@@ -74,9 +79,71 @@ READABLE = ("zip", "xmi", "tsv")
 _ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, NotImplementedError, RuntimeError, ValueError,
                EOFError, OSError, UnicodeDecodeError, OverflowError)
 
+#: The most members a zip (the export, or a user's zip inside it) may hold: zipfile keeps about a
+#: kilobyte per member, and INCEpTION writes a few per document and user.
+MAX_ZIP_MEMBERS = 250_000
+
 _PROJECT_JSON = re.compile(r"^exportedproject[^/]*\.json$")
 _CHOOSE = ("export the project again from INCEpTION (Project settings > Export) choosing 'UIMA CAS XMI (XML 1.0)' "
            "or 'WebAnno TSV v3.3' as the secondary format")
+
+
+_END = struct.Struct("<4s4H2LH")            # the end of central directory record
+_END64_LOCATOR = struct.Struct("<4sLQL")     # the zip64 end record's locator, just before it
+_END64 = struct.Struct("<4sQ2H2L4Q")         # the zip64 end of central directory record
+_ENTRY = struct.Struct("<4s6H3L5H2L")        # a central directory entry's fixed part
+
+
+def _bounded_zip(file, where: str) -> zipfile.ZipFile:
+    """The zip in the open ``file`` (bytes, seekable), its members counted from its central directory
+    before zipfile reads it (zipfile walks the whole directory, whatever the end record declares).
+
+    Raises
+    ------
+    FormatError
+        More than :data:`MAX_ZIP_MEMBERS` members, naming ``where``.
+    zipfile.BadZipFile, OSError, ...
+        A damaged zip, as zipfile says (the caller words it).
+    """
+    file.seek(0, os.SEEK_END)
+    size = file.tell()
+    tail_at = max(0, size - _END.size - 0xFFFF)
+    file.seek(tail_at)
+    tail = file.read()
+    end = tail.rfind(b"PK\x05\x06")
+    if end >= 0 and end + _END.size <= len(tail):
+        fields = _END.unpack_from(tail, end)
+        declared, directory_size = fields[4], fields[5]
+        directory_end = tail_at + end
+        if end >= _END64_LOCATOR.size and tail[end - _END64_LOCATOR.size:end - 16] == b"PK\x06\x07":
+            directory_end -= _END64_LOCATOR.size + _END64.size
+            file.seek(directory_end)
+            record = file.read(_END64.size)
+            if len(record) == _END64.size and record[:4] == b"PK\x06\x06":
+                fields = _END64.unpack(record)
+                declared, directory_size = fields[7], fields[8]
+        if declared > MAX_ZIP_MEMBERS or _members(file, directory_end - directory_size, directory_size) > \
+                MAX_ZIP_MEMBERS:
+            raise FormatError(where, f"a zip of more than {MAX_ZIP_MEMBERS:,} members (at most {MAX_ZIP_MEMBERS:,} "
+                              "are read)")
+    file.seek(0)
+    return zipfile.ZipFile(file)
+
+
+def _members(file, start: int, size: int) -> int:
+    """The entries of the central directory at ``[start, start + size)``, counted up to one more than
+    :data:`MAX_ZIP_MEMBERS` (then it stops): each entry's fixed part and its name, extra field and
+    comment's lengths, as zipfile walks them."""
+    if start < 0:
+        return 0  # zipfile will say what is wrong
+    file.seek(start)
+    directory = file.read(size)
+    count, at, fixed = 0, 0, _ENTRY.size
+    while at + fixed <= len(directory) and count <= MAX_ZIP_MEMBERS:
+        name, extra, comment = struct.unpack_from("<3H", directory, at + 28)
+        at += fixed + name + extra + comment
+        count += 1
+    return count
 
 
 @FORMAT.provides("recogniser")
@@ -95,8 +162,10 @@ def recognise_inception(path: Path, head: bytes | None) -> bool:
     if not head.startswith(b"PK\x03\x04"):
         return False
     try:
-        with zipfile.ZipFile(path) as archive:
+        with open(path, "rb") as file, _bounded_zip(file, str(path)) as archive:
             names = archive.namelist()
+    except FormatError:
+        return True  # a zip too large to look into: the extension's format, which reading refuses
     except _ZIP_ERRORS:
         return False
     tops = {n.split("/", 1)[0] for n in names if "/" in n}
@@ -119,11 +188,20 @@ class _Export:
             self.names = sorted(names)
             return
         try:
-            self.archive = zipfile.ZipFile(path)
-            self.infos = {i.filename: i for i in self.archive.infolist() if not i.is_dir()}
+            handle = open(path, "rb")
         except FileNotFoundError:
             raise FormatError(path, "no such file") from None
+        except OSError as error:
+            raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+        self._closing = weakref.finalize(self, _close, handle)  # closed with the last stream that reads it
+        try:
+            self.archive = _bounded_zip(handle, path)
+            self.infos = {i.filename: i for i in self.archive.infolist() if not i.is_dir()}
+        except FormatError:
+            self.close()
+            raise
         except _ZIP_ERRORS as error:
+            self.close()
             raise FormatError(path, f"not a readable zip file: {_message(error)}") from None
         self.names = sorted(self.infos)
 
@@ -138,6 +216,12 @@ class _Export:
     def close(self) -> None:
         if self.archive is not None:
             self.archive.close()
+        if not self.folder:
+            self._closing()
+
+
+def _close(handle) -> None:
+    handle.close()
 
 
 def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, limit: int) -> bytes:
@@ -240,12 +324,14 @@ def annotators_inception(path, *, xmi_typesystem: str | None = None, xmi_type: s
     export = _Export(path, max_record_bytes)
     try:
         layout = _layout(export)
-    finally:
+        if not any(role == "annotator" for role in layout.sets.values()) and (layout.binary or layout.unreadable
+                                                                              or not layout.sets):
+            raise _cannot_read(export, layout)
+    except BaseException:
         export.close()
-    if not any(role == "annotator" for role in layout.sets.values()) and (layout.binary or layout.unreadable
-                                                                          or not layout.sets):
-        raise _cannot_read(export, layout)
-    streams = [_stream(path, set_name, set_name, role, options, max_record_bytes)
+        raise
+    shared = _Shared(export, layout, len(layout.sets))
+    streams = [_stream(shared, set_name, set_name, role, options, max_record_bytes)
                for set_name, role in layout.sets.items()]
     left_out = []
     if layout.unreadable:
@@ -279,14 +365,29 @@ def read_inception(path, *, name: str | None = None, annotator: str | None = Non
                                     max_record_bytes=max_record_bytes))
 
 
-def _stream(path: str, set_name: str, name: str, role: str, options: dict, limit: int) -> DocumentStream:
+@dataclass
+class _Shared:
+    """The export (its central directory read once) and its layout, shared by its span sets' streams;
+    closed when the last of them that is read ends (else when they are all forgotten)."""
+
+    export: _Export
+    layout: _Layout
+    unread: int
+
+    def finished(self) -> None:
+        self.unread -= 1
+        if self.unread <= 0:
+            self.export.close()
+
+
+def _stream(shared: _Shared, set_name: str, name: str, role: str, options: dict, limit: int) -> DocumentStream:
     notes: list[str] = []
     stream = DocumentStream(name, "inception", iter(()), notes, role)
-    stream.documents = _documents(path, set_name, options, limit, notes)
+    stream.documents = _documents(shared, set_name, options, limit, notes)
     return stream
 
 
-def _documents(path: str, set_name: str, options: dict, limit: int, notes: list[str]):
+def _documents(shared: _Shared, set_name: str, options: dict, limit: int, notes: list[str]):
     from .xmi import DEFAULT_FEATURE, DEFAULT_TYPE, DEFAULT_VIEW, XmiReading, load_typesystem
 
     reading = XmiReading(options.get("xmi_type") or DEFAULT_TYPE, options.get("xmi_feature") or DEFAULT_FEATURE,
@@ -296,10 +397,9 @@ def _documents(path: str, set_name: str, options: dict, limit: int, notes: list[
         given = load_typesystem([p.strip() for p in str(given).split(",") if p.strip()], limit)
     webanno = {k: v for k, v in options.items() if k in ("webanno_layer", "webanno_feature") and v is not None}
     counts: Counter = Counter()
-    export = _Export(path, limit)
+    export, layout = shared.export, shared.layout
     tsv = False
     try:
-        layout = _layout(export)
         for document in layout.documents:
             member = layout.files.get((set_name, document))
             if member is None:
@@ -307,7 +407,7 @@ def _documents(path: str, set_name: str, options: dict, limit: int, notes: list[
             tsv = tsv or member.lower().endswith(".tsv")
             yield _document(export, member, document, reading, given, webanno, counts, limit)
     finally:
-        export.close()
+        shared.finished()
     notes.extend(reading.notes())
     if tsv:
         from .webanno import webanno_notes
@@ -336,8 +436,10 @@ def _document(export: _Export, member: str, doc_id: str, reading, given, webanno
                               typesystem=parameter("xmi_typesystem", "PATH"))
         return xmi_document(data, given, where, doc_id, reading)
     try:
-        inner = zipfile.ZipFile(io.BytesIO(data))
+        inner = _bounded_zip(io.BytesIO(data), where)
         infos = [i for i in inner.infolist() if not i.is_dir()]
+    except FormatError:
+        raise
     except _ZIP_ERRORS as error:
         raise FormatError(where, f"not a readable zip file: {_message(error)}") from None
     with inner:

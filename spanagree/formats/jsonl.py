@@ -14,9 +14,11 @@ Reading
 * **Document id** = the record's ``"id"`` (a string, or an integer written as a string), else
   Prodigy's ``"_input_hash"``, else its 1-based line number. An id seen twice is an error.
 * **Prodigy**: a record answered ``"reject"`` or ``"ignore"`` is not an annotation: it is left out
-  and counted in the span set's notes. ``"_annotator_id"`` splits a file into annotators
-  (:func:`annotators_jsonl`: the format is a container); ``stream_jsonl(path, annotator=NAME)``
-  reads one.
+  and counted in the span set's notes (an ``"answer"`` that is not a string is an error).
+  ``"_annotator_id"`` splits a file into annotators (:func:`annotators_jsonl`: the format is a
+  container), read as the JSON parser reads the record (:func:`annotator_ids`: a number as its
+  text, a list or an object an error); ``stream_jsonl(path, annotator=NAME)`` reads one, named by
+  its session (:func:`annotator_names`) or by its whole id.
 * ``"text": null`` is a document whose text is unknown (offsets then cannot be checked); a record
   without ``"text"`` is an error. Texts are kept exactly: ``\\r\\n`` stays two characters.
 * Lines are separated by ``\\n`` only (``\\r\\n`` accepted); blank lines are skipped; a byte-order
@@ -168,12 +170,13 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
     if annotator is not None:
         ids = annotator_ids(path_str)
         by_name = dict(zip(annotator_names(path_str, ids), ids))
+        by_name.update((i, i) for i in ids if i is not None and i not in by_name)  # the whole id too
         if annotator not in by_name:
             raise UsageError(f"{path_str} holds no annotator {annotator!r}; it holds: {', '.join(by_name) or 'none'}",
                              option="annotators", flag="--annotators")
         wanted = by_name[annotator]
         if name is None:
-            name = annotator
+            name = dict(zip(ids, annotator_names(path_str, ids)))[wanted]
     if name is None:
         name = default_name(path_str)
     stream = DocumentStream(name, "jsonl", iter(()))
@@ -186,7 +189,9 @@ NOT_ANNOTATIONS = frozenset({"reject", "ignore"})
 
 # Prodigy's multi-annotator sessions write "_annotator_id": "<dataset>-<session>" in each record.
 _ANNOTATOR_KEY = b'"_annotator_id"'
-_ANNOTATOR_ID = re.compile(rb'"_annotator_id"\s*:\s*("(?:[^"\\]|\\.)*"|null)')
+# A JSON escape of a character of "_annotator_id" (\u005f ... \u0074): a line holding one may hold the
+# key escaped, so it is parsed too (JSON writers escape no ASCII letter: such lines are rare).
+_ESCAPED_KEY_CHARACTER = re.compile(rb"\\u00[5-7][0-9a-fA-F]")
 _SCAN_BYTES = 1 << 20
 #: The stream of a file's records without ``_annotator_id`` (in a file where others have one).
 WITHOUT_ID = None
@@ -196,42 +201,86 @@ def annotator_ids(path: str) -> list[str | None]:
     """The ``_annotator_id`` values of a JSONL file in order of first appearance (``None`` for
     records without one, when some record has one); ``[None]`` for a file without any.
 
-    A cheap scan: the file's bytes are searched for ``"_annotator_id"`` (a byte search over the
-    file mapped in memory, no JSON parsing), and only when it is there are the lines looked at; a
-    file without it costs one pass over its bytes, which the reading then finds in the page cache.
+    Each value is read as the JSON parser reads the record (the key at its top level, the last of
+    duplicate keys, an escaped key the key): a string as it is, a number as its JSON text (``7``,
+    ``2.5``), ``null`` as none. The byte scan only skips work: a file whose bytes never hold
+    ``"_annotator_id"`` as written is one span set (one pass over its bytes, which the reading
+    then finds in the page cache); else every line that holds it, or an escape of one of its
+    characters (``\\u005f``), is parsed, and the others have no id.
+
+    Raises
+    ------
+    FormatError
+        An ``_annotator_id`` that is a list, an object or a boolean, naming the file and line.
     """
     if not _mentions_annotators(path):
         return [None]
     found: dict = {}
     any_without = False
     carry = b""
+    lineno = 0
     with open_file(path, "JSONL") as file:
         while True:
             chunk = file.read(_SCAN_BYTES)
             data = carry + chunk
             cut = len(data) if not chunk else data.rfind(b"\n") + 1
             block, carry = data[:cut], data[cut:]
-            if _ANNOTATOR_KEY in block:
+            if _ANNOTATOR_KEY in block or _ESCAPED_KEY_CHARACTER.search(block):
                 for line in block.split(b"\n"):
+                    lineno += 1
                     if not line.strip():
                         continue
-                    match = _ANNOTATOR_ID.search(line) if _ANNOTATOR_KEY in line else None
-                    if match is None or match.group(1) == b"null":
+                    value = _annotator_in(line, path, lineno)
+                    if value is None:
                         any_without = True
                     else:
-                        try:
-                            value = json.loads(match.group(1))
-                        except ValueError:
-                            any_without = True  # reading the line will say what is wrong
-                        else:
-                            found.setdefault(value, None)
-            elif block.strip():
-                any_without = True
+                        found.setdefault(value, None)
+                lineno -= 1  # the block's last piece is the start of the next line
+            else:
+                lineno += block.count(b"\n")
+                any_without = any_without or bool(block.strip())
             if not chunk:
                 break
     if not found:
         return [None]
     return ([None] if any_without else []) + list(found)
+
+
+def _annotator_in(line: bytes, path: str, lineno: int) -> str | None:
+    """The ``_annotator_id`` of one line's record (:func:`annotator_of`); ``None`` for a line that
+    does not hold the key or cannot be read (reading it will say what is wrong)."""
+    if _ANNOTATOR_KEY not in line and not _ESCAPED_KEY_CHARACTER.search(line):
+        return None
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        try:
+            record = json.loads(line.decode("utf-8-sig"))
+        except (ValueError, RecursionError):
+            return None
+    return annotator_of(record, path, lineno) if type(record) is dict else None
+
+
+def annotator_of(record: dict, path: str, lineno: int) -> str | None:
+    """A record's ``_annotator_id``: a string as it is, a number as its JSON text, ``null`` or no key
+    ``None``.
+
+    Raises
+    ------
+    FormatError
+        A list, an object or a boolean, naming the file and line.
+
+    Examples
+    --------
+    >>> [annotator_of(r, "p.jsonl", 1) for r in ({"_annotator_id": "ds-ann"}, {"_annotator_id": 7}, {})]
+    ['ds-ann', '7', None]
+    """
+    value = record.get("_annotator_id")
+    if value is None or type(value) is str:
+        return value
+    if type(value) in (int, float):
+        return json.dumps(value)
+    raise FormatError(path, f'"_annotator_id" must be a string or a number, got {_shown(value)}', lineno)
 
 
 def _mentions_annotators(path: str) -> bool:
@@ -268,22 +317,23 @@ SCAN_CHUNK = 1 << 20
 
 
 def annotator_names(path: str, ids: list[str | None]) -> list[str]:
-    """The span sets' names for ``annotator_ids``: each id without the dataset prefix its ids
-    share (``ner_news-alice``, ``ner_news-bob`` → ``alice``, ``bob``: Prodigy's session ids are
-    ``<dataset>-<session>``), else the id; the records without an id are named by the file stem.
+    """The span sets' names for ``annotator_ids``: the ids ``<dataset>-<session>`` named by their
+    session when they share one dataset prefix (``ner_news-alice``, ``ner_news-bob`` → ``alice``,
+    ``bob``: Prodigy's session ids), the other ids (``7``) as they are; the records without an id
+    are named by the file stem. Names that would clash keep the ids.
 
     Examples
     --------
-    >>> annotator_names("x/data.jsonl", [None, "ner_news-alice", "ner_news-bob"])
-    ['data', 'alice', 'bob']
+    >>> annotator_names("x/data.jsonl", [None, "ner_news-alice", "ner_news-bob", "7"])
+    ['data', 'alice', 'bob', '7']
     >>> annotator_names("data.jsonl", ["a-x", "b-y"]), annotator_names("data.jsonl", ["solo"])
     (['a-x', 'b-y'], ['solo'])
     """
-    given = [i for i in ids if i is not None]
-    prefixes = {i.rpartition("-")[0] for i in given}
-    strip = len(prefixes) == 1 and "" not in prefixes
-    names = [default_name(path) if i is None else i.rpartition("-")[2] if strip else i for i in ids]
-    if len(set(names)) != len(names):  # a suffix equal to the stem: keep the ids
+    prefixes = {i.rpartition("-")[0] for i in ids if i is not None and i.rpartition("-")[0]}
+    strip = len(prefixes) == 1
+    names = [default_name(path) if i is None else i.rpartition("-")[2] if strip and i.rpartition("-")[0] in prefixes
+             else i for i in ids]
+    if len(set(names)) != len(names):  # a suffix equal to the stem or to another id: keep the ids
         names = [default_name(path) if i is None else i for i in ids]
     return names
 
@@ -300,7 +350,8 @@ def annotators_jsonl(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> list[
         return [stream_jsonl(path_str, max_record_bytes=max_record_bytes)]
     streams = []
     for identifier, name in zip(ids, annotator_names(path_str, ids)):
-        stream = DocumentStream(name, "jsonl", iter(()))
+        stream = DocumentStream(name, "jsonl", iter(()),
+                                aliases=(identifier,) if identifier is not None and identifier != name else ())
         stream.documents = _documents(path_str, max_record_bytes, stream.notes, identifier, True)
         streams.append(stream)
     return streams
@@ -407,9 +458,13 @@ def _record_document(record, path: str, lineno: int, split: bool, wanted: str | 
     if type(record) is not dict:
         raise FormatError(path, f"expected a JSON object {{\"id\", \"text\", \"spans\"}}, "
                           f"got {type(record).__name__}", lineno)
-    if split and record.get("_annotator_id") != wanted:
+    if split and annotator_of(record, path, lineno) != wanted:
         return None
-    if record.get("answer") in NOT_ANNOTATIONS:
+    answer = record.get("answer")
+    if answer is not None and type(answer) is not str:
+        raise FormatError(path, f'"answer" must be a string ("accept", "reject" or "ignore"), got {_shown(answer)}',
+                          lineno)
+    if answer in NOT_ANNOTATIONS:
         return _LEFT_OUT
     return _document(record, path, lineno)
 

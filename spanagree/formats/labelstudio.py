@@ -15,8 +15,9 @@ and a **JSON-MIN export** is a list of flat records, one per task and annotation
     [{"id": 7, "text": "Ana met Bo.", "annotator": "ana@example.org", "annotation_id": 31,
       "label": [{"start": 0, "end": 3, "text": "Ana", "labels": ["PER"]}]}]
 
-(the span list's key is the labelling control's name: every list of objects with ``start``,
-``end`` and ``labels`` is read). Both are recognised from a ``.json`` file holding a list (a
+(the span list's key is the labelling control's name: every list of objects with ``start`` and
+``end``, some with ``labels``, is read; an item without ``labels`` is left out and counted in its
+annotator's notes). Both are recognised from a ``.json`` file holding a list (a
 JSONL file holds objects, one per line).
 
 * **Documents** are the tasks; a document's id is the task's ``id`` (as a string), else its
@@ -45,10 +46,14 @@ JSONL file holds objects, one per line).
   ``start:end`` but equals it counted in UTF-16 units, the UTF-16 reading is taken (counted in
   the notes); where it equals neither, the offsets are kept and a warning names the task and the
   two texts.
+* **Notes** that concern one annotator (spans read in UTF-16 units, a task annotated twice, JSON-MIN
+  items without labels) are that annotator's; cancelled annotations and other results are the
+  export's, in every annotator's notes.
 * **Errors** (:class:`~spanagree.errors.FormatError`, naming the file, and the task): invalid
-  JSON, a task that is not an object, no text, a span whose offsets are not integers, are empty
-  or reversed, or lie outside the text, a label that is not a non-empty string, a task id seen
-  twice; the file is one record (``max_record_bytes``).
+  JSON, a task that is not an object, a result's ``to_name`` that is not a string, no text, a
+  span whose offsets are not integers, are empty or reversed, or lie outside the text, a label
+  that is not a non-empty string, a task id seen twice; the file is one record
+  (``max_record_bytes``).
 
 Writing
 -------
@@ -98,7 +103,8 @@ class _Export:
         self.text_field = text_field
         self.predictions = predictions
         self.sets: dict[tuple[str, str], dict[str, Document]] = {}
-        self.counts = {"cancelled": 0, "other results": 0, "utf16": 0, "replaced": 0}
+        self.counts = {"cancelled": 0, "other results": 0}
+        self.set_counts: dict[tuple[str, str], dict[str, int]] = {}  # what concerns one span set
         self.mismatches: list[str] = []
         tasks = self._load(limit)
         seen: set[str] = set()
@@ -153,18 +159,26 @@ class _Export:
             if not isinstance(data, dict):
                 raise self._error(where, "no data (the task's fields)")
         else:  # JSON-MIN: the task's fields, and one annotation's span lists, in one record
-            versions = [(self._annotator(task.get("annotator"), None, 1), "annotator",
-                         [r for key, value in task.items() if _is_span_list(value) for r in _min_results(value)])]
+            lists = [value for value in task.values() if _is_span_list(value)]
+            name = self._annotator(task.get("annotator"), None, 1)
+            unlabelled = sum(1 for value in lists for item in value if "labels" not in item)
+            if unlabelled:
+                self._count((name, "annotator"), "unlabelled", unlabelled)
+            versions = [(name, "annotator", [r for value in lists for r in _min_results(value)])]
             data = task
         text = self._text(data, versions, where)
         for name, role, results in versions:
             spans = []
             for result in results:
-                spans.extend(self._spans(result, doc_id, text, where))
+                spans.extend(self._spans(result, doc_id, text, where, (name, role)))
             documents = self.sets.setdefault((name, role), {})
             if doc_id in documents:
-                self.counts["replaced"] += 1
+                self._count((name, role), "replaced")
             documents[doc_id] = Document(doc_id, text, spans, self.path)
+
+    def _count(self, span_set: tuple[str, str], what: str, number: int = 1) -> None:
+        counts = self.set_counts.setdefault(span_set, {})
+        counts[what] = counts.get(what, 0) + number
 
     def _full(self, task: dict, where: str) -> list[tuple[str, str, list]]:
         versions = []
@@ -209,7 +223,13 @@ class _Export:
         if self.text_field is not None:
             key = self.text_field
         else:
-            names = {r.get("to_name") for _, _, results in versions for r in results if isinstance(r, dict)}
+            names = set()
+            for _, _, results in versions:
+                for number, result in enumerate(results, 1):
+                    name = result.get("to_name") if isinstance(result, dict) else None
+                    if name is not None and not isinstance(name, str):
+                        raise self._error(where, f"result {number}'s to_name is not a string: {name!r}")
+                    names.add(name)
             key = next((n for n in names if isinstance(n, str) and isinstance(data.get(n), str)), None)
             if key is None:
                 strings = [k for k, v in data.items() if isinstance(v, str) and k not in _NOT_TEXT]
@@ -221,7 +241,7 @@ class _Export:
                               option="labelstudio_text_field")
         return _checked(text, self, where, "text")
 
-    def _spans(self, result, doc_id: str, text: str, where: str) -> list[Span]:
+    def _spans(self, result, doc_id: str, text: str, where: str, span_set: tuple[str, str]) -> list[Span]:
         if not isinstance(result, dict) or result.get("type", "labels") != "labels" \
                 or not isinstance(result.get("value"), dict) or "labels" not in result["value"]:
             self.counts["other results"] += 1
@@ -237,7 +257,7 @@ class _Export:
         if isinstance(shown, str) and text[start:end] != shown and 0 <= start < end:
             units = _utf16_to_code_points(text, start, end)
             if units is not None and text[units[0]:units[1]] == shown:
-                self.counts["utf16"] += 1
+                self._count(span_set, "utf16")
                 start, end = units
             elif len(self.mismatches) < 3:
                 self.mismatches.append(f"{where} [{start}, {end}): {text[start:end]!r} in the text, {shown!r} in "
@@ -254,18 +274,21 @@ class _Export:
             spans.append(Span(doc_id, ((start, end),), _checked(label, self, where, "label"), source=Source(self.path)))
         return spans
 
-    def notes(self) -> list[str]:
-        counts, notes = self.counts, []
+    def notes(self, span_set: tuple[str, str]) -> list[str]:
+        """The export's notes (cancelled annotations, other results) and those of ``span_set``."""
+        counts, notes = dict(self.counts, **self.set_counts.get(span_set, {})), []
         if counts["cancelled"]:
             notes.append(f"{counts['cancelled']} cancelled (skipped) Label Studio annotation(s) left out")
         if counts["other results"]:
             notes.append(f"{counts['other results']} Label Studio result(s) other than labelled spans (choices, "
                          "relations, ...) not read")
-        if counts["utf16"]:
+        if counts.get("utf16"):
             notes.append(f"{counts['utf16']} span(s) counted in UTF-16 units (an older Label Studio) read as "
                          "code points")
-        if counts["replaced"]:
+        if counts.get("replaced"):
             notes.append(f"{counts['replaced']} task(s) annotated twice by one annotator: the last annotation read")
+        if counts.get("unlabelled"):
+            notes.append(f"{counts['unlabelled']} Label Studio JSON-MIN span(s) without labels left out")
         return notes
 
 
@@ -273,12 +296,14 @@ _NOT_TEXT = {"id", "annotator", "annotation_id", "created_at", "updated_at", "le
 
 
 def _is_span_list(value) -> bool:
+    """A JSON-MIN span list: objects with ``start`` and ``end``, at least one with ``labels`` (those
+    without are counted in the notes)."""
     return isinstance(value, list) and bool(value) and all(
-        isinstance(v, dict) and "start" in v and "end" in v and "labels" in v for v in value)
+        isinstance(v, dict) and "start" in v and "end" in v for v in value) and any("labels" in v for v in value)
 
 
 def _min_results(values: list) -> list[dict]:
-    return [{"type": "labels", "value": v} for v in values]
+    return [{"type": "labels", "value": v} for v in values if "labels" in v]
 
 
 def _checked(value: str, export: _Export, where: str, what: str) -> str:
@@ -307,7 +332,7 @@ def _utf16_to_code_points(text: str, start: int, end: int) -> tuple[int, int] | 
     return None
 
 
-def _exports(path, text_field, predictions, limit) -> tuple[_Export, list]:
+def _exports(path, text_field, predictions, limit) -> _Export:
     export = _Export(str(path), text_field, predictions, limit)
     if any(export.mismatches):
         shown = [m for m in export.mismatches if m]
@@ -315,7 +340,7 @@ def _exports(path, text_field, predictions, limit) -> tuple[_Export, list]:
         warnings.warn(f"{path}: {len(export.mismatches)} span(s) whose value.text differs from the text at their "
                       f"offsets (offsets kept): " + "; ".join(shown) + (f"; and {more} more" if more else ""),
                       SpanagreeWarning, stacklevel=find_stack_level())
-    return export, export.notes()
+    return export
 
 
 @FORMAT.provides("annotators")
@@ -325,8 +350,8 @@ def annotators_labelstudio(path, *, labelstudio_text_field: str | None = None,
     """One stream per annotator of a Label Studio export (and per model version with
     ``labelstudio_predictions``), in order of first appearance. The export is read here, whole
     (it is one JSON document)."""
-    export, notes = _exports(path, labelstudio_text_field, bool(labelstudio_predictions), max_record_bytes)
-    return [DocumentStream(name, "labelstudio", iter(list(documents.values())), list(notes), role)
+    export = _exports(path, labelstudio_text_field, bool(labelstudio_predictions), max_record_bytes)
+    return [DocumentStream(name, "labelstudio", iter(list(documents.values())), export.notes((name, role)), role)
             for (name, role), documents in export.sets.items()]
 
 

@@ -101,7 +101,8 @@ def open_annotators(path: str | os.PathLike, format: str | None = None, *, annot
     streams = container_streams(path, fmt.name, share_out=share_out, **options)
     if annotators is None:
         return [s for s in streams if s.role == "annotator" or s.name in also]
-    by_name = {s.name: s for s in streams}
+    by_name = {alias: s for s in streams for alias in s.aliases}
+    by_name.update((s.name, s) for s in streams)
     unknown = [a for a in annotators if a not in by_name]
     if unknown:
         raise UsageError(f"{path} holds no annotator {', '.join(map(repr, unknown))}; it holds: "
@@ -144,7 +145,8 @@ def chosen_stream(path, streams: list[DocumentStream], annotator: str | None, na
                              "choose one with {option}", option="annotator", flag="--annotators")
         chosen = users[0]
     else:
-        chosen = next((s for s in streams if s.name == annotator), None)
+        chosen = next((s for s in streams if s.name == annotator), None) or next(
+            (s for s in streams if annotator in s.aliases), None)
         if chosen is None:
             raise UsageError(f"{path} holds no annotator {annotator!r}; it holds: "
                              + ", ".join(s.name for s in streams), option="annotator", flag="--annotators")

@@ -44,6 +44,9 @@ class DocumentStream:
     path : str, optional
         The file or folder it is read from (set by :func:`~spanagree.formats.open_stream` and
         :func:`~spanagree.formats.container_streams`), for messages about the whole input.
+    aliases : tuple of str
+        Other names that pick it (``--annotators``): the whole id of a Prodigy session named by its
+        session.
     listing : FolderListing, optional
         A container's span set kept in a folder of document files (:attr:`~spanagree.formats.Format.folder_shards`):
         the listing ``documents`` reads whole, so that ``--jobs`` workers and Dask tasks read
@@ -58,6 +61,7 @@ class DocumentStream:
     role: str = "annotator"
     path: str | None = None
     listing: FolderListing | None = None
+    aliases: tuple = ()
 
 
 #: The roles a span set in a container may have (:attr:`DocumentStream.role`): an annotator's,

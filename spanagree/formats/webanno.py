@@ -265,8 +265,10 @@ def webanno_document(text: str, source: str, doc_id: str, *, webanno_layer: str 
     current: _Sentence | None = None
     in_header = True
     for number, line in enumerate(lines[1:], 2):
-        if line.endswith("\r"):
-            line = line[:-1]
+        line = line.rstrip("\r")  # CR LF line ends (a stray CR before them too, as on the first line)
+        if "\r" in line:  # TSV 3 escapes a CR in a text or value (\r): a raw one would end up in a label
+            raise FormatError(source, "a carriage return inside the line (WebAnno TSV writes it escaped, \\r)",
+                              number)
         if in_header:
             kind = _HEADER_KINDS.get(line[:6])
             if kind is not None:

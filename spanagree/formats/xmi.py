@@ -26,11 +26,16 @@ annotation type as spans:
   that two annotators' XMI files of the same document line up (``merge user1.xmi user2.xmi``).
   In a folder every ``.xmi`` file is a document, named by its path relative to the folder without
   ``.xmi`` (``sub/doc3``).
-* **Safety.** XMI never needs a DTD: a file (or type system) holding a ``<!DOCTYPE`` is refused
+* **Safety.** XMI never needs a DTD: every file (and type system) is parsed first as every XML
+  reader parses (:mod:`spanagree.formats.safexml`: no DTD loaded, no entity resolved, no network),
+  and one holding a DOCTYPE — whatever its encoding or the length of its prolog — is refused
   before cassis sees it, so no entity is expanded (billion laughs) and nothing external is
-  fetched; lxml is run by cassis without network access. A file beyond ``max_record_bytes``, not
-  well-formed XML, not a CAS, with a feature structure the type system does not describe, or a
-  missing view or type is one :class:`~spanagree.errors.FormatError` naming the file.
+  fetched; cassis then parses the checked root element alone (comments and processing
+  instructions before it are skipped). A type system whose supertypes make a chain deeper than
+  :data:`MAX_TYPE_DEPTH` (100), or a cycle, is refused before cassis sorts its types. A file
+  beyond ``max_record_bytes``, not well-formed XML, not a CAS, with a feature structure the type
+  system does not describe, or a missing view or type is one
+  :class:`~spanagree.errors.FormatError` naming the file.
 
 XMI is read, not written. :func:`xmi_document` reads one XMI held in memory (an INCEpTION
 project's per-user zip, :mod:`spanagree.formats.inception`).
@@ -39,7 +44,6 @@ project's per-user zip, :mod:`spanagree.formats.inception`).
 from __future__ import annotations
 
 import os
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,12 +53,13 @@ from ..span import Document, Source, Span
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, document_files, listed_documents,
                natural_key, read_bounded, read_document_file, read_regular)
 from .registry import FORMATS
+from .safexml import root_without_doctype
 
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["xmi"]
 
-__all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "XmiReading", "list_xmi", "load_typesystem", "read_xmi",
-           "recognise_xmi", "stream_xmi", "xmi_document"]
+__all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "MAX_TYPE_DEPTH", "XmiReading", "list_xmi",
+           "load_typesystem", "read_xmi", "recognise_xmi", "stream_xmi", "xmi_document"]
 
 #: DKPro Core's named entity, INCEpTION's built-in *Named entity* layer.
 DEFAULT_TYPE = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
@@ -63,7 +68,9 @@ DEFAULT_FEATURE = "value"
 #: The view UIMA creates first, where INCEpTION keeps the document.
 DEFAULT_VIEW = "_InitialView"
 
-_DOCTYPE = re.compile(rb"<!DOCTYPE", re.I)
+#: The deepest chain of supertypes a type system may hold (DKPro Core's deepest is 4): cassis'
+#: work grows with the square of the depth (a chain of 20,000 took over a minute).
+MAX_TYPE_DEPTH = 100
 
 
 @FORMAT.provides("recogniser")
@@ -104,36 +111,61 @@ class XmiReading:
         return notes
 
 
-def _refuse_doctype(data: bytes, path: str) -> None:
-    head = data[:1 << 16]
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in head[:4]:  # UTF-16 or UTF-32: look at it as text
-        for encoding in ("utf-16", "utf-32", "utf-16-le", "utf-16-be"):
-            try:
-                head = head.decode(encoding).encode("utf-8")
-                break
-            except UnicodeDecodeError:
-                continue
-    if _DOCTYPE.search(head[:_prolog_end(head)]):
-        raise FormatError(path, "holds a DOCTYPE (a DTD), which UIMA XMI never uses: not read, so that no entity "
-                          "is expanded or fetched")
+def _checked_root(data: bytes, path: str, kind: str, never: str):
+    """``data`` parsed safely (:mod:`spanagree.formats.safexml`): its root, a DOCTYPE refused (``never``
+    says who never uses one), a syntax error one line naming ``path`` as not a readable ``kind``."""
+    from lxml import etree
+
+    try:
+        return root_without_doctype(data, path, never)
+    except etree.XMLSyntaxError as error:
+        raise FormatError(path, f"not a readable {kind}: {_message(error.msg or error)}", error.lineno or None) \
+            from None
+    except FormatError:
+        raise
+    except ValueError as error:
+        raise FormatError(path, f"not a readable {kind}: {_message(error)}") from None
 
 
-def _prolog_end(data: bytes) -> int:
-    """Where the root element starts (a DOCTYPE can only stand before it); the whole file when unknown."""
-    at = 0
-    while True:
-        at = data.find(b"<", at)
-        if at < 0 or at + 1 >= len(data):
-            return len(data)
-        if data[at + 1:at + 2] not in (b"?", b"!"):
-            return at
-        if data.startswith(b"<!--", at):
-            end = data.find(b"-->", at + 4)
-            if end < 0:
-                return len(data)
-            at = end + 3
-        else:
-            at += 2
+def _root_bytes(root) -> bytes:
+    """The root element alone, as UTF-8, for cassis to parse: what was checked, without the prolog
+    (its comments and processing instructions, which cassis' parsing cannot step over)."""
+    from lxml import etree
+
+    return etree.tostring(root, encoding="UTF-8")
+
+
+def _check_depth(root, path: str) -> None:
+    """Refuse a type system whose supertype chains are deeper than :data:`MAX_TYPE_DEPTH` (or make a
+    cycle): cassis' work grows with the square of the depth."""
+    supertypes = {}
+    for description in root.iter("{*}typeDescription"):
+        name = next((e.text for e in description if isinstance(e.tag, str) and _local(e.tag) == "name"), None)
+        parent = next((e.text for e in description if isinstance(e.tag, str) and _local(e.tag) == "supertypeName"),
+                      None)
+        if name and parent:
+            supertypes[name.strip()] = parent.strip()
+    depths: dict[str, int] = {}
+    for name in supertypes:
+        chain, on_chain, current = [], set(), name
+        while current in supertypes and current not in depths:
+            if current in on_chain:
+                raise FormatError(path, f"the supertypes of {current!r} make a cycle")
+            on_chain.add(current)
+            chain.append(current)
+            current = supertypes[current]
+        depth = depths.get(current, 0)
+        for type_name in reversed(chain):
+            depth += 1
+            depths[type_name] = depth
+    deepest = max(depths, key=depths.get, default=None)
+    if deepest is not None and depths[deepest] > MAX_TYPE_DEPTH:
+        raise FormatError(path, f"a chain of supertypes {depths[deepest]:,} types deep (at most {MAX_TYPE_DEPTH:,}): "
+                          f"{deepest!r} is below {supertypes[deepest]!r}")
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
 
 
 def load_typesystem(paths, limit: int = MAX_RECORD_BYTES, data: bytes | None = None, where: str | None = None):
@@ -159,11 +191,12 @@ def load_typesystem(paths, limit: int = MAX_RECORD_BYTES, data: bytes | None = N
                 raise FormatError(path, "is a folder, not a type system file") from None
             except OSError as error:
                 raise FormatError(path, f"cannot read: {error.strerror or error}") from None
-        _refuse_doctype(content, path)
+        root = _checked_root(content, path, "UIMA type system", "UIMA type systems never use")
+        _check_depth(root, path)
         try:
             from io import BytesIO
 
-            systems.append(cassis.load_typesystem(BytesIO(content)))
+            systems.append(cassis.load_typesystem(BytesIO(_root_bytes(root))))
         except Exception as error:  # lxml's syntax errors, cassis' ValueErrors and KeyErrors
             raise FormatError(path, f"not a readable UIMA type system: {_message(error)}") from None
     if len(systems) == 1:
@@ -191,11 +224,11 @@ def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: Xmi
     import cassis
     from io import BytesIO
 
-    _refuse_doctype(data, source)
+    checked = _root_bytes(_checked_root(data, source, "UIMA CAS XMI", "UIMA XMI never uses"))
     try:
         with warnings.catch_warnings():  # cassis warns of each type the type system lacks: not ours to read
             warnings.simplefilter("ignore")
-            cas = cassis.load_cas_from_xmi(BytesIO(data), typesystem=typesystem, lenient=True)
+            cas = cassis.load_cas_from_xmi(BytesIO(checked), typesystem=typesystem, lenient=True)
     except Exception as error:  # lxml.etree.XMLSyntaxError, cassis' ValueError/KeyError/TypeError on bad input
         line = getattr(error, "lineno", None)
         message = _message(getattr(error, "msg", None) or error)

@@ -58,8 +58,10 @@ Reading
 * **Safety.** Parsed with lxml, never loading a DTD, never touching the network, never expanding
   an entity declared in a DTD, and with lxml's size limits on (no ``huge_tree``): an external
   entity (``<!ENTITY x SYSTEM "file:///etc/passwd">``) is never read, and a "billion laughs"
-  file fails at once. A reference to such an entity (``&x;``) in the text is an error, since
-  leaving it out would shift every offset after it.
+  file fails at once (:mod:`spanagree.formats.safexml`). A reference to such an entity (``&x;``)
+  in the text is an error, since leaving it out would shift every offset after it; and a DOCTYPE
+  that declares entities is refused, since libxml2 expands an internal entity in an attribute's
+  value (a label's) even when told not to. A DOCTYPE declaring none is read past.
 * **Errors** (:class:`~spanagree.errors.FormatError`, ``path:line: message``): a missing path, a
   folder without ``.xml`` files, XML that is not well formed (with libxml2's line and column),
   bytes that are not UTF-8 (with the first bad byte's line), an entity reference that is not
@@ -118,6 +120,7 @@ from ..span import Document, Source, Span, SpanSet
 from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, FolderListing, collect, listed_documents,
                natural_key, open_regular, read_bounded, read_regular, write_documents)
 from .registry import FORMATS
+from .safexml import SAFE, declared_entities
 
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["xml"]
@@ -128,8 +131,7 @@ _XML_ID = "{http://www.w3.org/XML/1998/namespace}id"
 _ENTITY = etree.Entity
 
 # The parser options: no DTD, no network, no entity expansion, libxml2's size limits kept.
-_SAFE = dict(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
-             remove_comments=False, remove_pis=False, strip_cdata=True, remove_blank_text=False)
+_SAFE = SAFE
 
 _DECLARED_ENCODING = re.compile(rb"""^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*["']([^"']+)["']""")
 _WHERE = re.compile(r",\s*line \d+, column \d+\s*$")
@@ -431,6 +433,7 @@ class _FileReader:
         self.first_empty: tuple[int, str] | None = None
         self.tags: Counter = Counter()  # span elements by tag, when every element is a span
         self.holders: Counter = Counter()  # of those, the ones holding other span elements
+        self.entities_checked = False  # the DOCTYPE's entities, looked for once per file
 
     def documents(self):
         path, doc_tag = self.path, self.options.doc_tag
@@ -587,6 +590,14 @@ class _FileReader:
 
         walk(root)
         del walk  # it calls itself: a reference cycle, and the collector is paused while reading
+        if not self.entities_checked:  # after the text's own references, refused where they stand
+            self.entities_checked = True
+            entities = declared_entities(root)
+            if entities:
+                names = ", ".join(map(repr, entities[:5])) + (", ..." if len(entities) > 5 else "")
+                raise FormatError(path, f"its DOCTYPE declares the entit{'ies' if len(entities) > 1 else 'y'} {names}, "
+                                  "which spanagree never expands: not read (an attribute's value would hold "
+                                  f"{'their' if len(entities) > 1 else 'its'} text; write the text instead)")
         kept = [span for span in spans if span is not None] if self.empty else spans
         return Document("", "".join(parts), kept, path)
 
