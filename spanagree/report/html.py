@@ -30,8 +30,10 @@ import json
 from importlib import resources
 from pathlib import Path
 
+from .._version import __version__
 from ..errors import UsageError, find_stack_level
 from .document import LazyMap, json_safe
+from .summary import documents_html, section_html, text
 from .view import ReportView, view_of
 
 
@@ -117,6 +119,17 @@ def _holds_lazy(value) -> bool:
     return False
 
 
+def summary_html(view: ReportView) -> str:
+    """What the page shows before (and without) its script: the title, the summary's sections,
+    the documents table, and the document view's section, which the script fills."""
+    return (f"<h1>spanagree — {text(view.title)} report</h1>\n"
+            f"<p class=\"sa-muted\">spanagree {text(__version__)}; annotators: {text(', '.join(view.annotators))}</p>\n"
+            + "".join(section_html(s) for s in view.sections) + documents_html(view)
+            + f"<section id=\"sa-view\">\n<h2>{text(view.document_heading)}</h2>\n<noscript><p class=\"sa-note\">"
+            f"The document view ({text(view.unit)}s in context, previous / next, filters) needs JavaScript; "
+            "every figure above is on the page without it.</p></noscript>\n</section>\n")
+
+
 def asset(name: str) -> str:
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
 
@@ -135,7 +148,9 @@ class Page:
                      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
                      "<link rel=\"icon\" href=\"data:,\">\n"
                      f"<title>spanagree {view.title.lower()} report</title>\n<style>\n{asset('report.css')}</style>\n"
-                     "</head>\n<body>\n<div id=\"sa-app\"><noscript>This report needs JavaScript.</noscript></div>\n")
+                     "</head>\n<body>\n<div id=\"sa-app\">\n")
+        handle.write(summary_html(view))
+        handle.write("</div>\n")
         handle.write('<script type="application/json" id="spanagree-data">')
         write_streamed(handle, json_safe(view.summary))  # by_document entry by entry
         handle.write('</script>\n<script type="application/json" id="spanagree-documents">')
