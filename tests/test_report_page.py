@@ -320,7 +320,7 @@ def test_a_long_document_shows_each_disagreement_in_a_window_of_aligned_rows(bro
         for entry in seen:
             assert entry["lanes"] == ["a", "b", "c"] and entry["same"] and entry["current"] >= 1
             assert entry["text"] == text[entry["from"]:entry["to"]]
-            assert entry["to"] - entry["from"] <= 2 * 240 + 40  # a few lines, not the document
+            assert entry["to"] - entry["from"] <= 2 * 160 + 40  # a few lines, not the document
             assert entry["misaligned"] == 0 and entry["shared"] >= 1
             for side in (entry["first"], entry["second"]):
                 if side:

@@ -20,8 +20,11 @@ three JSON blocks:
 document, so neither the run nor the writing holds the corpus. ``merge`` spools each document's
 clusters as it votes (:class:`~spanagree.voting.VoteClusters`); its records are made from them,
 one document at a time, as they are written.
-The JavaScript (``assets/report.js``) draws the summary's charts as inline SVG and each document
-when it is shown; it never asks which command made the page.
+The summary — figures, tables, the heatmap and charts as inline SVG, captions — and the documents
+table are HTML written here (:mod:`spanagree.report.summary`), so the page reads with scripts off.
+The JavaScript (``assets/report.js``) adds sorting, filters and the document view (each
+disagreement in a window of aligned rows, the whole document on request, ``#doc=…&item=…``
+links); it never asks which command made the page.
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ A :class:`ReportView` holds
   gold; ``merge``: none) and the words that name them;
 - the kinds a span or a cluster can be listed for (:data:`ITEM_KINDS`, :data:`CLUSTER_KINDS`:
   defined here once, from the scoring and voting modules' own lists) and the kind filter's choices;
-- the summary as :class:`Section` values: tables, paragraphs and charts (heatmap, bars, kappa
+- the summary as :class:`Section` values: tables (with their captions and the colour scales
+  fitted to their figures, :mod:`spanagree.report.scale`), paragraphs and charts (heatmap, kappa
   curves, intervals), made from the command's ``--output json`` document so that they show the
-  same figures;
+  same figures; Python writes them into the page (:mod:`spanagree.report.summary`);
 - the documents table (a row per document, its columns and sort order) and the selection of the
   documents drawn (``--report-documents``);
 - each shown document's record, read one at a time from the run's spools (:meth:`ReportView.records`).
@@ -103,7 +104,7 @@ class Choice:
 class Section:
     """One section of the summary: an ``id`` (or ``None``), a title and its blocks, each a dict
     with a ``type`` (``table``, ``paragraph``, ``heading``, ``box``, ``group``, ``heatmap``,
-    ``bars``, ``kappa``, ``intervals``); see :meth:`ReportView.as_json`."""
+    ``kappa``, ``intervals``); see :meth:`ReportView.as_json`."""
 
     id: str | None
     title: str
@@ -753,7 +754,8 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
 
 def confusion_box(p: dict) -> dict:
     """A prediction's confusion (gold rows × predicted columns, the diagonal green, the rest red,
-    darker with the count) and its error kinds as bars."""
+    darker with the count), with a caption on what its diagonal counts, and its error kinds as a
+    table with bars."""
     conf = p["confusion"]
     top = max([1, *(v for row in conf["matrix"] for v in row)])
 

@@ -17,7 +17,7 @@
   function disagrees(kind) { return Object.prototype.hasOwnProperty.call(COLOURS, kind); }
   // the window around a disagreement: the lines holding it and this many more on each side, at
   // most this many characters on each side (long lines: cut at a space)
-  var CONTEXT_LINES = 1, CONTEXT_CHARACTERS = 240;
+  var CONTEXT_LINES = 1, CONTEXT_CHARACTERS = 160;
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
@@ -413,6 +413,8 @@
       to = end + CONTEXT_CHARACTERS;
       for (k = to; k > to - 30 && k > end; k--) if (/\s/.test(cp[k - 1])) { to = k - 1; break; }
     }
+    while (from < start && cp[from] === "\n") from++;  // no blank line first or last
+    while (to > end && cp[to - 1] === "\n") to--;
     return [from, to];
   }
 
