@@ -102,8 +102,8 @@ def test_the_agree_figures_are_on_the_page_without_scripts(browser, capsys, tmp_
 @pytest.mark.slow
 def test_the_score_figures_and_captions_without_scripts(browser, capsys, tmp_path):
     page = tmp_path / "score.html"
-    data = run(capsys, "score", *ANNOTATORS, "--compare", "--seed", "3", "--resamples", "200", "--report", page,
-               "--output", "json")
+    data = run(capsys, "score", *ANNOTATORS, "--compare", "--seed", "3", "--resamples", "200", "--chance",
+               "--report", page, "--output", "json")
     context, shown = without_scripts(browser, page)
     try:
         pairs = rows_of(shown, "#sa-pairs")
@@ -127,6 +127,15 @@ def test_the_score_figures_and_captions_without_scripts(browser, capsys, tmp_pat
         rows = rows_of(shown, "#sa-comparisons-table")
         e = data["comparisons"][0]
         assert rows[0][3:6] == [figure(e["difference"]), f"[{figure(e['low'])}, {figure(e['high'])}]", figure(e["p_value"])]
+        # --chance: each prediction against the gold, its token measures and its Fleiss' kappa
+        tokens = rows_of(shown, "#sa-token-measures")
+        assert tokens == [[*q["annotators"], str(q["tokens"]), *(figure(q[k]) for k in
+                           ("cohen_kappa", "scott_pi", "informedness", "markedness", "mcc"))]
+                          for p in data["predictions"] for q in p["chance"]["pairs"]]
+        overall = shown.eval_on_selector_all("#sa-tokens p:not(.sa-caption)", "n => n.map(x => x.textContent)")
+        assert [o.split(" over ")[0] for o in overall] == [
+            f"Fleiss' κ {figure(p['chance']['fleiss_kappa'])}, Krippendorff's α {figure(p['chance']['krippendorff_alpha'])}"
+            for p in data["predictions"]]
         # the error kinds: every count as HTML text
         kinds = rows_of(shown, "#sa-confusion table:not(:first-of-type)")
         assert [[k, str(n)] for k, n in data["predictions"][0]["errors"].items()] == [row[:2] for row in kinds[:6]]
@@ -335,6 +344,57 @@ def test_a_long_document_shows_each_disagreement_in_a_window_of_aligned_rows(bro
         assert opened.page.locator("#sa-document .sa-document .sa-span[data-annotator='a']").count() == 150 - 25
         opened.whole(False)  # and back
         assert opened.page.locator("#sa-document .sa-window").count() == 1
+    finally:
+        opened.close()
+
+
+@pytest.mark.slow
+def test_a_link_opens_the_merge_page_on_its_cluster(browser, tmp_path):
+    page = tmp_path / "merge.html"
+    vote(ANNOTATORS).write_report(page)
+    _, documents = blocks(page)
+    document = documents["documents"][3]
+    n = len(document["clusters"]) - 1
+    shown = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        shown.goto(page.resolve().as_uri() + f"#doc={document['id']}&cluster={n}")
+        shown.wait_for_selector("html[data-ready]")
+        assert shown.get_attribute("#sa-info", "data-doc") == document["id"]
+        assert shown.get_attribute("#sa-info", "data-cluster") == str(n)
+        marked = shown.eval_on_selector_all("#sa-document .sa-current", "n => n.map(x => x.dataset.cluster)")
+        assert marked and set(marked) == {str(n)}
+        members = {documents["annotators"][k] for k, _ in document["clusters"][n]["members"]}
+        lanes = shown.eval_on_selector_all("#sa-document .sa-window .sa-versions[data-annotator]",
+                                           "n => n.map(x => [x.dataset.annotator, x.textContent])")
+        assert {a for a, words in lanes if words.endswith("in the cluster")} == members
+        assert shown.get_attribute("#sa-link", "href") == f"#doc={document['id']}&cluster={n}"
+    finally:
+        shown.close()
+
+
+# -- what the script adds: sorting, finding ---------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_the_script_sorts_the_tables_and_finds_documents(browser, tmp_path):
+    page = tmp_path / "agree.html"
+    agree(ANNOTATORS, report=True).write_report(page)
+    opened = Opened(browser, page)
+    try:
+        before = rows_of(opened.page, "#sa-by-label")
+        opened.page.click("#sa-by-label thead th:nth-child(2)")  # ann1 × ann2, ascending
+        after = rows_of(opened.page, "#sa-by-label")
+        assert sorted(before) == sorted(after)
+        assert [float(r[1]) for r in after] == sorted(float(r[1]) for r in before)
+        opened.page.click("#sa-by-label thead th:nth-child(2)")  # descending
+        assert [float(r[1]) for r in rows_of(opened.page, "#sa-by-label")] == sorted(
+            (float(r[1]) for r in before), reverse=True)
+        opened.page.fill("#sa-documents-find", "clinic")
+        found = opened.page.eval_on_selector_all("#sa-document-table tbody tr", "r => r.map(x => x.dataset.doc)")
+        assert found and all("clinic" in d for d in found) and len(found) < 10
+        opened.page.click(f"#sa-document-table a[href='#doc={found[0]}']")
+        opened.page.wait_for_function(f"document.getElementById('sa-info').dataset.doc === '{found[0]}'")
+        assert opened.page.evaluate("window.scrollY") > 0  # the document view, below
+        assert opened.clean(), opened.messages
     finally:
         opened.close()
 
