@@ -361,12 +361,13 @@ def test_a_link_opens_the_merge_page_on_its_cluster(browser, tmp_path):
         shown.wait_for_selector("html[data-ready]")
         assert shown.get_attribute("#sa-info", "data-doc") == document["id"]
         assert shown.get_attribute("#sa-info", "data-cluster") == str(n)
-        marked = shown.eval_on_selector_all("#sa-document .sa-current", "n => n.map(x => x.dataset.cluster)")
-        assert marked and set(marked) == {str(n)}
+        marked = shown.eval_on_selector_all("#sa-document .sa-current", "n => n.map(x => [x.dataset.cluster, x.className])")
+        assert marked and {c for c, _ in marked} == {str(n)} and all("sa-span" in css for _, css in marked)
         members = {documents["annotators"][k] for k, _ in document["clusters"][n]["members"]}
-        lanes = shown.eval_on_selector_all("#sa-document .sa-window .sa-versions[data-annotator]",
-                                           "n => n.map(x => [x.dataset.annotator, x.textContent])")
-        assert {a for a, words in lanes if words.endswith("in the cluster")} == members
+        versions = shown.eval_on_selector_all("#sa-document .sa-window .sa-versions[data-annotator] .sa-version", """
+            n => n.map(x => [x.parentNode.dataset.annotator, x.dataset.inCluster, x.textContent])""")
+        assert {a for a, c, words in versions if c == str(n) and words.endswith("in this cluster")} == members
+        assert all(words.endswith("in this cluster") == (c == str(n)) for _, c, words in versions)
         assert shown.get_attribute("#sa-link", "href") == f"#doc={document['id']}&cluster={n}"
     finally:
         shown.close()

@@ -422,20 +422,19 @@
   // what it was aligned with (or, for a cluster, the member spans)
   function versions(d, docIndex, a, entry, around) {
     var line = el("div", { "class": "sa-versions", "data-annotator": NAMES[a] });
-    if (entry.cluster !== undefined) {
-      var c = d.clusters[entry.cluster];
-      var mine = c.members.filter(function (m) { return m[0] === a; });
-      line.appendChild(document.createTextNode(mine.length ? mine.map(function (m) {
-        var s = d.spans[a][m[1]]; return "[" + s[1] + "] “" + spanText(d, s) + "” (" + fragmentsText(s[0]) + ")";
-      }).join("; ") + " — in the cluster" : "no span in this cluster"));
-      return line;
-    }
-    var kinds = kindsOf(docIndex);
+    var kinds = kindsOf(docIndex), clusterOf = clustersOf(d);
     var spans = d.spans[a], parts = [];
     spans.forEach(function (s, k) {
       var h = hull(s);
       if (!(h[0] < around[1] && h[1] > around[0])) return;
       if (state.label !== "" && s[1] !== state.label) return;
+      if (entry.cluster !== undefined) {  // a cluster: which cluster each of the annotator's spans there is in
+        var n = clusterOf[a + ":" + k], c = d.clusters[n];
+        parts.push(el("div", { "class": "sa-version", "data-in-cluster": n },
+          el("b", null, "[" + s[1] + "] “" + spanText(d, s) + "”"), " (" + fragmentsText(s[0]) + ") — " + (n === entry.cluster
+            ? "in this cluster" : "in cluster " + (n + 1) + ": " + (c.kept ? "kept" : "dropped") + ", " + c.votes + " vote(s)")));
+        return;
+      }
       var found = kinds[a + ":" + k] || [];
       var said = found.map(function (x) {
         return comparisonName(x.comparison) + ": " + x.kind + (x.partnerSpan !== null
