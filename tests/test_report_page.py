@@ -19,6 +19,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from spanagree import agree, score, vote
 from spanagree.report.html import write_report
@@ -439,3 +441,25 @@ def test_the_script_colours_the_documents_as_python_does(browser, tmp_path):
     assert static == drawn and len(drawn) == 10
     view = view_block(page)
     assert legend == len(view["documents"]["scale"]["colours"]) >= 2
+
+
+def contrast(a: str, b: str) -> float:
+    from spanagree.report.scale import luminance_of
+
+    light, dark = sorted([luminance_of(a), luminance_of(b)], reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+@given(st.lists(st.floats(min_value=-1, max_value=1, allow_nan=False), min_size=1, max_size=40))
+def test_a_fitted_scale_covers_its_figures_in_order(values):
+    scale = fitted(values)
+    edges = scale.edges
+    assert list(edges) == sorted(set(edges)) and 2 <= len(edges) <= 9  # at most 8 bins, ascending
+    assert edges[0] <= min(values) and max(values) <= edges[-1]
+    assert edges[-1] - edges[0] <= max(2 * (max(values) - min(values)), 0.02) + 1e-9 or len(edges) - 1 <= 2
+    bins = [scale.bin(v) for v in sorted(values)]
+    assert bins == sorted(bins) and 0 <= bins[0] and bins[-1] < len(scale.colours)  # higher figure, same bin or higher
+    for k, v in enumerate(sorted(values)):
+        assert edges[bins[k]] <= v <= edges[bins[k] + 1]
+    assert all(contrast(c, ink) >= 4.5 for c, ink in zip(scale.colours, scale.inks))
+    assert len(set(scale.colours)) == len(scale.colours)

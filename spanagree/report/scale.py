@@ -22,7 +22,8 @@ MAX_BINS = 8
 PALETTE = ("#440154", "#472d7b", "#3b528b", "#2c728e", "#21918c", "#28ae80", "#5ec962", "#addc30", "#fde725")
 #: The colour of an undefined figure (and its ink).
 UNDEFINED = ("#dddddd", "#1d2329")
-DARK_INK, LIGHT_INK = "#1d2329", "#ffffff"
+#: The inks: black or white, whichever contrasts more, always at least 4.58 to 1 (WCAG 2).
+DARK_INK, LIGHT_INK = "#000000", "#ffffff"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,7 @@ class Scale:
     >>> s.bin(0.76), s.bin(0.8), s.bin(0.81), s.bin(0.88)
     (0, 2, 2, 5)
     >>> s.colour(0.76), s.ink(0.76), s.ink(0.88), s.colour(None)
-    ('#440154', '#ffffff', '#1d2329', '#dddddd')
+    ('#440154', '#ffffff', '#000000', '#dddddd')
     """
 
     edges: tuple[float, ...]
@@ -75,8 +76,12 @@ def fitted(values) -> Scale | None:
         return None
     lo, hi = min(defined), max(defined)
     for step in STEPS:
-        low = math.floor(lo / step + 1e-9)
+        low = math.floor(lo / step + 1e-9)  # (0.8 / 0.05 is 16.000000000000004)
         high = math.ceil(hi / step - 1e-9)
+        if edge(low, step) > lo:  # a figure a hair below a round edge: the step below
+            low -= 1
+        if edge(high, step) < hi:
+            high += 1
         if high <= low:  # every figure on one edge: the bin below it (above it at 0 and below)
             if low > 0:
                 low -= 1
@@ -84,9 +89,14 @@ def fitted(values) -> Scale | None:
                 high = low + 1
         if high - low <= MAX_BINS:
             break
-    edges = tuple(round(k * step, 9) + 0.0 for k in range(low, high + 1))
+    edges = tuple(edge(k, step) for k in range(low, high + 1))
     colours = palette(len(edges) - 1)
     return Scale(edges, colours, tuple(ink_on(c) for c in colours))
+
+
+def edge(k: int, step: float) -> float:
+    """The ``k``-th round edge of a scale of ``step`` (9 decimals: 0.95, not 0.9500000000000001)."""
+    return round(k * step, 9) + 0.0
 
 
 def palette(n: int) -> tuple[str, ...]:

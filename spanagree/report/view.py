@@ -662,7 +662,9 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
     labels = Section("sa-labels", "Per label F1", [
         table(["label", *pair_names, "mean", "pooled"],
               [[label, *(heat(p["f1"]) for p in b["pairs"]), heat(b["mean_f1"]), heat(b["pooled_f1"])]
-               for label, b in summary["by_label"].items()], id="sa-by-label"),
+               for label, b in summary["by_label"].items()], id="sa-by-label",
+              caption="each pair's F1 over the spans of the label; mean: of the pairs' F1; pooled: the F1 of the "
+                      "pairs' a, b and c summed"),
         averages_group([(n, p.get("averages")) for n, p in zip(pair_names, summary["pairs"])], "pair",
                        "(the mean of both annotators' spans of the label)")])
     rows = []
@@ -722,7 +724,9 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
         table(["label", *(p["prediction"] for p in predictions), "support (gold spans)"],
               [[label, *(heat(p["by_label"][label]["f1"] if label in p["by_label"] else None) for p in predictions),
                 predictions[0]["by_label"][label]["support"] if label in predictions[0]["by_label"] else 0]
-               for label in every], id="sa-by-label"),
+               for label in every], id="sa-by-label",
+              caption="each prediction's F1 over the spans of the label (— : neither side has the label); support: "
+                      "the gold's spans of the label"),
         averages_group([(p["prediction"], p.get("averages")) for p in predictions], "prediction",
                        "(the gold's spans of the label)")])
     confusion = Section("sa-confusion", "Confusion and error kinds", [confusion_box(p) for p in predictions])
