@@ -15,7 +15,7 @@ import math
 from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 
-from .scale import Scale, undefined
+from .scale import UNDEFINED, Scale, undefined
 
 #: Rows of the documents table written into the page (the script shows the rest on request).
 DOCUMENT_ROWS = 300
@@ -118,8 +118,7 @@ def cell_html(cell, text_column: bool, scale: Scale | None) -> str:
     if isinstance(cell, dict):
         if "heat" in cell:
             v = cell["heat"]
-            style = scale.style(v) if scale else None
-            return f"<td{attributes(style=style)}>{text(figure(v))}</td>"
+            return f"<td{attributes(style=heat_style(scale, v))}>{text(figure(v))}</td>"
         if "interval" in cell:
             return f"<td>{text(interval_text(cell['interval']))}</td>"
         if "bar" in cell:
@@ -127,6 +126,11 @@ def cell_html(cell, text_column: bool, scale: Scale | None) -> str:
             return (f"<td class=\"sa-bar-cell\"><span class=\"sa-bar\" style=\"width:{width:.1f}%\"></span></td>")
         return f"<td{attributes(style=cell.get('style'))}>{text(figure(cell['value']))}</td>"
     return f"<td{attributes(css='sa-text' if text_column else None)}>{text(figure(cell))}</td>"
+
+
+def heat_style(scale: Scale | None, v) -> str:
+    """A heat cell's CSS: by its table's scale (grey when the table has no defined figure)."""
+    return scale.style(v) if scale else f"background:{UNDEFINED[0]};color:{UNDEFINED[1]}"
 
 
 def interval_text(iv) -> str:
@@ -297,7 +301,7 @@ def documents_html(view) -> str:
                  + ("" if doc_id in shown else "<span class=\"sa-muted\"> (left out)</span>") + "</td>"]
         for k, c in enumerate(spec.columns[1:], 1):
             v = row[k]
-            style = scale.style(v) if c.heat and scale else None
+            style = heat_style(scale, v) if c.heat else None
             cells.append(f"<td{attributes(style=style)}>{text(figure(v))}</td>")
         body.append(f"<tr class=\"sa-row\" data-doc=\"{escape(doc_id)}\">{''.join(cells)}</tr>\n")
     out.append(f"<div id=\"sa-documents-holder\"><table class=\"sa-table\" id=\"sa-document-table\"><thead><tr>{head}"
