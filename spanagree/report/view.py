@@ -774,8 +774,8 @@ def confusion_box(p: dict) -> dict:
     labels = conf["labels"]
     diagonal = sum(conf["matrix"][i][i] for i, label in enumerate(labels) if label != NONE)
     errors = p["errors"]
-    caption = (f"Each span of the error analysis is counted once, by its gold and its predicted label ({NONE}: "
-               f"missed, spurious). The diagonal ({diagonal}) counts the pairs with the same label whether their "
+    caption = (f"Each item of the error analysis (two aligned spans, or a span alone) is counted once, by its gold "
+               f"and its predicted label ({NONE}: missed, spurious). The diagonal ({diagonal}) counts the pairs with the same label whether their "
                f"boundaries are the same ({errors.get('correct', 0)} correct) or only overlap "
                f"({errors.get('partial', 0)} partial), so it can differ from the pairs the match rule "
                f"({p['match']}) counts in a ({p['a']}) and from the per-label a.")
