@@ -376,6 +376,11 @@ class Opened:
             return seen;
         }""", button)
 
+    def whole(self, on: bool = True) -> None:
+        """Ask for the whole document (``on``) or the window around each disagreement."""
+        if self.page.evaluate("document.getElementById('sa-whole').textContent.startsWith('window')") != on:
+            self.page.click("#sa-whole")
+
     def close(self):
         self.page.close()
 
@@ -398,8 +403,9 @@ def test_the_demo_report_in_chromium(browser, capsys, tmp_path):
         assert opened.page.locator("#sa-document-table tbody tr").count() == 10
         first_row = opened.page.locator("#sa-document-table tbody tr").first.get_attribute("data-doc")
         assert first_row == min(data["by_document"], key=lambda d: data["by_document"][d]["mean_f1"])  # worst first
-        # every document's span elements are its spans, in the JSON and in the inputs
+        # every document's span elements are its spans, in the JSON and in the inputs (the whole document)
         read_in = spans_read(ANNOTATORS)
+        opened.whole()
         for document in documents["documents"]:
             opened.page.select_option("#sa-filter-document", document["id"])
             drawn = opened.drawn_spans()
@@ -453,7 +459,7 @@ def test_score_and_merge_reports_in_chromium(browser, capsys, tmp_path):
         _, documents = blocks(page)
         reached = {tuple(entry[:5]) for entry in opened.walk()}
         assert reached == listing_of_items(documents) and len(reached) == 29
-        assert opened.page.locator("#sa-confusion table").count() == 2
+        assert opened.page.locator("#sa-confusion table").count() == 4  # per prediction: the confusion, the kinds
     finally:
         opened.close()
     page = tmp_path / "merge.html"
@@ -520,6 +526,7 @@ def test_the_bratiaa_example_report_reaches_every_disagreement(browser, shared_c
         assert opened.clean(), (opened.messages, opened.requests)
         seen = opened.walk()
         assert {tuple(e[:5]) for e in seen} == listing and all(e[5] >= 1 for e in seen)
+        opened.whole()
         for document in documents["documents"]:
             opened.page.select_option("#sa-filter-document", document["id"])
             expected = {k: v for k, v in spans_of(documents).items() if k[0] == document["id"] and v}

@@ -129,7 +129,7 @@ def test_the_score_view_by_hand():
     assert confusion["head"] == ["gold \\ prediction", "LOC", "PER", "(none)"]
     assert [[cell["value"] for cell in row[1:]] for row in confusion["rows"]] == [[0, 0, 1], [1, 2, 0], [0, 0, 0]]
     assert confusion["rows"][1][2]["style"] == "background:hsl(120,60%,60%)"  # the diagonal's top count: 95 - 35
-    assert dict(box["blocks"][3]["entries"]) == {"correct": 2, "partial": 0, "wrong_label": 1,
+    assert {row[0]: row[1] for row in box["blocks"][3]["rows"]} == {"correct": 2, "partial": 0, "wrong_label": 1,
                                                  "wrong_label_and_boundary": 0, "missed": 1, "spurious": 0}
     assert view.documents.rows == [["d1", pytest.approx(2 / 5), pytest.approx(4 / 5)], ["d2", 1.0, 1.0]]
     assert [(m["name"], m["mean"], m["sd"]) for m in view.document_f1] == [
@@ -208,6 +208,8 @@ def cell_text(cell) -> str:
         if "interval" in cell:
             found = cell["interval"]
             return "—" if found is None else f"[{cell_text(found[0])}, {cell_text(found[1])}]"
+        if "bar" in cell:
+            return ""
         return cell_text(cell["value"])
     if cell is None:
         return "—"

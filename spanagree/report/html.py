@@ -20,8 +20,11 @@ three JSON blocks:
 document, so neither the run nor the writing holds the corpus. ``merge`` spools each document's
 clusters as it votes (:class:`~spanagree.voting.VoteClusters`); its records are made from them,
 one document at a time, as they are written.
-The JavaScript (``assets/report.js``) draws the summary's charts as inline SVG and each document
-when it is shown; it never asks which command made the page.
+The summary — figures, tables, the heatmap and charts as inline SVG, captions — and the documents
+table are HTML written here (:mod:`spanagree.report.summary`), so the page reads with scripts off.
+The JavaScript (``assets/report.js``) adds sorting, filters and the document view (each
+disagreement in a window of aligned rows, the whole document on request, ``#doc=…&item=…``
+links); it never asks which command made the page.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ import json
 from importlib import resources
 from pathlib import Path
 
+from .._version import __version__
 from ..errors import UsageError, find_stack_level
 from .document import LazyMap, json_safe
+from .summary import documents_html, section_html, text
 from .view import ReportView, view_of
 
 
@@ -117,6 +122,17 @@ def _holds_lazy(value) -> bool:
     return False
 
 
+def summary_html(view: ReportView) -> str:
+    """What the page shows before (and without) its script: the title, the summary's sections,
+    the documents table, and the document view's section, which the script fills."""
+    return (f"<h1>spanagree — {text(view.title)} report</h1>\n"
+            f"<p class=\"sa-muted\">spanagree {text(__version__)}; annotators: {text(', '.join(view.annotators))}</p>\n"
+            + "".join(section_html(s) for s in view.sections) + documents_html(view)
+            + f"<section id=\"sa-view\">\n<h2>{text(view.document_heading)}</h2>\n<noscript><p class=\"sa-note\">"
+            f"The document view ({text(view.unit)}s in context, previous / next, filters) needs JavaScript; "
+            "every figure above is on the page without it.</p></noscript>\n</section>\n")
+
+
 def asset(name: str) -> str:
     return resources.files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
 
@@ -135,7 +151,9 @@ class Page:
                      "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
                      "<link rel=\"icon\" href=\"data:,\">\n"
                      f"<title>spanagree {view.title.lower()} report</title>\n<style>\n{asset('report.css')}</style>\n"
-                     "</head>\n<body>\n<div id=\"sa-app\"><noscript>This report needs JavaScript.</noscript></div>\n")
+                     "</head>\n<body>\n<div id=\"sa-app\">\n")
+        handle.write(summary_html(view))
+        handle.write("</div>\n")
         handle.write('<script type="application/json" id="spanagree-data">')
         write_streamed(handle, json_safe(view.summary))  # by_document entry by entry
         handle.write('</script>\n<script type="application/json" id="spanagree-documents">')

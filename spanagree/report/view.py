@@ -9,9 +9,10 @@ A :class:`ReportView` holds
   gold; ``merge``: none) and the words that name them;
 - the kinds a span or a cluster can be listed for (:data:`ITEM_KINDS`, :data:`CLUSTER_KINDS`:
   defined here once, from the scoring and voting modules' own lists) and the kind filter's choices;
-- the summary as :class:`Section` values: tables, paragraphs and charts (heatmap, bars, kappa
+- the summary as :class:`Section` values: tables (with their captions and the colour scales
+  fitted to their figures, :mod:`spanagree.report.scale`), paragraphs and charts (heatmap, kappa
   curves, intervals), made from the command's ``--output json`` document so that they show the
-  same figures;
+  same figures; Python writes them into the page (:mod:`spanagree.report.summary`);
 - the documents table (a row per document, its columns and sort order) and the selection of the
   documents drawn (``--report-documents``);
 - each shown document's record, read one at a time from the run's spools (:meth:`ReportView.records`).
@@ -31,6 +32,7 @@ from ..measures.counts import Counts
 from ..measures.registry import counts_dict, value
 from ..pipeline.compare import MeanF1
 from .document import agreement_document, pairs_summary, scores_document, vote_document
+from .scale import Scale, fitted
 
 #: Points of each kappa-against-d curve (d on a logarithmic scale).
 CURVE_POINTS = 60
@@ -102,7 +104,7 @@ class Choice:
 class Section:
     """One section of the summary: an ``id`` (or ``None``), a title and its blocks, each a dict
     with a ``type`` (``table``, ``paragraph``, ``heading``, ``box``, ``group``, ``heatmap``,
-    ``bars``, ``kappa``, ``intervals``); see :meth:`ReportView.as_json`."""
+    ``kappa``, ``intervals``); see :meth:`ReportView.as_json`."""
 
     id: str | None
     title: str
@@ -130,6 +132,12 @@ class DocumentsTable:
     sort: int
     ascending: bool
     notes: list[dict] = field(default_factory=list)
+
+    @property
+    def scale(self) -> Scale | None:
+        """The colour scale of the heat columns, fitted to every document's figures in them."""
+        heats = [k for k, c in enumerate(self.columns) if c.heat]
+        return fitted(row[k] for row in self.rows for k in heats)
 
 
 @dataclass
@@ -284,6 +292,7 @@ class ReportView:
             "summary": [{"id": s.id, "title": s.title, "blocks": s.blocks} for s in self.sections],
             "documents": {"columns": [{"name": c.name, "heat": c.heat, "ascending": c.ascending}
                                       for c in self.documents.columns],
+                          "scale": scale.as_json() if (scale := self.documents.scale) else None,
                           "rows": self.documents.rows, "sort": self.documents.sort,
                           "ascending": self.documents.ascending,
                           "notes": [*self.documents.notes, *self.selection_notes()]},
@@ -312,14 +321,27 @@ def number(x) -> dict:
     return {"value": x}
 
 
-def table(head: list[str], rows: list[list], *, text_columns: int = 1, id: str | None = None) -> dict:
-    """A table; a cell is a number, a text, ``None`` (—), ``{"heat": F1}`` (coloured by value),
-    ``{"interval": [low, high]}`` or ``{"value": v, "style": css}``."""
-    return {"type": "table", "id": id, "head": head, "rows": rows, "text_columns": text_columns}
+def table(head: list[str], rows: list[list], *, text_columns: int = 1, id: str | None = None,
+          caption: str | None = None, measure: str = "F1") -> dict:
+    """A table; a cell is a number, a text, ``None`` (—), ``{"heat": F1}`` (coloured by the
+    table's ``scale``, fitted to its heat cells: :func:`~spanagree.report.scale.fitted`),
+    ``{"interval": [low, high]}``, ``{"bar": fraction}`` or ``{"value": v, "style": css}``;
+    ``caption``: what the table counts, written under it; ``measure``: what the colours show."""
+    scale = fitted(c["heat"] for row in rows for c in row if isinstance(c, dict) and "heat" in c)
+    return {"type": "table", "id": id, "head": head, "rows": rows, "text_columns": text_columns,
+            "caption": caption, "measure": measure, "scale": scale.as_json() if scale else None}
 
 
 def heat(v) -> dict:
     return {"heat": v}
+
+
+def heatmap(names: list[str], matrix: list[list]) -> dict:
+    """The pairwise heatmap, its colour scale fitted to the pairs' figures (the diagonal, each
+    annotator against itself, left out)."""
+    scale = fitted(matrix[i][j] for i in range(len(names)) for j in range(len(names)) if i != j)
+    return {"type": "heatmap", "names": names, "matrix": matrix, "measure": "F1",
+            "scale": scale.as_json() if scale else None}
 
 
 def interval(v) -> dict:
@@ -381,6 +403,39 @@ def curve(a: float, b: float, c: float, d: float | None) -> list[list[float]]:
     return points
 
 
+#: The token-level measures of each pair (``--chance``): their JSON keys and their headings.
+TOKEN_MEASURES = (("cohen_kappa", "Cohen's κ"), ("scott_pi", "Scott's π"), ("informedness", "informedness"),
+                  ("markedness", "markedness"), ("mcc", "MCC"))
+
+
+def token_measures_section(found: list[dict]) -> list[Section]:
+    """``--chance``: the token-level measures, as papers report them — each pair's Cohen's kappa,
+    Scott's pi, informedness, markedness and MCC over the tokens' categories, and Fleiss' kappa
+    and Krippendorff's alpha over every annotator (docs/measures.md)."""
+    if not found:
+        return []
+    rows, overall = [], []
+    for chance in found:
+        for p in chance["pairs"]:
+            rows.append([*p["annotators"], p["tokens"], *(p.get(key) for key, _ in TOKEN_MEASURES)])
+        names = sorted({a for p in chance["pairs"] for a in p["annotators"]})
+        overall.append(paragraph(
+            "Fleiss' κ ", bold(chance.get("fleiss_kappa")), ", Krippendorff's α ", bold(chance.get("krippendorff_alpha")),
+            f" over {chance['tokens']} tokens of {chance['documents']} documents"
+            + (f" ({', '.join(names)})" if len(found) > 1 else "")))
+    first = found[0]
+    categories = first["categories"]
+    words = (f"Each token is one item, given a category by each annotator (categories: {', '.join(categories)}); "
+             f"tokens from the {first['tokenizer']} tokenizer, labels {first['labels']}. A pair's measures are "
+             "computed over its table of categories (the token counts, O included); Fleiss' κ and Krippendorff's α "
+             "(nominal) over every annotator at once.")
+    return [Section("sa-tokens", "Token-level agreement (--chance)", [
+        table(["first", "second", "tokens", *(name for _, name in TOKEN_MEASURES)], rows, text_columns=2,
+              id="sa-token-measures"),
+        *overall,
+        paragraph(words, css="sa-caption")])]
+
+
 def kappa_section(curves: list[dict], comparisons: list[Comparison]) -> list[Section]:
     if not curves:
         return []
@@ -434,11 +489,18 @@ def paired_tests_section(entries: list[dict] | None) -> list[Section]:
     def p(x):
         return None if nothing(x) else ("< 0.001" if x < 0.001 else x)
 
+    if e0["test"] == "randomization":
+        which = ("The interval and the p-values come from two different tests: the interval is the paired "
+                 "bootstrap's percentile interval of Δ, the p-values the approximate randomization test's, so an "
+                 "interval that excludes 0 can sit beside a p-value above 0.05.")
+    else:
+        which = "The interval (its percentile interval of Δ) and the p-values both come from the paired bootstrap."
     return [Section("sa-comparisons", "Paired comparisons", [
         paragraph(f"{test}, {e0['resamples']} rounds over {e0['units']} {e0['unit']}s, seed {e0['seed']}; "
-                  "Δ = first − second; the interval is the paired bootstrap's; p (Holm) adjusted across the pairs of "
-                  "the same measure", css="sa-muted"),
-        table(["first", "second", "measure", "Δ", "95% interval", "p", "p (Holm)"],
+                  "Δ = first − second; p (Holm) adjusted across the pairs of the same measure", css="sa-muted"),
+        paragraph(which, css="sa-caption", id="sa-tests"),
+        table(["first", "second", "measure", "Δ", "95% interval (paired bootstrap)", f"p ({test})",
+               f"p Holm ({test})"],
               [[e["first"], e["second"], e["measure"], e["difference"], interval([e["low"], e["high"]]),
                 p(e["p_value"]), p(e["p_value_holm"])] for e in entries], text_columns=3,
               id="sa-comparisons-table")])]
@@ -581,7 +643,9 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
     figures = [
         table(["first", "second", "a", "b", "c", "precision", "recall", "F1"],
               [[*p["annotators"], p["a"], p["b"], p["c"], p["precision"], p["recall"], heat(p["f1"])]
-               for p in summary["pairs"]], text_columns=2, id="sa-pairs"),
+               for p in summary["pairs"]], text_columns=2, id="sa-pairs",
+              caption="a: the spans the match rule pairs between the two; b: the first's other spans; c: the "
+                      "second's; F1 = 2a / (2a + b + c), the pair's positive specific agreement"),
         paragraph("mean pairwise F1 ", bold(summary["mean_f1"]), " (SD ", number(summary["sd_f1"]), "); pooled F1 ",
                   bold(summary["pooled_f1"]), f" over {summary['documents']} documents, match {summary['match']}, "
                   f"labels {summary['labels']}")]
@@ -592,12 +656,15 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
                       bold(alpha["overall"], id="sa-alpha-u"), f" over {alpha['characters']} characters of "
                       f"{alpha['documents']} documents, {alpha['annotators']} annotators"),
             table(["label", "α_U", "D_O", "D_E"], [[label, heat(e["alpha"]), e["observed"], e["expected"]]
-                                                  for label, e in alpha["labels"].items()], id="sa-alpha-u-labels")]
+                                                  for label, e in alpha["labels"].items()], id="sa-alpha-u-labels",
+                  measure="α_U")]
     pair_names = [" × ".join(p["annotators"]) for p in summary["pairs"]]
     labels = Section("sa-labels", "Per label F1", [
         table(["label", *pair_names, "mean", "pooled"],
               [[label, *(heat(p["f1"]) for p in b["pairs"]), heat(b["mean_f1"]), heat(b["pooled_f1"])]
-               for label, b in summary["by_label"].items()], id="sa-by-label"),
+               for label, b in summary["by_label"].items()], id="sa-by-label",
+              caption="each pair's F1 over the spans of the label; mean: of the pairs' F1; pooled: the F1 of the "
+                      "pairs' a, b and c summed"),
         averages_group([(n, p.get("averages")) for n, p in zip(pair_names, summary["pairs"])], "pair",
                        "(the mean of both annotators' spans of the label)")])
     rows = []
@@ -613,9 +680,11 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
     curves = kappa_curves([p.counts for p in result.pairs], [result.extras])
     sections = [Section("sa-figures", "Figures", figures + notes_of(summary)),
                 Section(None, "Pairwise F1", [{"type": "box", "id": "sa-heatmap", "inline": True, "blocks": [
-                    {"type": "heatmap", "names": summary["matrix"]["annotators"],
-                     "matrix": summary["matrix"]["f1"]}]}]),
+                    heatmap(summary["matrix"]["annotators"], summary["matrix"]["f1"]),
+                    paragraph("each cell is the pair's F1, as in the table of figures; the diagonal (grey) is each "
+                              "annotator against itself", css="sa-caption")]}]),
                 labels,
+                *token_measures_section([summary["chance"]] if summary.get("chance") else []),
                 *kappa_section(curves, comparisons),
                 *bootstrap_section([summary["bootstrap"]] if summary.get("bootstrap") else []),
                 *paired_tests_section(summary.get("comparisons"))]
@@ -645,7 +714,9 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
         table(["rank", "prediction", "gold", "a", "b", "c", "precision", "recall", "F1"],
               [["n/a" if rank[k] is None else rank[k], p["prediction"], p["gold"], p["a"], p["b"], p["c"],
                 p["precision"], p["recall"], heat(p.get("f1"))] for k in ranked for p in [predictions[k]]],
-              text_columns=3, id="sa-pairs"),
+              text_columns=3, id="sa-pairs",
+              caption="a: the predicted spans the match rule pairs with a gold span; b: the other predicted spans "
+                      "(false positives); c: the other gold spans (false negatives)"),
         paragraph(f"{predictions[0]['documents']} documents scored, match {predictions[0]['match']}, labels "
                   f"{predictions[0]['labels']}")]
     every = sorted({label for p in predictions for label in p["by_label"]})
@@ -653,7 +724,9 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
         table(["label", *(p["prediction"] for p in predictions), "support (gold spans)"],
               [[label, *(heat(p["by_label"][label]["f1"] if label in p["by_label"] else None) for p in predictions),
                 predictions[0]["by_label"][label]["support"] if label in predictions[0]["by_label"] else 0]
-               for label in every], id="sa-by-label"),
+               for label in every], id="sa-by-label",
+              caption="each prediction's F1 over the spans of the label (— : neither side has the label); support: "
+                      "the gold's spans of the label"),
         averages_group([(p["prediction"], p.get("averages")) for p in predictions], "prediction",
                        "(the gold's spans of the label)")])
     confusion = Section("sa-confusion", "Confusion and error kinds", [confusion_box(p) for p in predictions])
@@ -667,6 +740,7 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
     changed = add_aligned_texts(documents, [p["aligned_texts"] for p in predictions if p.get("aligned_texts")])
     curves = kappa_curves([r.counts for r in results], [r.extras for r in results])
     sections = [Section("sa-figures", "Figures", figures + notes_of(summary)), labels, confusion,
+                *token_measures_section([p["chance"] for p in predictions if p.get("chance")]),
                 *kappa_section(curves, comparisons),
                 *bootstrap_section([p["bootstrap"] for p in predictions if p.get("bootstrap")]),
                 *paired_tests_section(summary.get("comparisons"))]
@@ -684,7 +758,8 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
 
 def confusion_box(p: dict) -> dict:
     """A prediction's confusion (gold rows × predicted columns, the diagonal green, the rest red,
-    darker with the count) and its error kinds as bars."""
+    darker with the count), with a caption on what its diagonal counts, and its error kinds as a
+    table with bars."""
     conf = p["confusion"]
     top = max([1, *(v for row in conf["matrix"] for v in row)])
 
@@ -694,13 +769,25 @@ def confusion_box(p: dict) -> dict:
         lightness = math.floor(95 - 35 * v / top + 0.5)  # JavaScript's toFixed(0) on a positive number
         return {"value": v, "style": f"background:hsl({120 if diagonal else 0},60%,{lightness}%)"}
 
+    from ..errorkinds import NONE
+
+    labels = conf["labels"]
+    diagonal = sum(conf["matrix"][i][i] for i, label in enumerate(labels) if label != NONE)
+    errors = p["errors"]
+    caption = (f"Each item of the error analysis (two aligned spans, or a span alone) is counted once, by its gold "
+               f"and its predicted label ({NONE}: missed, spurious). The diagonal ({diagonal}) counts the pairs with the same label whether their "
+               f"boundaries are the same ({errors.get('correct', 0)} correct) or only overlap "
+               f"({errors.get('partial', 0)} partial), so it can differ from the pairs the match rule "
+               f"({p['match']}) counts in a ({p['a']}) and from the per-label a.")
+    top_kind = max([1, *errors.values()])
     return {"type": "box", "id": None, "inline": False, "blocks": [
         {"type": "heading", "text": f"{p['prediction']}: gold (rows) × prediction (columns)"},
-        table(["gold \\ prediction", *conf["labels"]],
+        table(["gold \\ prediction", *labels],
               [[label, *(cell(v, i == j) for j, v in enumerate(conf["matrix"][i]))]
-               for i, label in enumerate(conf["labels"])]),
+               for i, label in enumerate(labels)], caption=caption),
         {"type": "heading", "text": "error kinds"},
-        {"type": "bars", "title": "error kinds", "entries": [[k, n] for k, n in p["errors"].items()]}]}
+        table(["kind", "spans", ""], [[k, n, {"bar": n / top_kind}] for k, n in errors.items()],
+              id=None, caption="the items of score --errors, correct ones included")]}
 
 
 def vote_view(result, limit: int | None = None) -> ReportView:

@@ -1,27 +1,26 @@
-/* spanagree's HTML report: the summary (tables and inline SVG charts) and the document view,
-   drawn from the page's view model (the spanagree-view block: sections, documents table, kinds,
-   words) and its documents (the spanagree-documents block), docs/report.md. The script never asks
-   which command made the page: what it draws is what the view holds. Plain JavaScript, no library,
-   no network request. Offsets are Unicode code points: texts are split with Array.from. */
+/* spanagree's HTML report: what the page's script adds to the summary Python wrote (docs/report.md):
+   sorting the tables, the documents table whole and filtered, and the document view — each
+   disagreement (or cluster) with every annotator's version in rows aligned on a window of the
+   text, the whole document on request, previous / next, filters, and links (#doc=…&item=…) that
+   open the page on a disagreement. It reads the view model (the spanagree-view block: documents
+   table, kinds, words) and the documents (the spanagree-documents block), and never asks which
+   command made the page. Plain JavaScript, no library, no network request. Offsets are Unicode
+   code points: texts are split with Array.from. */
 (function () {
   "use strict";
   var VIEW = JSON.parse(document.getElementById("spanagree-view").textContent);
   var DOCS = JSON.parse(document.getElementById("spanagree-documents").textContent);
   var app = document.getElementById("sa-app");
-  var SVGNS = "http://www.w3.org/2000/svg";
   var NAMES = VIEW.annotators;
   var COLOURS = {};  // the kinds of disagreement (an item of another kind agrees), and their outlines
   VIEW.kinds.forEach(function (k) { COLOURS[k.name] = k.colour; });
   function disagrees(kind) { return Object.prototype.hasOwnProperty.call(COLOURS, kind); }
+  // the window around a disagreement: the lines holding it and this many more on each side, at
+  // most this many characters on each side (long lines: cut at a space)
+  var CONTEXT_LINES = 1, CONTEXT_CHARACTERS = 160;
 
   function el(tag, attrs) {
     var node = document.createElement(tag);
-    setAttrs(node, attrs);
-    for (var k = 2; k < arguments.length; k++) append(node, arguments[k]);
-    return node;
-  }
-  function sv(tag, attrs) {
-    var node = document.createElementNS(SVGNS, tag);
     setAttrs(node, attrs);
     for (var k = 2; k < arguments.length; k++) append(node, arguments[k]);
     return node;
@@ -33,6 +32,7 @@
       if (v === null || v === undefined || v === false) return;
       if (key === "onclick") node.addEventListener("click", v);
       else if (key === "onchange") node.addEventListener("change", v);
+      else if (key === "oninput") node.addEventListener("input", v);
       else if (key === "style") node.setAttribute("style", v);
       else node.setAttribute(key, v === true ? "" : String(v));
     });
@@ -42,15 +42,16 @@
     if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); return; }
     node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
   }
-  function fmt(x) {
+  function fmt(x) {  // as Python's summary writes figures (spanagree.report.summary.figure)
     if (x === null || x === undefined) return "—";
     if (typeof x === "number") return Number.isInteger(x) ? String(x) : x.toFixed(3);
     return String(x);
   }
-  function heat(v) {  // 0 → red, 1 → green; undefined → grey
-    if (v === null || v === undefined) return "#ddd";
-    var h = Math.max(0, Math.min(1, v)) * 120;
-    return "hsl(" + h.toFixed(0) + ",65%,72%)";
+  function scaleStyle(scale, v) {  // a stepped scale of the view (spanagree.report.scale)
+    if (v === null || v === undefined || !scale) return "background:#dddddd;color:#1d2329";
+    var k = 0;
+    for (var e = 1; e < scale.edges.length - 1; e++) if (v >= scale.edges[e]) k++;
+    return "background:" + scale.colours[k] + ";color:" + scale.inks[k];
   }
   function hue(label) {
     var h = 0;
@@ -74,145 +75,50 @@
       }));
     })));
   }
-  function heatCell(v) { return el("td", { style: "background:" + heat(v) }, fmt(v)); }
-  function section(title, id) { return el("section", { id: id }, el("h2", null, title)); }
-
-  // ---- the summary: the view's sections, block by block ----------------------------------------
   function comparisonName(c) { return VIEW.comparisons[c].name; }
 
-  function cell(v) {  // a table cell of the view: a value, {heat}, {interval} or {value, style}
-    if (v !== null && typeof v === "object") {
-      if ("heat" in v) return heatCell(v.heat);
-      if ("interval" in v) return el("td", null, intervalText(v.interval));
-      return el("td", { style: v.style }, fmt(v.value));
-    }
-    return v;
+  // ---- the summary's tables, sortable by any column --------------------------------------------
+  function cellValue(td) {  // a number when the cell shows one, the text otherwise, null for —
+    var t = td.textContent;
+    if (t === "—" || t === "") return null;
+    return /^-?\d/.test(t) && !isNaN(parseFloat(t)) ? parseFloat(t) : t;
   }
-  function part(p) {  // a paragraph's part: a text, {value} or {text | value, tag, id}
-    if (typeof p === "string") return p;
-    var text = "value" in p ? fmt(p.value) : p.text;
-    return p.tag ? el(p.tag, { id: p.id }, text) : text;
-  }
-  function block(b) {
-    if (b.type === "table") return table(b.head, b.rows.map(function (row) { return row.map(cell); }), { textColumns: b.text_columns, id: b.id });
-    if (b.type === "paragraph") return el("p", { "class": b["class"], id: b.id }, b.parts.map(part));
-    if (b.type === "heading") return el("h3", null, b.text);
-    if (b.type === "box") return el("div", { "class": "sa-chart", id: b.id, style: b.inline ? "display:inline-block" : null }, b.blocks.map(block));
-    if (b.type === "group") return el("div", null, b.blocks.map(block));
-    if (b.type === "heatmap") return heatmapSvg(b.names, b.matrix);
-    if (b.type === "bars") return barsSvg(b.entries, b.title);
-    if (b.type === "kappa") return kappaCharts(b.charts);
-    if (b.type === "intervals") return intervalsSvg(b.rows);
-    throw new Error("unknown block " + b.type);
-  }
-  function summarySection(s) {
-    var node = section(s.title, s.id);
-    s.blocks.forEach(function (b) { node.appendChild(block(b)); });
-    return node;
-  }
-
-  function heatmapSvg(names, matrix) {
-    var cell = 54, left = 90, top = 20, n = names.length;
-    var g = sv("svg", { width: left + n * cell + 10, height: top + n * cell + 70, role: "img", "aria-label": "pairwise F1" });
-    for (var i = 0; i < n; i++) {
-      g.appendChild(sv("text", { x: left - 6, y: top + i * cell + cell / 2 + 4, "text-anchor": "end" }, names[i]));
-      g.appendChild(sv("text", { x: left + i * cell + cell / 2, y: top + n * cell + 14, "text-anchor": "end",
-        transform: "rotate(-35 " + (left + i * cell + cell / 2) + " " + (top + n * cell + 14) + ")" }, names[i]));
-      for (var j = 0; j < n; j++) {
-        var v = matrix[i][j];
-        g.appendChild(sv("rect", { x: left + j * cell, y: top + i * cell, width: cell - 2, height: cell - 2, fill: heat(v) },
-          sv("title", null, names[i] + " × " + names[j] + ": " + fmt(v))));
-        g.appendChild(sv("text", { x: left + j * cell + cell / 2 - 1, y: top + i * cell + cell / 2 + 4, "text-anchor": "middle" }, fmt(v)));
-      }
-    }
-    return g;
-  }
-
-  function barsSvg(entries, title) {  // entries: [[name, value]]
-    var width = 360, bar = 20, left = 170;
-    var max = Math.max.apply(null, entries.map(function (e) { return e[1]; }).concat([1]));
-    var g = sv("svg", { width: width + left, height: entries.length * (bar + 4) + 24, role: "img", "aria-label": title });
-    entries.forEach(function (e, k) {
-      var w = (e[1] / max) * (width - 50);
-      g.appendChild(sv("text", { x: left - 6, y: k * (bar + 4) + 15, "text-anchor": "end" }, e[0]));
-      g.appendChild(sv("rect", { x: left, y: k * (bar + 4) + 2, width: Math.max(w, 0.5), height: bar, fill: "hsl(" + hue(e[0]) + ",55%,60%)" }));
-      g.appendChild(sv("text", { x: left + w + 4, y: k * (bar + 4) + 15 }, fmt(e[1])));
-    });
-    return g;
-  }
-
-  // --compare: the paired tests (docs/statistics.md)
-
-  // --chance: kappa against d, one chart per comparison (Hripcsak & Rothschild 2005)
-  function kappaCharts(charts) {
-    var wrap = el("div", { "class": "sa-charts" });
-    charts.forEach(function (chart) {
-      var curves = chart.curves, c = chart.comparison;
-      var W = 420, H = 240, L = 44, B = 30, T = 10, R = 10;
-      var maxD = 1;
-      curves.forEach(function (cv) { cv.points.forEach(function (p) { maxD = Math.max(maxD, p[0]); }); });
-      var lx = function (d) { return L + (Math.log10(d + 1) / Math.log10(maxD + 1)) * (W - L - R); };
-      var ly = function (k) { return T + (1 - (Math.max(-1, Math.min(1, k)) + 1) / 2) * (H - T - B); };
-      var g = sv("svg", { width: W, height: H + 20, role: "img", "aria-label": "kappa against d", "class": "sa-kappa-chart", "data-comparison": c });
-      g.appendChild(sv("line", { x1: L, y1: ly(0), x2: W - R, y2: ly(0), stroke: "#ccc" }));
-      g.appendChild(sv("line", { x1: L, y1: T, x2: L, y2: H - B, stroke: "#888" }));
-      g.appendChild(sv("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#888" }));
-      [-1, -0.5, 0, 0.5, 1].forEach(function (k) { g.appendChild(sv("text", { x: L - 4, y: ly(k) + 4, "text-anchor": "end" }, k)); });
-      [0, 10, 100, 1000, 10000, 100000, 1000000].forEach(function (d) {
-        if (d <= maxD) g.appendChild(sv("text", { x: lx(d), y: H - B + 14, "text-anchor": "middle" }, d >= 1000 ? (d / 1000) + "k" : d));
+  function sortable(tableNode) {
+    var heads = tableNode.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th, k) {
+      th.classList.add("sa-sortable");
+      th.addEventListener("click", function () {
+        var ascending = th.getAttribute("data-sorted") !== "ascending";
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("data-sorted"); });
+        th.setAttribute("data-sorted", ascending ? "ascending" : "descending");
+        var body = tableNode.tBodies[0];
+        var rows = Array.prototype.map.call(body.rows, function (r, n) { return { row: r, value: cellValue(r.cells[k]), order: n }; });
+        rows.sort(function (a, b) {
+          var x = a.value, y = b.value;
+          if (x === y) return a.order - b.order;
+          if (x === null) return 1;
+          if (y === null) return -1;
+          if (typeof x !== typeof y) return typeof x === "number" ? -1 : 1;
+          var r = x < y ? -1 : 1;
+          return ascending ? r : -r;
+        });
+        rows.forEach(function (r) { body.appendChild(r.row); });
       });
-      g.appendChild(sv("text", { x: (W + L) / 2, y: H + 12, "text-anchor": "middle" }, "d (log scale)"));
-      curves.forEach(function (cv) {
-        var colour = cv.level === "tokens" ? "#1f6fd1" : "#d1741f";
-        var path = cv.points.filter(function (p) { return p[1] !== null; }).map(function (p, k) {
-          return (k ? "L" : "M") + lx(p[0]).toFixed(1) + "," + ly(p[1]).toFixed(1);
-        }).join("");
-        g.appendChild(sv("path", { d: path, fill: "none", stroke: colour, "stroke-width": 2, "class": "sa-curve", "data-level": cv.level }));
-        if (cv.psa !== null) g.appendChild(sv("line", { x1: L, x2: W - R, y1: ly(cv.psa), y2: ly(cv.psa), stroke: colour, "stroke-dasharray": "3 3" }));
-        if (cv.d !== null && cv.kappa !== null) {
-          g.appendChild(sv("circle", { cx: lx(cv.d), cy: ly(cv.kappa), r: 5, fill: colour, "class": "sa-actual-d" },
-            sv("title", null, "tokens: d = " + cv.d + ", kappa = " + fmt(cv.kappa))));
-        }
-      });
-      var legend = el("div", { "class": "sa-legend" }, curves.map(function (cv) {
-        return el("span", { style: "color:" + (cv.level === "tokens" ? "#1f6fd1" : "#d1741f") },
-          cv.level + ": a=" + fmt(cv.a) + " b=" + fmt(cv.b) + " c=" + fmt(cv.c) + (cv.d !== null ? " d=" + cv.d + " κ=" + fmt(cv.kappa) : "") + " PSA=" + fmt(cv.psa));
-      }));
-      wrap.appendChild(el("div", { "class": "sa-chart" }, el("h3", null, chart.name), g, legend));
     });
-    return wrap;
   }
-
-  function intervalsSvg(rows) {  // rows: [[name, [low, high] or null]]
-    var W = 420, L = 170, bar = 18;
-    var g = sv("svg", { width: W + L, height: rows.length * (bar + 6) + 24, role: "img", "aria-label": "F1 intervals" });
-    var x = function (v) { return L + v * (W - 20); };
-    [0, 0.25, 0.5, 0.75, 1].forEach(function (v) {
-      g.appendChild(sv("line", { x1: x(v), x2: x(v), y1: 0, y2: rows.length * (bar + 6), stroke: "#eee" }));
-      g.appendChild(sv("text", { x: x(v), y: rows.length * (bar + 6) + 14, "text-anchor": "middle" }, v));
-    });
-    rows.forEach(function (e, k) {
-      var y = k * (bar + 6) + bar / 2 + 2;
-      g.appendChild(sv("text", { x: L - 6, y: y + 4, "text-anchor": "end" }, e[0]));
-      var iv = e[1];
-      if (iv) g.appendChild(sv("line", { x1: x(iv[0]), x2: x(iv[1]), y1: y, y2: y, stroke: "#1f6fd1", "stroke-width": 6, "class": "sa-interval" }));
-    });
-    return g;
-  }
-  function intervalText(iv) { return iv ? "[" + fmt(iv[0]) + ", " + fmt(iv[1]) + "]" : "—"; }
+  Array.prototype.forEach.call(app.querySelectorAll("table.sa-table[data-sortable]"), sortable);
 
   // ---- the documents table -------------------------------------------------------------------
   var shownIndex = {};
   DOCS.documents.forEach(function (d, k) { shownIndex[d.id] = k; });
+  function docLink(id) { return "#doc=" + encodeURIComponent(id); }
 
-  function documentsSection() {
-    var s = section("Documents", "sa-documents");
+  function documentsTable() {
     var spec = VIEW.documents, columns = spec.columns;
-    spec.notes.forEach(function (n) { s.appendChild(block(n)); });
+    var holder = document.getElementById("sa-documents-holder");
     var rows = spec.rows.map(function (r, k) { return { values: r, order: k }; });
     var sortKey = spec.sort, ascending = spec.ascending;
-    var limit = 300;
-    var holder = el("div");
+    var limit = 300, find = "";
     function compare(a, b) {
       var x = a.values[sortKey], y = b.values[sortKey];
       if (x === y) return a.order - b.order;
@@ -223,34 +129,41 @@
     }
     function draw() {
       rows.sort(compare);
+      var kept = find === "" ? rows : rows.filter(function (r) { return String(r.values[0]).indexOf(find) >= 0; });
       var head = el("tr", null, columns.map(function (c, k) {
         return el("th", { "class": "sa-sortable" + (k === 0 ? " sa-text" : ""), "data-key": k, onclick: function () {
           if (sortKey === k) ascending = !ascending; else { sortKey = k; ascending = c.ascending; }
           draw();
         } }, c.name + (sortKey === k ? (ascending ? " ▲" : " ▼") : ""));
       }));
-      var body = el("tbody", null, rows.slice(0, limit).map(function (r) {
+      var body = el("tbody", null, kept.slice(0, limit).map(function (r) {
         var id = r.values[0];
-        return el("tr", { "class": "sa-row", "data-doc": id, onclick: function () { showDocument(id, true); } },
-          columns.map(function (c, k) {
-            if (k === 0) return el("td", { "class": "sa-text" }, id, shownIndex[id] === undefined ? el("span", { "class": "sa-muted" }, " (left out)") : null);
-            return c.heat ? heatCell(r.values[k]) : el("td", null, fmt(r.values[k]));
-          }));
+        return el("tr", { "class": "sa-row", "data-doc": id, onclick: function (e) {
+          if (e.target.closest && e.target.closest("a")) return;  // the link opens it
+          go(docLink(id));
+        } }, columns.map(function (c, k) {
+          if (k === 0) return el("td", { "class": "sa-text" }, el("a", { href: docLink(id) }, id),
+            shownIndex[id] === undefined ? el("span", { "class": "sa-muted" }, " (left out)") : null);
+          return el("td", { style: c.heat ? scaleStyle(spec.scale, r.values[k]) : null }, fmt(r.values[k]));
+        }));
       }));
       holder.textContent = "";
+      holder.appendChild(el("label", { "class": "sa-find" }, "find a document ",
+        el("input", { id: "sa-documents-find", type: "search", value: find, oninput: function (e) {
+          find = e.target.value; draw(); var box = document.getElementById("sa-documents-find"); box.focus();
+          box.setSelectionRange(find.length, find.length);
+        } })));
       holder.appendChild(el("table", { "class": "sa-table", id: "sa-document-table" }, el("thead", null, head), body));
-      if (rows.length > limit) holder.appendChild(el("button", { onclick: function () { limit = rows.length; draw(); } },
-        "show all " + rows.length + " documents"));
+      if (kept.length > limit) holder.appendChild(el("button", { id: "sa-documents-all", onclick: function () { limit = rows.length; draw(); } },
+        "show all " + kept.length + " documents"));
     }
     draw();
-    s.appendChild(holder);
-    return s;
   }
 
   // ---- the document view ---------------------------------------------------------------------
-  var state = { doc: "", label: "", kind: "", comparison: "", position: -1 };
+  var state = { doc: "", label: "", kind: "", comparison: "", position: -1, whole: false };
   var listing = [];   // the disagreements (or clusters) the filters keep: {doc, item | cluster}
-  var view, info, status, docSelect;
+  var view, info, status, docSelect, wholeButton;
 
   function spanOf(docIndex, annotator, index) {
     var d = DOCS.documents[docIndex];
@@ -263,7 +176,7 @@
     if (!cp || !span) return "";
     return span[0].map(function (f) { return cp.slice(f[0], f[1]).join(""); }).join(" … ");
   }
-
+  function hull(span) { var f = span[0]; return [f[0][0], f[f.length - 1][1]]; }
 
   // an entry of the listing (a classified item or a cluster) is kept by a kind filter's choice
   // when one of the choice's tags is among the entry's
@@ -314,12 +227,13 @@
     if (!listing.length) return;
     state.position = state.position < 0 ? (delta > 0 ? 0 : listing.length - 1) : (state.position + delta + listing.length) % listing.length;
     var entry = listing[state.position];
-    renderDocument(entry.doc, entry);
+    render(entry.doc, entry, true);
     updateStatus();
   }
 
   function kindsOf(docIndex) {  // (annotator, span index) → [{comparison, kind, partner annotator, partner span}]
     var d = DOCS.documents[docIndex];
+    if (d._kinds && d._kinds.comparison === state.comparison) return d._kinds.found;
     var found = {};
     d.items.forEach(function (item, n) {
       if (state.comparison !== "" && item[0] !== +state.comparison) return;
@@ -330,6 +244,7 @@
         (found[key] = found[key] || []).push({ comparison: item[0], kind: item[1], partner: side[2], partnerSpan: side[3], item: n });
       });
     });
+    d._kinds = { comparison: state.comparison, found: found };
     return found;
   }
 
@@ -354,44 +269,55 @@
 
   function kindStyle(kind) { return kind && disagrees(kind) && COLOURS[kind] ? ";--sa-kind:" + COLOURS[kind] : ""; }
 
-  function spanElement(d, cp, annotator, index, span, extra) {
+  // a span's element; with clip [from, to) only the part of its text inside (the window)
+  function spanElement(d, cp, annotator, index, span, extra, clip) {
     var f = span[0], start = f[0][0], end = f[f.length - 1][1];
     var touched = annotator !== null && AFFECTED[[d.id, NAMES[annotator], fragmentsText(f), span[1]].join("\u0000")];
     if (touched) extra = Object.assign({}, extra || {}, { "data-text-changed": "true",
       title: ((extra && extra.title) ? extra.title + "\n" : "") + "touches characters changed between the copies' texts (--align-text)" });
+    var from = clip ? clip[0] : 0, to = clip ? clip[1] : Infinity;
     var attrs = Object.assign({ "class": "sa-span", "data-doc": d.id, "data-annotator": annotator === null ? null : NAMES[annotator],
       "data-start": start, "data-end": end, "data-fragments": fragmentsText(f), "data-label": span[1],
-      "data-index": index, style: labelStyle(span[1]) + kindStyle(extra && extra["data-kind"]) }, extra || {});
+      "data-index": index, "data-clipped": start < from || end > to ? "true" : null,
+      style: labelStyle(span[1]) + kindStyle(extra && extra["data-kind"]) }, extra || {});
     var node = el("span", attrs);
     if (cp) {
-      var at = start;
+      var at = Math.max(start, from);
       f.forEach(function (frag) {
-        if (frag[0] > at) node.appendChild(el("span", { "class": "sa-gap" }, cp.slice(at, frag[0]).join("")));
-        node.appendChild(document.createTextNode(cp.slice(frag[0], frag[1]).join("")));
-        at = frag[1];
+        var s = Math.max(frag[0], from), e = Math.min(frag[1], to);
+        if (s > at && at < to) node.appendChild(el("span", { "class": "sa-gap" }, cp.slice(at, Math.min(s, to)).join("")));
+        if (e > s) node.appendChild(document.createTextNode(cp.slice(s, e).join("")));
+        at = Math.max(at, frag[1]);
       });
     } else node.appendChild(document.createTextNode("[" + fragmentsText(f) + "]"));
     node.appendChild(el("span", { "class": "sa-label" }, span[1]));
     return node;
   }
 
-  function lane(d, cp, name, spans, makeAttrs) {
+  // a lane: a name and the text in rows (layers), the visible spans in them; with clip, only
+  // the window [from, to) of the text and the spans that overlap it
+  function lane(d, cp, name, spans, makeAttrs, clip) {
     var box = el("div", { "class": "sa-lane", "data-lane": name }, el("div", { "class": "sa-lane-name" }, name));
-    var visible = spans.map(function (s, k) { return k; }).filter(function (k) { return state.label === "" || spans[k][1] === state.label; });
+    var from = clip ? clip[0] : 0, to = clip ? clip[1] : (cp ? cp.length : Infinity);
+    var visible = spans.map(function (s, k) { return k; }).filter(function (k) {
+      if (state.label !== "" && spans[k][1] !== state.label) return false;
+      var h = hull(spans[k]);
+      return !clip || (h[0] < to && h[1] > from) || (h[0] === h[1] && h[0] >= from && h[0] <= to);
+    });
     var sub = visible.map(function (k) { return spans[k]; });
     var rows = layers(sub);
     if (!rows.length) rows = [[]];
     rows.forEach(function (row) {
       var layer = el("div", { "class": "sa-layer" });
-      var at = 0;
+      var at = from;
       row.sort(function (x, y) { return sub[x][0][0][0] - sub[y][0][0][0]; });
       row.forEach(function (r) {
-        var k = visible[r], f = spans[k][0], start = f[0][0], end = f[f.length - 1][1];
+        var k = visible[r], h = hull(spans[k]), start = Math.max(h[0], from);
         if (cp && start > at) layer.appendChild(document.createTextNode(cp.slice(at, start).join("")));
         layer.appendChild(makeAttrs(k, spans[k]));
-        at = Math.max(at, end);
+        at = Math.max(at, Math.min(h[1], to));
       });
-      if (cp && at < cp.length) layer.appendChild(document.createTextNode(cp.slice(at).join("")));
+      if (cp && at < to) layer.appendChild(document.createTextNode(cp.slice(at, to).join("")));
       box.appendChild(layer);
     });
     return box;
@@ -402,73 +328,205 @@
     return NAMES[annotator] + " [" + span[1] + "] “" + spanText(d, span) + "” (" + fragmentsText(span[0]) + ")";
   }
 
-  var rendered = null;  // what the view shows: the document and the filters it was drawn with
-
-
-  function renderDocument(docIndex, entry) {
-    var d = DOCS.documents[docIndex];
-    var cp = codePoints(d);
-    var key = [docIndex, state.label, state.kind, state.comparison].join("\u0000");
-    info.textContent = "";
-    ["data-doc", "data-kind", "data-comparison", "data-cluster", "data-first", "data-second"].forEach(function (a) { info.removeAttribute(a); });
-    docSelect.value = state.doc;
-    if (rendered === key && view.firstChild) {  // the same drawing: only the current entry moves
-      Array.prototype.forEach.call(view.querySelectorAll(".sa-current"), function (n) { n.classList.remove("sa-current"); });
-      if (entry) markEntry(d, docIndex, entry, view.firstChild);
-      return;
-    }
-    rendered = key;
-    view.textContent = "";
-    var box = el("div", { "class": "sa-document", "data-doc": d.id });
-    box.appendChild(el("h3", null, "document " + d.id, el("span", { "class": "sa-muted" }, " — " + d.disagreements + " " + VIEW.per_document)));
-    var members = NAMES.map(function (n, k) { return k; });
+  function members(d) {  // the lanes drawn: the comparison filter's two, or every annotator (who has the document)
+    var found = NAMES.map(function (n, k) { return k; });
     if (state.comparison !== "") {
       var comp = VIEW.comparisons[+state.comparison];
-      members = [comp.first, comp.second];
+      found = [comp.first, comp.second];
     }
     // a design where each document is annotated by some of the annotators (agree --documents pairwise,
     // merge --documents present): only the lanes of those who have it
-    members = members.filter(function (a) { return d.spans[a] != null; });
-    var kinds = kindsOf(docIndex);
-    var clusterOf = {};
-    (d.clusters || []).forEach(function (c, n) { c.members.forEach(function (m) { clusterOf[m[0] + ":" + m[1]] = n; }); });
-    members.forEach(function (a) {
-      box.appendChild(lane(d, cp, VIEW.lanes[a], d.spans[a], function (k, span) {
-        var extra = {};
-        var n = clusterOf[a + ":" + k];
-        if (n !== undefined) { extra["data-cluster"] = n; extra.title = "cluster " + (n + 1); }
-        var found = (kinds[a + ":" + k] || []).filter(function (x) { return disagrees(x.kind); });
-        if (found.length) {
-          extra["data-kind"] = found[0].kind;
-          extra["data-kinds"] = found.map(function (x) { return x.comparison + ":" + x.kind; }).join(" ");
-          extra.title = found.map(function (x) {
-            return comparisonName(x.comparison) + ": " + x.kind + (x.partnerSpan !== null ? ", aligned with " + describe(d, x.partner, d.spans[x.partner][x.partnerSpan]) : "");
-          }).join("\n");
-          if (state.kind !== "" && !found.some(function (x) { return x.kind === state.kind; })) extra["class"] = "sa-span sa-dim";
-        }
-        return spanElement(d, cp, a, k, span, extra);
-      }));
-    });
-    if (VIEW.proposed_lane !== null) {
-      box.appendChild(lane(d, cp, VIEW.proposed_lane, d.clusters.map(function (c) { return c.span; }), function (n, span) {
-        var c = d.clusters[n];
-        return spanElement(d, cp, null, n, span, { "class": "sa-span sa-cluster", "data-cluster": n, "data-kept": c.kept ? "true" : "false",
-          "data-votes": c.votes, "data-cluster-kinds": c.kinds.join(" "),
-          title: (c.kept ? "kept" : "dropped") + ", " + c.votes + " vote(s)" + (c.kinds.length ? "; " + c.kinds.join(", ") : "") });
-      }));
-      box.appendChild(clusterTable(d, docIndex));
-    }
-    if (VIEW.item_columns !== null) box.appendChild(itemTable(d, docIndex));
-    view.appendChild(box);
-    if (entry) markEntry(d, docIndex, entry, box);
+    return found.filter(function (a) { return d.spans[a] != null; });
   }
 
-  function markEntry(d, docIndex, entry, box) {
-    var nodes = [];
+  function annotatorSpan(d, docIndex, clusterOf, kinds, a, clip) {  // the attributes of annotator a's k-th span
+    return function (k, span) {
+      var extra = {};
+      var n = clusterOf[a + ":" + k];
+      if (n !== undefined) { extra["data-cluster"] = n; extra.title = "cluster " + (n + 1); }
+      var found = (kinds[a + ":" + k] || []).filter(function (x) { return disagrees(x.kind); });
+      if (found.length) {
+        extra["data-kind"] = found[0].kind;
+        extra["data-kinds"] = found.map(function (x) { return x.comparison + ":" + x.kind; }).join(" ");
+        extra.title = found.map(function (x) {
+          return comparisonName(x.comparison) + ": " + x.kind + (x.partnerSpan !== null ? ", aligned with " + describe(d, x.partner, d.spans[x.partner][x.partnerSpan]) : "");
+        }).join("\n");
+        if (state.kind !== "" && !found.some(function (x) { return x.kind === state.kind; })) extra["class"] = "sa-span sa-dim";
+      }
+      return spanElement(d, codePoints(d), a, k, span, extra, clip);
+    };
+  }
+  function clusterSpan(d, clip) {
+    return function (n, span) {
+      var c = d.clusters[n];
+      return spanElement(d, codePoints(d), null, n, span, { "class": "sa-span sa-cluster", "data-cluster": n, "data-kept": c.kept ? "true" : "false",
+        "data-votes": c.votes, "data-cluster-kinds": c.kinds.join(" "),
+        title: (c.kept ? "kept" : "dropped") + ", " + c.votes + " vote(s)" + (c.kinds.length ? "; " + c.kinds.join(", ") : "") }, clip);
+    };
+  }
+  function clustersOf(d) {
+    var clusterOf = {};
+    (d.clusters || []).forEach(function (c, n) { c.members.forEach(function (m) { clusterOf[m[0] + ":" + m[1]] = n; }); });
+    return clusterOf;
+  }
+
+  // the whole document: every lane with the whole text
+  function wholeDocument(d, docIndex) {
+    var box = el("div", { "class": "sa-document", "data-doc": d.id });
+    var kinds = kindsOf(docIndex), clusterOf = clustersOf(d), cp = codePoints(d);
+    members(d).forEach(function (a) {
+      box.appendChild(lane(d, cp, VIEW.lanes[a], d.spans[a], annotatorSpan(d, docIndex, clusterOf, kinds, a, null), null));
+    });
+    if (VIEW.proposed_lane !== null) {
+      box.appendChild(lane(d, cp, VIEW.proposed_lane, d.clusters.map(function (c) { return c.span; }), clusterSpan(d, null), null));
+    }
+    return box;
+  }
+
+  function entryHull(d, docIndex, entry) {  // [start, end) of every span of the entry
+    var spans = [];
     if (entry.cluster !== undefined) {
       var c = d.clusters[entry.cluster];
-      nodes = Array.prototype.slice.call(box.querySelectorAll('[data-cluster="' + entry.cluster + '"]'));
-      info.setAttribute("data-doc", d.id);
+      spans.push(c.span);
+      c.members.forEach(function (m) { spans.push(d.spans[m[0]][m[1]]); });
+    } else {
+      var item = d.items[entry.item], comp = VIEW.comparisons[item[0]];
+      [spanOf(docIndex, comp.first, item[2]), spanOf(docIndex, comp.second, item[3])].forEach(function (s) { if (s) spans.push(s); });
+    }
+    var hs = spans.map(hull);
+    return [Math.min.apply(null, hs.map(function (h) { return h[0]; })), Math.max.apply(null, hs.map(function (h) { return h[1]; }))];
+  }
+
+  function textWindow(cp, start, end) {  // [from, to): the lines around [start, end), CONTEXT_* at most
+    var n = cp.length, from = start, to = end, k;
+    function lineStart(i) { while (i > 0 && cp[i - 1] !== "\n") i--; return i; }
+    function lineEnd(i) { while (i < n && cp[i] !== "\n") i++; return i; }
+    from = lineStart(from);
+    for (k = 0; k < CONTEXT_LINES && from > 0; k++) from = lineStart(from - 1);
+    to = lineEnd(to);
+    for (k = 0; k < CONTEXT_LINES && to < n; k++) to = lineEnd(to + 1);
+    if (start - from > CONTEXT_CHARACTERS) {
+      from = start - CONTEXT_CHARACTERS;
+      for (k = from; k < from + 30 && k < start; k++) if (/\s/.test(cp[k])) { from = k + 1; break; }
+    }
+    if (to - end > CONTEXT_CHARACTERS) {
+      to = end + CONTEXT_CHARACTERS;
+      for (k = to; k > to - 30 && k > end; k--) if (/\s/.test(cp[k - 1])) { to = k - 1; break; }
+    }
+    while (from < start && cp[from] === "\n") from++;  // no blank line first or last
+    while (to > end && cp[to - 1] === "\n") to--;
+    return [from, to];
+  }
+
+  // what annotator a marked over [start, end): each span with its kind in each comparison and
+  // what it was aligned with (or, for a cluster, the member spans)
+  function versions(d, docIndex, a, entry, around) {
+    var line = el("div", { "class": "sa-versions", "data-annotator": NAMES[a] });
+    var kinds = kindsOf(docIndex), clusterOf = clustersOf(d);
+    var spans = d.spans[a], parts = [];
+    spans.forEach(function (s, k) {
+      var h = hull(s);
+      if (!(h[0] < around[1] && h[1] > around[0])) return;
+      if (state.label !== "" && s[1] !== state.label) return;
+      if (entry.cluster !== undefined) {  // a cluster: which cluster each of the annotator's spans there is in
+        var n = clusterOf[a + ":" + k], c = d.clusters[n];
+        parts.push(el("div", { "class": "sa-version", "data-in-cluster": n },
+          el("b", null, "[" + s[1] + "] “" + spanText(d, s) + "”"), " (" + fragmentsText(s[0]) + ") — " + (n === entry.cluster
+            ? "in this cluster" : "in cluster " + (n + 1) + ": " + (c.kept ? "kept" : "dropped") + ", " + c.votes + " vote(s)")));
+        return;
+      }
+      var found = kinds[a + ":" + k] || [];
+      var said = found.map(function (x) {
+        return comparisonName(x.comparison) + ": " + x.kind + (x.partnerSpan !== null
+          ? " with " + describe(d, x.partner, d.spans[x.partner][x.partnerSpan]) : " (no span of " + NAMES[x.partner] + ")");
+      });
+      parts.push(el("div", { "class": "sa-version", "data-kinds": found.map(function (x) { return x.comparison + ":" + x.kind; }).join(" ") },
+        el("b", null, "[" + s[1] + "] “" + spanText(d, s) + "”"), " (" + fragmentsText(s[0]) + ")" + (said.length ? " — " + said.join("; ") : "")));
+    });
+    if (!parts.length) parts.push(el("div", { "class": "sa-version sa-muted" }, "no span here"));
+    append(line, parts);
+    return line;
+  }
+
+  // the window: every annotator's version in rows aligned on the same stretch of text
+  function windowView(d, docIndex, entry) {
+    var cp = codePoints(d), around = entryHull(d, docIndex, entry);
+    var clip = cp ? textWindow(cp, around[0], around[1]) : null;
+    var box = el("div", { "class": "sa-window", "data-doc": d.id, "data-from": clip ? clip[0] : null, "data-to": clip ? clip[1] : null });
+    if (clip && clip[0] > 0) box.appendChild(el("div", { "class": "sa-muted sa-cut" }, "… " + clip[0] + " characters before"));
+    var kinds = kindsOf(docIndex), clusterOf = clustersOf(d);
+    members(d).forEach(function (a) {
+      var row = lane(d, cp, VIEW.lanes[a], d.spans[a], annotatorSpan(d, docIndex, clusterOf, kinds, a, clip), clip);
+      row.appendChild(versions(d, docIndex, a, entry, around));
+      box.appendChild(row);
+    });
+    if (VIEW.proposed_lane !== null) {
+      var row = lane(d, cp, VIEW.proposed_lane, d.clusters.map(function (c) { return c.span; }), clusterSpan(d, clip), clip);
+      var c = d.clusters[entry.cluster];
+      row.appendChild(el("div", { "class": "sa-versions" }, (c.kept ? "kept" : "dropped") + ", " + c.votes + " vote(s)" +
+        (c.kinds.length ? "; to adjudicate: " + c.kinds.join(", ") : "")));
+      box.appendChild(row);
+    }
+    if (clip && cp && clip[1] < cp.length) box.appendChild(el("div", { "class": "sa-muted sa-cut" }, "… " + (cp.length - clip[1]) + " characters after"));
+    return box;
+  }
+
+  var drawn = { key: null, whole: null };  // what the view shows: the document and filters it was drawn with
+  var drawing, itemsHolder;
+
+  function render(docIndex, entry, scroll) {
+    var d = DOCS.documents[docIndex];
+    var key = [docIndex, state.label, state.kind, state.comparison].join("\u0000");
+    info.textContent = "";
+    ["data-doc", "data-kind", "data-comparison", "data-cluster", "data-first", "data-second", "data-item"].forEach(function (a) { info.removeAttribute(a); });
+    docSelect.value = state.doc;
+    view.setAttribute("data-doc", d.id);
+    if (drawn.key !== key || !view.firstChild) {
+      drawn.key = key;
+      drawn.whole = null;
+      view.textContent = "";
+      view.appendChild(el("h3", null, "document " + d.id, el("span", { "class": "sa-muted" }, " — " + d.disagreements + " " + VIEW.per_document +
+        (d.text !== null ? ", " + codePoints(d).length + " characters" : ""))));
+      drawing = el("div", { "class": "sa-drawing" });
+      view.appendChild(drawing);
+      itemsHolder = el("div");
+      view.appendChild(itemsHolder);
+      if (VIEW.proposed_lane !== null) itemsHolder.appendChild(clusterTable(d, docIndex));
+      if (VIEW.item_columns !== null) itemsHolder.appendChild(itemTable(d, docIndex));
+    }
+    var whole = state.whole || !entry;
+    view.setAttribute("data-whole", whole ? "true" : "false");
+    wholeButton.textContent = state.whole ? "window around each " + VIEW.unit : "whole document";
+    if (whole) {
+      if (drawn.whole !== key) {
+        drawing.textContent = "";
+        drawing.appendChild(wholeDocument(d, docIndex));
+        drawn.whole = key;
+      }
+      Array.prototype.forEach.call(drawing.querySelectorAll(".sa-current"), function (n) { n.classList.remove("sa-current"); });
+    } else {
+      drawn.whole = null;
+      drawing.textContent = "";
+      drawing.appendChild(windowView(d, docIndex, entry));
+    }
+    if (entry) {
+      var nodes = describeEntry(d, docIndex, entry);
+      nodes.forEach(function (n) { n.classList.add("sa-current"); });
+      if (scroll && whole && nodes.length && nodes[0].scrollIntoView) nodes[0].scrollIntoView({ block: "center" });
+    }
+  }
+
+  function hashOf(d, entry) {
+    return docLink(d.id) + (entry.cluster !== undefined ? "&cluster=" + entry.cluster : "&item=" + entry.item);
+  }
+
+  // the info panel's words on an entry, and the span elements it marks
+  function describeEntry(d, docIndex, entry) {
+    var nodes = [];
+    info.setAttribute("data-doc", d.id);
+    if (entry.cluster !== undefined) {
+      var c = d.clusters[entry.cluster];
+      nodes = Array.prototype.slice.call(drawing.querySelectorAll('[data-cluster="' + entry.cluster + '"]'));
       info.setAttribute("data-cluster", entry.cluster);
       info.setAttribute("data-kind", c.kinds.join(" "));
       var holders = d.spans.filter(function (x) { return x != null; }).length;
@@ -481,10 +539,10 @@
       var comp = VIEW.comparisons[item[0]];
       [[comp.first, item[2]], [comp.second, item[3]]].forEach(function (side) {
         if (side[1] === null) return;
-        var node = box.querySelector('.sa-span[data-annotator="' + cssEscape(NAMES[side[0]]) + '"][data-index="' + side[1] + '"]');
+        var node = drawing.querySelector('.sa-span[data-annotator="' + cssEscape(NAMES[side[0]]) + '"][data-index="' + side[1] + '"]');
         if (node) nodes.push(node);
       });
-      info.setAttribute("data-doc", d.id);
+      info.setAttribute("data-item", entry.item);
       info.setAttribute("data-kind", item[1]);
       info.setAttribute("data-comparison", item[0]);
       var first = spanOf(docIndex, comp.first, item[2]), second = spanOf(docIndex, comp.second, item[3]);
@@ -494,8 +552,9 @@
       info.appendChild(document.createTextNode(" (" + comparisonName(item[0]) + "): " + describe(d, comp.first, first) +
         (first && second ? " aligned with " : " — ") + describe(d, comp.second, second)));
     }
-    nodes.forEach(function (n) { n.classList.add("sa-current"); });
-    if (nodes.length && nodes[0].scrollIntoView) nodes[0].scrollIntoView({ block: "center" });
+    info.appendChild(document.createTextNode(" "));
+    info.appendChild(el("a", { href: hashOf(d, entry), id: "sa-link", title: "a link that opens the page on this " + VIEW.unit }, "link"));
+    return nodes;
   }
 
   function cssEscape(s) { return window.CSS && CSS.escape ? CSS.escape(s) : String(s).replace(/["\\]/g, "\\$&"); }
@@ -506,15 +565,17 @@
       if (!disagrees(item[1])) return;
       var comp = VIEW.comparisons[item[0]];
       var a = spanOf(docIndex, comp.first, item[2]), b = spanOf(docIndex, comp.second, item[3]);
-      rows.push([comparisonName(item[0]), item[1], a ? a[1] : "", a ? spanText(d, a) : "", b ? b[1] : "", b ? spanText(d, b) : ""]);
+      rows.push([el("td", { "class": "sa-text" }, el("a", { href: hashOf(d, { item: n }) }, comparisonName(item[0]))),
+        item[1], a ? a[1] : "", a ? spanText(d, a) : "", b ? b[1] : "", b ? spanText(d, b) : ""]);
     });
-    return table(VIEW.item_columns, rows, { textColumns: 6 });
+    return table(VIEW.item_columns, rows, { textColumns: 6, id: "sa-items" });
   }
 
   function clusterTable(d, docIndex) {
     var head = ["cluster", "proposed", "label", "votes", "kept", "to adjudicate"].concat(NAMES);
     var rows = d.clusters.map(function (c, n) {
-      return [n + 1, spanText(d, c.span), c.span[1], c.votes + "/" + NAMES.length, c.kept ? "kept" : "dropped", c.kinds.join(", ") || "—"]
+      return [el("td", { "class": "sa-text" }, el("a", { href: hashOf(d, { cluster: n }) }, String(n + 1))),
+        spanText(d, c.span), c.span[1], c.votes + "/" + NAMES.length, c.kept ? "kept" : "dropped", c.kinds.join(", ") || "—"]
         .concat(NAMES.map(function (name, a) {
           return c.members.filter(function (m) { return m[0] === a; }).map(function (m) {
             var s = d.spans[a][m[1]]; return "[" + s[1] + "] " + spanText(d, s);
@@ -524,41 +585,100 @@
     return table(head, rows, { textColumns: head.length, id: "sa-clusters" });
   }
 
-  function showDocument(id, scroll) {
-    var k = shownIndex[id];
-    if (k === undefined) { view.textContent = ""; view.appendChild(el("p", { "class": "sa-note" }, "document " + id + " is left out of this report (--report-documents)")); return; }
-    state.doc = id;
-    buildListing();
-    renderDocument(k, null);
-    if (scroll) document.getElementById("sa-view").scrollIntoView();
+  function leftOut(id) {
+    view.textContent = "";
+    view.appendChild(el("p", { "class": "sa-note" }, "document " + id + " is left out of this report (--report-documents)"));
   }
 
+  function showDocument(id) {  // a document and its first entry (the whole document when it has none)
+    var k = shownIndex[id];
+    if (k === undefined) { leftOut(id); return; }
+    state.doc = id;
+    buildListing();
+    if (listing.length) step(1); else render(k, null, false);
+  }
+
+  // #doc=ID opens a document, #doc=ID&item=N (&cluster=N) one of its entries
+  function openHash() {
+    var hash = location.hash.replace(/^#/, "");
+    if (hash.indexOf("doc=") < 0) return false;
+    var params = {};
+    hash.split("&").forEach(function (p) { var at = p.indexOf("="); if (at > 0) params[p.slice(0, at)] = decodeURIComponent(p.slice(at + 1)); });
+    var id = params.doc, k = shownIndex[id];
+    if (k === undefined) { leftOut(id); }
+    else if (params.item === undefined && params.cluster === undefined) showDocument(id);
+    else {
+      var entry = params.cluster !== undefined ? { doc: k, cluster: +params.cluster } : { doc: k, item: +params.item };
+      var d = DOCS.documents[k];
+      if ((entry.item !== undefined && !d.items[entry.item]) || (entry.cluster !== undefined && !(d.clusters || [])[entry.cluster])) showDocument(id);
+      else {
+        if (state.doc !== "" && state.doc !== id) state.doc = "";
+        var found = position(entry);
+        if (found < 0) {  // the filters hide it: back to the defaults
+          state.label = ""; state.comparison = ""; state.kind = VIEW.kind_filter[0].value;
+          resetControls();
+          found = position(entry);
+        }
+        state.position = found;
+        render(k, entry, false);
+        updateStatus();
+      }
+    }
+    document.getElementById("sa-view").scrollIntoView();
+    return true;
+  }
+  function position(entry) {
+    buildListing();
+    for (var n = 0; n < listing.length; n++) {
+      var e = listing[n];
+      if (e.doc === entry.doc && e.item === entry.item && e.cluster === entry.cluster) return n;
+    }
+    return -1;
+  }
+  function go(hash) {
+    if (location.hash === hash) openHash(); else location.hash = hash;
+  }
+
+  var controls = {};
+  function resetControls() {
+    controls.label.value = state.label;
+    controls.kind.value = state.kind;
+    if (controls.pair) controls.pair.value = state.comparison;
+    docSelect.value = state.doc;
+  }
 
   function documentView() {
-    var s = section(VIEW.document_heading, "sa-view");
+    var s = document.getElementById("sa-view");
     var labels = {};
     DOCS.documents.forEach(function (d) { d.spans.forEach(function (spans) { (spans || []).forEach(function (sp) { labels[sp[1]] = true; }); }); });
     function select(id, options, onchange) {
-      var node = el("select", { id: id, onchange: onchange }, options.map(function (o) { return el("option", { value: o[0] }, o[1]); }));
-      return node;
+      return el("select", { id: id, onchange: onchange }, options.map(function (o) { return el("option", { value: o[0] }, o[1]); }));
     }
     docSelect = select("sa-filter-document", [["", "all documents"]].concat(DOCS.documents.map(function (d) {
       return [d.id, d.id + " (" + d.disagreements + ")"];
-    })), function (e) { state.doc = e.target.value; buildListing(); if (state.doc) renderDocument(shownIndex[state.doc], null); });
+    })), function (e) { state.doc = e.target.value; if (state.doc) showDocument(state.doc); else { buildListing(); step(1); } });
     var noun = VIEW.comparison_filter;
-    var controls = el("div", { "class": "sa-controls" },
+    controls.label = select("sa-filter-label", [["", "every label"]].concat(Object.keys(labels).sort().map(function (l) { return [l, l]; })),
+      function (e) { state.label = e.target.value; refresh(); });
+    controls.kind = select("sa-filter-kind", VIEW.kind_filter.map(function (c) { return [c.value, c.label]; }),
+      function (e) { state.kind = e.target.value; refresh(); });
+    controls.pair = noun === null ? null : select("sa-filter-pair", [["", "every " + noun]].concat(VIEW.comparisons.map(function (c, k) { return [String(k), c.name]; })),
+      function (e) { state.comparison = e.target.value; refresh(); });
+    wholeButton = el("button", { id: "sa-whole", onclick: function () {
+      state.whole = !state.whole;
+      var entry = state.position >= 0 ? listing[state.position] : null;
+      var k = entry ? entry.doc : (state.doc !== "" ? shownIndex[state.doc] : (view.firstChild ? shownIndex[view.getAttribute("data-doc")] : undefined));
+      if (k !== undefined) render(k, entry, true);
+    } }, "whole document");
+    s.appendChild(el("div", { "class": "sa-controls" },
       el("label", null, "document ", docSelect),
-      el("label", null, "label ", select("sa-filter-label", [["", "every label"]].concat(Object.keys(labels).sort().map(function (l) { return [l, l]; })),
-        function (e) { state.label = e.target.value; refresh(); })),
-      el("label", null, "kind ", select("sa-filter-kind", VIEW.kind_filter.map(function (c) { return [c.value, c.label]; }),
-        function (e) { state.kind = e.target.value; refresh(); })),
-      noun === null ? null : el("label", null, noun + " ",
-        select("sa-filter-pair", [["", "every " + noun]].concat(VIEW.comparisons.map(function (c, k) { return [String(k), c.name]; })),
-          function (e) { state.comparison = e.target.value; refresh(); })),
+      el("label", null, "label ", controls.label),
+      el("label", null, "kind ", controls.kind),
+      controls.pair === null ? null : el("label", null, noun + " ", controls.pair),
       el("button", { id: "sa-previous", onclick: function () { step(-1); } }, "◀ previous"),
       el("button", { id: "sa-next", onclick: function () { step(1); } }, "next ▶"),
-      status = el("span", { id: "sa-status", "class": "sa-muted" }));
-    s.appendChild(controls);
+      wholeButton,
+      status = el("span", { id: "sa-status", "class": "sa-muted" })));
     if (VIEW.legend) s.appendChild(el("div", { "class": "sa-legend" }, VIEW.kinds.map(function (k) {
       return el("span", { "class": "sa-span", "data-kind": k.name, title: k.description,
         style: "--sa-colour:#888;--sa-tint:#fff" + kindStyle(k.name) }, k.name);
@@ -568,30 +688,23 @@
     s.appendChild(info);
     s.appendChild(view);
     if (VIEW.selection_note) s.appendChild(el("p", { "class": "sa-muted" }, VIEW.selection_note));
-    return s;
   }
 
-  function refresh() {
+  function refresh() {  // the filters changed: the listing again, the first entry it keeps
     buildListing();
-    if (state.doc !== "") renderDocument(shownIndex[state.doc], null);
-    else if (view.firstChild && view.firstChild.getAttribute) {
-      var id = view.firstChild.getAttribute("data-doc");
-      if (id !== null && shownIndex[id] !== undefined) renderDocument(shownIndex[id], null);
-    }
+    if (listing.length) step(1);
+    else if (state.doc !== "") render(shownIndex[state.doc], null, false);
+    else { view.textContent = ""; info.textContent = ""; drawn.key = null; }
   }
-
 
   // ---- assemble ----------------------------------------------------------------------------
-  app.textContent = "";
-  app.appendChild(el("h1", null, "spanagree — " + VIEW.title + " report"));
-  app.appendChild(el("p", { "class": "sa-muted" }, "spanagree " + VIEW.spanagree + "; annotators: " + NAMES.join(", ")));
-  VIEW.summary.forEach(function (s) { app.appendChild(summarySection(s)); });
-  app.appendChild(documentsSection());
-  app.appendChild(documentView());
+  documentsTable();
+  documentView();
   state.kind = VIEW.kind_filter[0].value;
   buildListing();
-  if (DOCS.documents.length) {
-    if (listing.length) step(1); else renderDocument(0, null);
+  window.addEventListener("hashchange", openHash);
+  if (!openHash() && DOCS.documents.length) {
+    if (listing.length) step(1); else render(0, null, false);  // the page stays at its top
   }
   document.documentElement.setAttribute("data-ready", "true");
 })();
