@@ -585,7 +585,7 @@ class DocumentGamma:
     """One document's γ figures: its ``weight`` (mean number of units per annotator), the best
     alignment's ``disorder`` and ``alignments``, the sampled continua's disorders (``sampled``),
     and the categorical disorders (γ-cat: key ``None``; γ-k: each label) of the best alignment
-    (``categorical``) and of each sample (``sampled_categorical``)."""
+    (``categorical``) and of each sample (``sampled_categorical``), its labels and its ``units``."""
 
     weight: float
     disorder: float
@@ -594,6 +594,7 @@ class DocumentGamma:
     categorical: dict
     sampled_categorical: list
     labels: list = field(default_factory=list)
+    units: int = 0
 
     @property
     def expected(self) -> float:
@@ -635,7 +636,7 @@ def document_gamma(continuum: Continuum, settings: GammaSettings,
         for sample in samples:
             add(sample)
     return DocumentGamma(continuum.total / continuum.annotators, best.disorder, len(best.tuples), sampled,
-                         categorical, sampled_categorical, list(continuum.labels))
+                         categorical, sampled_categorical, list(continuum.labels), continuum.total)
 
 
 def _ratio(observed: float, expected: float, *, zero_expected: float) -> float:
@@ -685,7 +686,7 @@ def gamma_figures(documents: list, settings: GammaSettings) -> dict:
         "expected_disorder": expected,
         "expected_disorder_se": spread / total,
         "alignments": sum(d.alignments for d in documents),
-        "units": round(sum(d.weight * 0 + d.weight for d in documents) * 0) or None,
+        "units": sum(d.units for d in documents),
         "samples": sum(len(d.sampled) for d in documents),
         "documents": len(documents),
         **settings.as_dict(),
