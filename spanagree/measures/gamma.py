@@ -61,8 +61,10 @@ class GammaSettings:
     seed: int = 0
 
     def as_dict(self) -> dict:
-        return {"alpha": self.alpha, "beta": self.beta, "delta_empty": self.delta_empty, "sampler": self.sampler,
-                "samples": self.samples, "precision": self.precision, "seed": self.seed}
+        """The settings a figure is reproduced from (the number of samples asked for is the
+        options'; the figures give those drawn)."""
+        return {"sampler": self.sampler, "alpha": self.alpha, "beta": self.beta, "delta_empty": self.delta_empty,
+                "precision": self.precision, "seed": self.seed}
 
 
 class Continuum:
@@ -649,14 +651,22 @@ def _ratio(observed: float, expected: float, *, zero_expected: float) -> float:
 
 def gamma_figures(documents: list, settings: GammaSettings) -> dict:
     """γ, γ-cat and γ-k of documents (one: pygamma's figures for its continuum), with the
-    observed and expected disorders, the unitary alignments and the sampling's spread (see the
-    module's docstring for how documents add up; ``None`` entries, documents without units, are
-    skipped)."""
-    documents = [d for d in documents if d is not None]
+    observed and expected disorders, the unitary alignments, the sampling's spread and the
+    settings (see the module's docstring for how documents add up; ``None`` entries, documents
+    without units, are skipped)."""
+    return {**_figures([d for d in documents if d is not None]), **settings.as_dict()}
+
+
+def document_figures(document: DocumentGamma | None) -> dict:
+    """One document's figures (``by_document.<id>.gamma``): as :func:`gamma_figures`, without
+    the settings."""
+    return _figures([document] if document is not None else [])
+
+
+def _figures(documents: list[DocumentGamma]) -> dict:
     if not documents:
         return {"gamma": None, "gamma_cat": None, "gamma_k": {}, "disorder": None, "expected_disorder": None,
-                "expected_disorder_se": None, "alignments": 0, "units": 0, "samples": 0, "documents": 0,
-                **settings.as_dict()}
+                "expected_disorder_se": None, "alignments": 0, "units": 0, "samples": 0, "documents": 0}
     weights = [d.weight for d in documents]
     total = sum(weights)
 
@@ -671,8 +681,6 @@ def gamma_figures(documents: list, settings: GammaSettings) -> dict:
 
     def categorical(key, zero_expected: float) -> float | None:
         having = [(w, d) for w, d in zip(weights, documents) if key is None or key in d.labels]
-        if not having:
-            return None
         own = [w for w, _ in having]
         return _ratio(weighted([d.categorical[key] for _, d in having], own),
                       weighted([d.expected_categorical(key) for _, d in having], own), zero_expected=zero_expected)
@@ -689,8 +697,41 @@ def gamma_figures(documents: list, settings: GammaSettings) -> dict:
         "units": sum(d.units for d in documents),
         "samples": sum(len(d.sampled) for d in documents),
         "documents": len(documents),
-        **settings.as_dict(),
     }
+
+
+def gamma_settings(options) -> GammaSettings:
+    """The :class:`GammaSettings` of a run's options (``gamma_*`` and ``seed``; a seed is drawn
+    when none is given, and reported)."""
+    seed = options.seed if options.seed is not None else int(np.random.SeedSequence().entropy % 2 ** 32)
+    precision = options.gamma_precision
+    if isinstance(precision, str):
+        precision = PRECISION_LEVELS[precision]
+    return GammaSettings(float(options.gamma_alpha), float(options.gamma_beta), float(options.gamma_delta_empty),
+                         options.gamma_sampler, int(options.gamma_samples), precision, seed)
+
+
+def check_gamma_options(options) -> None:
+    """The γ settings checked before anything is read (:class:`~spanagree.errors.UsageError`)."""
+    from ..errors import UsageError
+
+    if options.gamma_sampler not in SAMPLERS:
+        raise UsageError(f"unknown γ sampler {options.gamma_sampler!r}; choose one of: {', '.join(SAMPLERS)}",
+                         option="gamma_sampler")
+    if int(options.gamma_samples) < 1:
+        raise UsageError("{option} must be at least 1", option="gamma_samples")
+    for name in ("gamma_alpha", "gamma_beta"):
+        if not float(getattr(options, name)) >= 0:
+            raise UsageError("{option} must be at least 0", option=name)
+    if not float(options.gamma_delta_empty) > 0:
+        raise UsageError("{option} must be above 0", option="gamma_delta_empty")
+    precision = options.gamma_precision
+    if precision is not None and precision not in PRECISION_LEVELS and not (
+            not isinstance(precision, str) and 0 < float(precision) < 1):
+        raise UsageError("{option} is high, medium, low or a number between 0 and 1 (exclusive)",
+                         option="gamma_precision")
+    if options.seed is not None and not 0 <= options.seed < 2 ** 32:
+        raise UsageError("{option} must be between 0 and 2**32 − 1 for γ (numpy's legacy seeding)", option="seed")
 
 
 class GammaTally:
