@@ -242,7 +242,8 @@ def candidates(continuum: Continuum, settings: GammaSettings) -> Candidates:
     tuples = np.concatenate([tuples, *singles]) if n else tuples
     disorders = tuple_disorders(continuum, settings, tuples, arrays)
     ones = (tuples != np.array(sizes)).sum(axis=1)
-    single = float(tuple_disorders(continuum, settings, singles[0][:1], arrays)[0]) if continuum.total else 0.0
+    # a unit alone: every pair of annotators counts δ∅ (summed as tuple_disorders sums)
+    single = float(np.float32(pairs * float(delta)) / np.float32(pairs)) if pairs else 0.0
     cost = disorders.astype(np.float64)
     useful = (ones == 1) | (cost <= single * ones)  # a tie is kept: the fewer unitary alignments win it
     for a in range(n):  # a tuple that does worse than itself without one of its units and that unit alone
