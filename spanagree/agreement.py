@@ -57,6 +57,8 @@ class Agreement:
     #: Gives each pair's disagreements (an iterable per pair), read from where they were kept while
     #: comparing (``agree(errors=...)``); ``None`` when they were not kept.
     listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
+    #: ``gamma=True``: each document's γ figures (``by_document.<id>.gamma`` of the JSON).
+    gamma_documents: dict | None = field(default=None, repr=False, compare=False)
     _errors: list | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -198,7 +200,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           annotators=None, errors: bool | str = False, context: int = CONTEXT, report: bool | str = False,
           documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
           resamples: int = 10_000, progress: bool = False, scheduler=None, analyses=(),
-          document_key: str = "id") -> Agreement:
+          document_key: str = "id", gamma: bool = False, gamma_alpha: float = 1.0, gamma_beta: float = 1.0,
+          gamma_delta_empty: float = 1.0, gamma_sampler: str = "statistical", gamma_samples: int = 30,
+          gamma_precision=None) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -284,6 +288,25 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         How the copies of a document are paired: by their ids (default), or by their texts when
         tools gave them other ids (each takes the first input's id for the same text;
         :mod:`spanagree.pipeline.document_key`).
+    gamma : bool
+        Add Mathet et al.'s γ of all annotators (pygamma-agreement 0.5.9's figures, with an exact
+        best alignment), γ-cat and γ-k per label, the observed and expected disorders, the
+        unitary alignments and the sampling's spread, as ``extras["gamma"]``
+        (:mod:`spanagree.measures.gamma`; each document's under ``by_document``; needs
+        ``documents="common"``). Each document's continua are sampled where it is compared, so
+        ``jobs`` and a cluster share the work; the figures are the same.
+    gamma_alpha, gamma_beta, gamma_delta_empty
+        The combined dissimilarity's weights of position and category and the cost of a missing
+        unit (pygamma's ``CombinedCategoricalDissimilarity``; 1 each).
+    gamma_sampler : {"statistical", "shuffle"}
+        How chance continua are drawn (pygamma's ``StatisticalContinuumSampler``, its default, or
+        ``ShuffleContinuumSampler``).
+    gamma_samples : int
+        Continua sampled per document (30).
+    gamma_precision : float or {"high", "medium", "low"}, optional
+        pygamma's ``precision_level``: more samples when the first ones spread too much.
+        ``seed`` seeds each document's samples as ``numpy.random.seed(seed)`` seeds pygamma's
+        (drawn and reported in ``extras["gamma"]["seed"]`` when not given).
     documents : {"common", "pairwise"}
         Which documents each pair compares. ``"common"``: the documents every annotator has (the
         others are left out with a warning). ``"pairwise"``: each pair compares the documents
@@ -314,7 +337,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          format_options=format_options, record=options, annotators=annotators, errors=errors,
                          context=context, report=report, documents=documents, unitizing=unitizing, compare=compare,
                          test=test, unit=unit, resamples=resamples, progress=progress, scheduler=scheduler,
-                         analyses=tuple(analyses), document_key=document_key)
+                         analyses=tuple(analyses), document_key=document_key, gamma=gamma, gamma_alpha=gamma_alpha,
+                         gamma_beta=gamma_beta, gamma_delta_empty=gamma_delta_empty, gamma_sampler=gamma_sampler,
+                         gamma_samples=gamma_samples, gamma_precision=gamma_precision)
     return agree_with(inputs, options)
 
 
@@ -421,6 +446,13 @@ class AgreeCommand:
             raise UsageError("{option} needs every annotator on every document (Krippendorff's unitizing alpha has "
                              "no missing annotators); use {common}", option="unitizing",
                              common=parameter("documents", "common"))
+        if options.gamma:
+            from .measures.gamma import check_gamma_options
+
+            if options.documents == "pairwise":
+                raise UsageError("{option} needs every annotator on every document (γ aligns all annotators' units at "
+                                 "once); use {common}", option="gamma", common=parameter("documents", "common"))
+            check_gamma_options(options)
 
     def expanded(self, inputs: list, options: RunOptions) -> list:
         if len(inputs) < 2:

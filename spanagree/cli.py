@@ -64,6 +64,37 @@ def add_document_key(parser: argparse.ArgumentParser) -> None:
                              "gave them other ids (the first input's ids are kept)")
 
 
+def gamma_precision(value: str):
+    """``--gamma-precision``: high, medium, low or a number."""
+    if value in ("high", "medium", "low"):
+        return value
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"high, medium, low or a number between 0 and 1, not {value!r}") from None
+
+
+def add_gamma_options(parser: argparse.ArgumentParser) -> None:
+    """``agree --gamma`` and its settings (pygamma-agreement's names and defaults; docs/measures.md)."""
+    group = parser.add_argument_group("gamma agreement")
+    group.add_argument("--gamma", action="store_true",
+                       help="add Mathet et al.'s γ, γ-cat and γ-k per label of all annotators (pygamma-agreement's "
+                            "definitions, an exact best alignment; docs/concepts.md)")
+    group.add_argument("--gamma-alpha", type=float, default=1.0, metavar="A",
+                       help="--gamma: weight of the positional dissimilarity (default: 1)")
+    group.add_argument("--gamma-beta", type=float, default=1.0, metavar="B",
+                       help="--gamma: weight of the categorical dissimilarity (default: 1)")
+    group.add_argument("--gamma-delta-empty", type=float, default=1.0, metavar="D",
+                       help="--gamma: dissimilarity of a unit and a missing one (default: 1)")
+    group.add_argument("--gamma-sampler", default="statistical", metavar="statistical|shuffle",
+                       help="--gamma: how chance continua are drawn (default: statistical)")
+    group.add_argument("--gamma-samples", type=int, default=30, metavar="N",
+                       help="--gamma: continua sampled per document (default: 30)")
+    group.add_argument("--gamma-precision", type=gamma_precision, metavar="P|high|medium|low",
+                       help="--gamma: sample more until the expected disorder is known within this fraction "
+                            "(pygamma's precision_level; default: exactly --gamma-samples)")
+
+
 def names_list(value: str) -> list[str]:
     """``A,B`` as a list of names (none empty)."""
     names = [name.strip() for name in value.split(",")]
@@ -203,7 +234,8 @@ def build_parser() -> Parser:
                        help="common (default): the documents every annotator has; pairwise: each pair compares "
                             "the documents both its annotators have (round-robin designs)")
     add_listing_options(agree)
-    add_document_key(agree)  # last: a new key of the JSON's options goes after the others
+    add_document_key(agree)
+    add_gamma_options(agree)  # last: a new key of the JSON's options goes after the others
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
                                 description="Precision, recall, F1/F-beta and error analysis against a gold standard.")
@@ -278,8 +310,16 @@ def check_common(args) -> None:
         raise UsageError("--output csv writes one table: give one --by (JSON and the table take several)")
     if args.bootstrap is not None and args.bootstrap < 1:
         raise UsageError("--bootstrap must be at least 1")
-    if args.seed is not None and args.bootstrap is None and not args.compare:
-        raise UsageError("--seed goes with --bootstrap or --compare")
+    gamma = getattr(args, "gamma", False)
+    if args.seed is not None and args.bootstrap is None and not args.compare and not gamma:
+        raise UsageError("--seed goes with --bootstrap, --compare or --gamma" if hasattr(args, "gamma")
+                         else "--seed goes with --bootstrap or --compare")
+    if not gamma and hasattr(args, "gamma"):
+        defaults = {"gamma_alpha": 1.0, "gamma_beta": 1.0, "gamma_delta_empty": 1.0, "gamma_sampler": "statistical",
+                    "gamma_samples": 30, "gamma_precision": None}
+        given = [name for name, default in defaults.items() if getattr(args, name) != default]
+        if given:
+            raise UsageError(f"--{given[0].replace('_', '-')} goes with --gamma")
     if args.unit != "document" and args.bootstrap is None and not args.compare:
         raise UsageError("--unit goes with --bootstrap or --compare")
     if args.test != "randomization" and not args.compare:
@@ -351,7 +391,11 @@ def command_agree(args) -> str:
     check_common(args)
     check_listing_outputs(args, args.paths)
     check_report(args, args.paths, others=[args.errors, args.plots])
-    result = agree_with(args.paths, run_options(args, documents=args.documents, unitizing=args.unitizing))
+    result = agree_with(args.paths, run_options(args, documents=args.documents, unitizing=args.unitizing,
+                                                gamma=args.gamma, gamma_alpha=args.gamma_alpha,
+                                                gamma_beta=args.gamma_beta, gamma_delta_empty=args.gamma_delta_empty,
+                                                gamma_sampler=args.gamma_sampler, gamma_samples=args.gamma_samples,
+                                                gamma_precision=args.gamma_precision))
     if args.errors:
         rows, columns = iter_disagreement_rows(result), DISAGREEMENT_COLUMNS
         if args.align_text:  # which rows' spans touch changed characters

@@ -47,6 +47,8 @@ class RunOptions:
     document_key
         How the copies of a document are paired: by ``"id"`` or by ``"text"``
         (:mod:`spanagree.pipeline.document_key`).
+    gamma, gamma_alpha, gamma_beta, gamma_delta_empty, gamma_sampler, gamma_samples, gamma_precision
+        Mathet et al.'s γ and its settings (:mod:`spanagree.measures.gamma`; ``seed`` seeds its samples).
     analyses
         Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
     record
@@ -92,6 +94,13 @@ class RunOptions:
     documents: str = "common"
     document_key: str = "id"
     analyses: tuple = ()
+    gamma: bool = False
+    gamma_alpha: float = 1.0
+    gamma_beta: float = 1.0
+    gamma_delta_empty: float = 1.0
+    gamma_sampler: str = "statistical"
+    gamma_samples: int = 30
+    gamma_precision: Any = None
     record: Mapping | None = field(default=None, repr=False)
 
     __hash__ = None  # holds mappings: a value to compare, not a key

@@ -93,6 +93,7 @@ TURNED_ON = {
     "errors": ("agree", dict(errors=True)),
     "report": ("score", dict(report=True)),
     "error_kinds": ("score", dict()),
+    "gamma": ("agree", dict(gamma=True, gamma_samples=2, seed=5)),
 }
 
 

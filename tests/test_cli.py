@@ -100,7 +100,7 @@ def test_errors_file_and_refusal_to_overwrite(files, capsys):
         (["agree", "{ann1}"], 2, "at least two"),
         (["score", "{ann1}", "{ann2}", "--partial-credit", "2"], 2, "partial-credit"),
         (["agree", "{ann1}", "{bad}"], 1, "bad.jsonl:2"),
-        (["agree", "{ann1}", "{ann2}", "--seed", "3"], 2, "--seed goes with --bootstrap or --compare"),
+        (["agree", "{ann1}", "{ann2}", "--seed", "3"], 2, "--seed goes with --bootstrap, --compare or --gamma"),
         (["agree", "{ann1}", "{ann2}", "--labels", "loose"], 2, "invalid choice: 'loose'"),
         (["agree", "{ann1}", "{ann2}", "--by", "pair"], 2, "choose among label, document (separated by commas), not 'pair'"),
         (["agree", "{ann1}", "{ann2}", "--output", "xml"], 2, "invalid choice: 'xml'"),

@@ -171,7 +171,8 @@ def test_the_shared_definitions_are_the_same_in_every_file():
     agree_options = schema("agree")["$defs"]["options"]["properties"]
     score_options = schema("score")["$defs"]["options"]["properties"]
     assert {k: v for k, v in score_options.items() if k not in ("command", "beta", "gold")} \
-        == {k: v for k, v in agree_options.items() if k not in ("command", "documents", "unitizing")}
+        == {k: v for k, v in agree_options.items() if k not in ("command", "documents", "unitizing")
+                                   and not k.startswith("gamma")}
 
 
 def test_the_json_examples_in_docs_cli_md_conform():
@@ -209,6 +210,7 @@ AGREE_OPTIONS = [
     ["--match", "partial", "--partial-credit", "dice", "--by", "document", "--labels", "ignore"],
     ["--only", "ORG,PER", "--map", "LOC=ORG"],
     ["--jobs", "2"],
+    ["--gamma", "--gamma-samples", "3", "--seed", "2", "--by", "document"],
 ]
 
 
@@ -221,6 +223,7 @@ def test_agree_json_conforms(demo, capsys, fmt, options):
     conforms("agree", document)
     assert ("chance" in document) == ("--chance" in options)
     assert ("bootstrap" in document) == ("--bootstrap" in options)
+    assert ("gamma" in document) == ("--gamma" in options)
     assert ("by_document" in document) == (option(options, "--by", "") == "document")
     assert document["annotators"] == ["ann1", "ann2", "ann3"] and document["documents"] == 10
     assert document["options"]["command"] == "agree" and document["options"]["xml_doc_tag"] == (

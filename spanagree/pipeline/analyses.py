@@ -29,6 +29,7 @@ a cluster). The built-in ones:
 ``errors``       every disagreement listed, per document (``errors=True``): :class:`Listing`
 ``report``       each document's record for the HTML report (``report=True``): :class:`ReportRecords`
 ``error_kinds``  ``score``'s error analysis, always on in ``score``: :class:`ErrorKinds`
+``gamma``        Mathet et al.'s γ, γ-cat and γ-k (``gamma=True``): :class:`Gamma`
 ===============  ========================================================================
 """
 
@@ -235,6 +236,48 @@ class Unitizing(Analysis):
         from ..measures.unitizing import alpha_u
 
         return alpha_u(tally)
+
+
+class Gamma(Analysis):
+    """``gamma``: each document's γ figures (:func:`spanagree.measures.gamma.document_gamma`:
+    its best alignment and its sampled continua's, computed where the document is compared, so
+    the work spreads over ``jobs`` and a cluster's workers), and γ, γ-cat and γ-k of the corpus
+    (:func:`spanagree.measures.gamma.gamma_figures`). ``names``: the annotators' names (the
+    continuum takes them in the order of their names, as pygamma does)."""
+
+    key = "gamma"
+
+    def __init__(self, settings, names: list[str]):
+        self.settings, self.names = settings, names
+
+    def new(self):
+        from ..measures.gamma import GammaTally
+
+        return GammaTally()
+
+    def observe(self, tally, batch: Batch) -> None:
+        from ..measures.gamma import continuum_of, document_gamma
+
+        order = sorted(range(len(batch.spansets)), key=lambda place: self.names[batch.members[place]])
+        for doc_id in batch.documents:
+            copies = [batch.spansets[place].documents.get(doc_id) for place in order]
+            continuum = continuum_of([copy.spans if copy is not None else [] for copy in copies])
+            tally.documents[doc_id] = document_gamma(continuum, self.settings)
+
+    def finish(self, tally, finished: Finished):
+        from ..measures.gamma import document_figures, gamma_figures
+
+        documents = [tally.documents.get(d) for d in finished.documents]
+        finished.result.gamma_documents = {d: document_figures(tally.documents.get(d)) for d in finished.documents}
+        return gamma_figures(documents, self.settings)
+
+
+def _gamma(options, plan: Plan):
+    if not options.gamma:
+        return None
+    from ..measures.gamma import gamma_settings
+
+    return Gamma(gamma_settings(options), plan.names)
 
 
 class PerPair(list):
@@ -587,6 +630,7 @@ ANALYSES: dict[str, Callable] = {
     "errors": _listing,
     "report": lambda options, plan: ReportRecords(plan.folders["report"]) if options.report else None,
     "error_kinds": lambda options, plan: ErrorKinds(options.rule) if plan.command == "score" else None,
+    "gamma": _gamma,
 }
 
 

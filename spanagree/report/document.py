@@ -171,9 +171,14 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False)
         "notes": result.notes,
     }
     if by_document:
+        gamma = getattr(result, "gamma_documents", None)
+
         def entry(d):
             on = result.pairs_on(d)
-            return pairs_summary([p for p, _ in on], [c for _, c in on])
+            found = pairs_summary([p for p, _ in on], [c for _, c in on])
+            if gamma is not None:
+                found["gamma"] = gamma[d]
+            return found
 
         document["by_document"] = LazyMap(result.documents, entry) if lazy else {d: entry(d) for d in result.documents}
         on = [result.document_pairs(d) for d in result.documents]

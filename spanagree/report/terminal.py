@@ -90,6 +90,8 @@ def agreement_table(result, *, by=None) -> str:
         parts += ["", unitizing_section(data["alpha_u"])]
     if "comparisons" in data:
         parts += ["", comparisons_section(data["comparisons"], "pairs of annotators")]
+    if "gamma" in data:
+        parts += ["", gamma_section(data["gamma"])]
     parts += ["", "b: spans only the first of a pair marked, c: only the second; "
               "precision a/(a+b), recall a/(a+c), F1 2a/(2a+b+c)"]
     for note in data["notes"]:
@@ -261,6 +263,18 @@ def unitizing_section(found: dict) -> str:
     rows = [[label, number(entry["alpha"]), f"{entry['observed']:.6f}", f"{entry['expected']:.6f}"]
             for label, entry in found["labels"].items()]
     return head + "\n" + table(["label", "α_U", "D_O", "D_E"], rows)
+
+
+def gamma_section(found: dict) -> str:
+    """``--gamma``: γ and γ-cat, the disorders and the sampling, then γ-k per label."""
+    if found["documents"] == 0:
+        return "gamma (γ): n/a (no unit in any document)"
+    head = (f"gamma (γ): {number(found['gamma'])}, γ-cat {number(found['gamma_cat'])}; disorder "
+            f"{found['disorder']:.6f} observed ({found['alignments']} unitary alignments of {found['units']} units), "
+            f"{found['expected_disorder']:.6f} expected (SE {found['expected_disorder_se']:.6f}, {found['samples']} "
+            f"{found['sampler']} samples over {found['documents']} document(s), seed {found['seed']})")
+    rows = [[label, number(value)] for label, value in found["gamma_k"].items()]
+    return head + "\n" + table(["label", "γ-k"], rows)
 
 
 def comparisons_section(comparisons: list[dict], what: str) -> str:
