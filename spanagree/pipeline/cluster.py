@@ -1,5 +1,5 @@
 """The Dask executor (``--scheduler tcp://host:8786``): the shards of
-:func:`~spanagree.pipeline.parallel.accumulate_sharded` mapped over the workers of a
+:func:`~spanagree.pipeline.shards.plans` mapped (:func:`~spanagree.pipeline.parallel.accumulate_sharded`) over the workers of a
 ``dask.distributed`` cluster (:class:`Workers`, through ``client.get_executor()``), their
 accumulators added in order by the client: the figures, warnings and errors are those of one
 process, apart from the options' echo.
@@ -131,9 +131,6 @@ class Workers:
 def mapped_shard(function, task):
     """``function(task)`` on a worker: every task :meth:`Workers.map` submits (its key's name)."""
     return function(task)
-
-
-#: The format options that name files, made absolute for the workers as the inputs are.
 
 
 def options_with_absolute_paths(format_options: dict | None) -> dict | None:
