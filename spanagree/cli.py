@@ -22,7 +22,7 @@ from .formats import FORMATS, registered_options, writable_formats
 from .agreement import DOCUMENT_DESIGNS
 from .measures.significance import TESTS, UNITS
 from .match import BOUNDARIES, LABEL_RULES
-from .outputs import exit_status, signals_as_interrupts, write_stdout
+from .outputs import Interrupted, exit_status, received, signals_as_interrupts, write_stdout
 
 OUTPUTS = ("table", "json", "csv")
 
@@ -522,7 +522,9 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("always", SpanagreeWarning)
             warnings.showwarning = show_warning
             output = COMMANDS[args.command](args)
-        write_stdout(output)
+            if received() is not None:  # an interrupt swallowed on the way (in a finaliser): still one
+                raise Interrupted(received())
+            write_stdout(output)
         return 0
     except UsageError as error:
         print(f"spanagree: error: {error.command_line_message()}", file=sys.stderr)

@@ -91,37 +91,44 @@ class Processes(int):
 
         A process that dies (killed, or out of memory) ends the map with a
         :class:`~spanagree.errors.SpanagreeError` rather than a wait for an answer that will never
-        come; when this process is interrupted (Ctrl-C, SIGTERM, SIGHUP) the workers end with it.
+        come; one ended by SIGINT, SIGTERM or SIGHUP (the signal that ends the run, sent to its
+        process group) ends it as that signal does here
+        (:class:`~spanagree.outputs.Interrupted`). When the map is left by an exception (an
+        interrupt among them) the workers are ended first, with the signals held back, and the
+        pool's threads with them: nothing is left for the interpreter's exit to wait for.
         """
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         from concurrent.futures.process import BrokenProcessPool
 
+        from ..outputs import STOPPING, interrupted, signals_held
+
         if "fork" not in multiprocessing.get_all_start_methods():
             return None
         global _SHARED
-        handed = [0]
-
-        def counted():
-            for task in tasks:
-                handed[0] += 1
-                yield task
-
         frozen = not gc.get_freeze_count()
         if frozen:
             gc.freeze()
         _SHARED = (function,)
-        pool = ProcessPoolExecutor(int(self), mp_context=multiprocessing.get_context("fork"))
+        futures: list = []
+        pool = ProcessPoolExecutor(int(self), mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_signals_let_through)
         try:
-            results = list(pool.map(_call_shared, counted()))
+            # submitted one by one (Executor.map would cancel the others' futures on an
+            # interrupt, which the pool's thread then fails to mark broken: InvalidStateError)
+            for task in tasks:
+                if futures:
+                    futures.append(pool.submit(_call_shared, task))
+                else:
+                    with signals_held():  # the first submit forks the workers: all of them, or none
+                        futures.append(pool.submit(_call_shared, task))
+            results = [future.result() for future in futures]
         except BaseException as error:
-            workers = list((getattr(pool, "_processes", None) or {}).values())
-            pool.shutdown(wait=False, cancel_futures=True)
-            for worker in workers:
-                if worker.is_alive():
-                    worker.terminate()
-            for worker in workers:
-                worker.join(5)
+            with signals_held():
+                codes = _ended(pool)
+            signum = next((-code for code in codes if code is not None and -code in STOPPING), None)
+            if isinstance(error, BrokenProcessPool) and signum is not None:
+                raise interrupted(signum) from None  # the workers were ended by the run's interrupt
             if isinstance(error, BrokenProcessPool):
                 raise SpanagreeError("a worker process of {jobs} ended abruptly (killed, or out of memory?); "
                                      "nothing was written; try fewer {fewer}", jobs=parameter("jobs", int(self)),
@@ -131,9 +138,41 @@ class Processes(int):
             _SHARED = None
             if frozen:
                 gc.unfreeze()
-            self.mapped.append(handed[0])
+            self.mapped.append(len(futures))
         pool.shutdown()
         return results
+
+
+def _signals_let_through() -> None:
+    """In a worker: the signals that end a run no longer held back (it was forked while they were)."""
+    import signal
+
+    from ..outputs import STOPPING
+
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+
+
+def _ended(pool) -> list:
+    """The pool's workers ended (terminated, then killed if they linger) and its thread joined;
+    the workers' exit codes (``-N``: ended by signal ``N``), as they were before this ended them."""
+    workers = [worker for worker in list((getattr(pool, "_processes", None) or {}).values())
+               if worker.pid is not None]
+    codes = [worker.exitcode for worker in workers]
+    for worker in workers:
+        if worker.exitcode is None:
+            worker.terminate()
+    for worker in workers:
+        worker.join(2)
+        if worker.exitcode is None:
+            worker.kill()
+            worker.join(2)
+    # no future is cancelled: the pool's thread sees its workers gone, fails the futures left
+    # (BrokenProcessPool) and ends
+    pool.shutdown(wait=False)
+    thread = getattr(pool, "_executor_manager_thread", None)
+    if thread is not None:
+        thread.join(10)
+    return codes
 
 
 def _call_shared(task):
