@@ -197,7 +197,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool | str = False, context: int = CONTEXT, report: bool | str = False,
           documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
-          resamples: int = 10_000, progress: bool = False, scheduler=None, analyses=()) -> Agreement:
+          resamples: int = 10_000, progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0,
+          analyses=()) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -246,6 +247,11 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         resamples (CoNLL sentences, or spaCy's sentencizer on the first annotator's text).
     jobs : int
         Compare in this many processes (results are identical).
+    scheduler : str or distributed.Client, optional
+        Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
+        client of yours, used as it is; docs/cluster.md).
+    scheduler_timeout : float
+        Seconds the connection to ``scheduler`` may take, handshake included (default 10).
     format, format_options
         How paths are read (:func:`spanagree.formats.read`).
     options : dict, optional
@@ -309,7 +315,7 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          format_options=format_options, record=options, annotators=annotators, errors=errors,
                          context=context, report=report, documents=documents, unitizing=unitizing, compare=compare,
                          test=test, unit=unit, resamples=resamples, progress=progress, scheduler=scheduler,
-                         analyses=tuple(analyses))
+                         scheduler_timeout=scheduler_timeout, analyses=tuple(analyses))
     AGREE.check(options)
     from .pipeline import plain_input
 

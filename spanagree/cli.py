@@ -134,6 +134,8 @@ def add_scheduler_option(group) -> None:
     group.add_argument("--scheduler", metavar="ADDRESS",
                        help="compare on the Dask cluster of this scheduler (tcp://host:8786; needs "
                             "pip install 'spanagree[dask]' and a filesystem the workers share: docs/cluster.md)")
+    group.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                       help="--scheduler: seconds the connection may take, handshake included (default: 10)")
 
 
 def add_quiet_option(group) -> None:
@@ -283,7 +285,8 @@ def run_options(args) -> dict:
                 spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
                 compare=args.compare, test=args.test, unit=args.unit, resamples=args.resamples,
                 format=args.format, format_options=format_options(args), options=recorded_options(args),
-                annotators=args.annotators, progress=progress_wanted(args), scheduler=args.scheduler)
+                annotators=args.annotators, progress=progress_wanted(args), scheduler=args.scheduler,
+                scheduler_timeout=args.scheduler_timeout)
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:
@@ -464,7 +467,7 @@ def command_merge(args) -> str:
                   jobs=args.jobs, format=args.format,
                   format_options=format_options(args), options=recorded_options(args), annotators=args.annotators,
                   context=args.context, documents=args.documents, progress=progress_wanted(args),
-                  scheduler=args.scheduler,
+                  scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                   outputs=OutputPlan(args.to, format_options(args),
                                      {every: path for every, path in ((False, args.adjudicate),
                                                                       (True, args.adjudicate_all)) if path},

@@ -713,7 +713,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
          format: str | None = None,
          format_options: dict | None = None, options: dict | None = None, annotators=None,
          context: int = CONTEXT, documents: str = "common", progress: bool = False, scheduler=None,
-         outputs: OutputPlan | None = None) -> Vote:
+         scheduler_timeout: float = 10.0, outputs: OutputPlan | None = None) -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
@@ -734,6 +734,11 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         Merge copies of a document that differ only in whitespace (the first annotator's text is kept).
     jobs : int
         Vote on documents in this many processes (the result is identical).
+    scheduler : str or distributed.Client, optional
+        Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
+        client of yours, used as it is; docs/cluster.md).
+    scheduler_timeout : float
+        Seconds the connection to ``scheduler`` may take, handshake included (default 10).
     documents : {"common", "present"}
         ``"common"``: merge the documents every annotator has (the others are left out with a
         warning). ``"present"``: designs where each document is annotated by some of the
@@ -801,7 +806,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     options = RunOptions(match=match, labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace,
                          align_text=align_text, jobs=jobs, format=format, format_options=format_options,
                          record=options, annotators=annotators, context=context, documents=documents,
-                         progress=progress, scheduler=scheduler)
+                         progress=progress, scheduler=scheduler, scheduler_timeout=scheduler_timeout)
     ran = execute(command, inputs, options, count_labels=labels == "strict")
     accumulator, inputs, names, rule = ran.accumulator, ran.inputs, ran.names, options.rule
     label_map, only = options.selection

@@ -633,3 +633,40 @@ def test_a_signal_during_jobs_ends_the_workers_too(tmp_path, signum):
             assert_ended_cleanly(code, err, signum, workers, tmp, {}, f"signal {signum}")
             return
     pytest.fail("the run ended before its workers could be seen three times")
+
+
+GROUP_SIGNALLED = """
+import os, sys, time
+from spanagree.outputs import signals_as_interrupts
+from spanagree.pipeline.parallel import Processes
+
+def task(number):
+    if number == 3:  # the whole process group signalled, as Ctrl-C at a terminal or a job scheduler does
+        os.killpg(os.getpgid(0), int(sys.argv[1]))
+    time.sleep(0.3)
+    return number
+
+try:
+    with signals_as_interrupts():
+        Processes(2).map(task, range(40))
+except KeyboardInterrupt as stop:
+    print("interrupted", stop.signum)
+    sys.exit(128 + stop.signum)
+"""
+
+
+@pytest.mark.slow
+def test_a_signal_to_the_process_group_while_tasks_wait_ends_the_map_cleanly():
+    """The signal reaches the workers and the parent at once, with tasks still waiting for a
+    worker: the map ends as interrupted, promptly, without a traceback from the pool's thread
+    (it met the waiting tasks cancelled: ``InvalidStateError: CANCELLED``) or a hang at exit.
+    The race is narrow (about one run in eight hit it): twelve runs."""
+    for run_number in range(12):
+        signum = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP][run_number % 3]
+        try:
+            done = subprocess.run([sys.executable, "-c", GROUP_SIGNALLED, str(int(signum))], capture_output=True,
+                                  text=True, timeout=30, start_new_session=True)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"run {run_number} (signal {signum}) hung")
+        assert (done.returncode, done.stdout, done.stderr) == (128 + signum, f"interrupted {int(signum)}\n", ""), \
+            (run_number, done.stderr)

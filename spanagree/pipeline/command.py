@@ -74,7 +74,7 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
     reading warnings given; nothing of the comparison is warned or raised yet."""
     from .cluster import one_client
 
-    with one_client(options.scheduler) as client:  # connected for the run when given an address
+    with one_client(options.scheduler, options.scheduler_timeout) as client:  # connected for the run when given an address
         inputs = expand_inputs(inputs, options.format, options.format_options, annotators=options.annotators,
                                also=command.also, jobs=options.jobs, scheduler=client)
         inputs = command.expanded(inputs, options)
