@@ -583,7 +583,7 @@ def test_signals_at_any_moment_of_a_jobs_run_end_it_cleanly(tmp_path):
     tmp.mkdir()
     paths = jobs_corpus(tmp_path)
     env = {**os.environ, "TMPDIR": str(tmp)}
-    report, listing, out = tmp_path / "r.html", tmp_path / "e.csv", tmp_path / "out.json"
+    report, listing = tmp_path / "r.html", tmp_path / "e.csv"
     argv = [sys.executable, "-m", "spanagree.cli", "agree", *map(str, paths), "--jobs", "2", "--report", str(report),
             "--errors", str(listing), "--output", "json"]
     started = time.monotonic()
