@@ -20,7 +20,8 @@ documents of a corpus of N > n documents are the documents of the corpus of n do
 
 Model
 -----
-* Words come from a synthetic vocabulary (Zipf-distributed); sentences have 15-30 tokens and end
+* Words come from a synthetic vocabulary (Zipf-distributed); a document has 10-16 sentences of
+  15-30 tokens (``--short``: 5-8 sentences of 12-25 tokens, so 60-200 tokens), each ending
   with ``.``; about one "true" entity per 12 tokens, 1-3 tokens long (two entities of a sentence
   are at least one token apart), labels PER/ORG/LOC/MISC; entity tokens are capitalised.
 * Each annotator copies the true entities with independent noise: a miss (``--miss``), a
@@ -34,6 +35,7 @@ Usage::
 
     python benchmarks/generate.py --docs 10000 --out /tmp/spanagree-bench/docs-10000
     python benchmarks/generate.py --long 10000 --out /tmp/spanagree-bench/long-10000
+    python benchmarks/generate.py --docs 10000 --short --out /tmp/spanagree-bench/short-10000
 
 Outputs never go into the repository (the default folder is under /tmp).
 """
@@ -257,7 +259,7 @@ class Writers:
             f.close()
 
 
-def generate(out: Path, *, docs: int | None = None, long: int | None = None, annotators: int = 2,
+def generate(out: Path, *, docs: int | None = None, long: int | None = None, short: bool = False, annotators: int = 2,
              seed: int = 13, miss: float = 0.05, spurious: float = 0.05, shift: float = 0.05,
              label_error: float = 0.05, formats: tuple[str, ...] = FORMATS,
              force: bool = False, quiet: bool = False) -> dict:
@@ -268,6 +270,8 @@ def generate(out: Path, *, docs: int | None = None, long: int | None = None, ann
     params = {"docs": docs, "long": long, "annotators": annotators, "seed": seed, "miss": miss,
               "spurious": spurious, "shift": shift, "label_error": label_error,
               "formats": list(formats), "generator_version": 2}
+    if short:  # only when asked for: the other corpora's parameters (their cache) stay as they were
+        params["short"] = True
     meta_path = out / "meta.json"
     if meta_path.exists() and not force:
         meta = json.loads(meta_path.read_text())
@@ -282,7 +286,7 @@ def generate(out: Path, *, docs: int | None = None, long: int | None = None, ann
     out.mkdir(parents=True)
     t0 = time.perf_counter()
     gen = Generator(seed=seed, annotators=annotators, miss=miss, spurious=spurious, shift=shift,
-                    label_error=label_error)
+                    label_error=label_error, **({"min_tokens": 12, "max_tokens": 25} if short else {}))
     writers = Writers(out, annotators, formats)
     k = annotators
     names = writers.names
@@ -298,7 +302,7 @@ def generate(out: Path, *, docs: int | None = None, long: int | None = None, ann
     for doc_id, how in plan:
         if "doc_index" in how:
             rng = random.Random(seed * 1_000_003 + how["doc_index"])
-            sentences, truth = gen.document(rng, n_sentences=rng.randint(10, 16))
+            sentences, truth = gen.document(rng, n_sentences=rng.randint(5, 8) if short else rng.randint(10, 16))
         else:
             rng = random.Random(seed * 1_000_003 - 1)
             sentences, truth = gen.document(rng, n_entities=how["n_entities"])
@@ -339,6 +343,8 @@ def main(argv=None) -> int:
     g.add_argument("--docs", type=int, default=None, help="number of documents (default 10000)")
     g.add_argument("--long", type=int, metavar="S", default=None,
                    help="one long document with S true entities instead")
+    p.add_argument("--short", action="store_true",
+                   help="short documents (5-8 sentences of 12-25 tokens: 60-200 tokens) instead of 10-16 of 15-30")
     p.add_argument("--annotators", "-k", type=int, default=2)
     p.add_argument("--seed", type=int, default=13)
     p.add_argument("--miss", type=float, default=0.05)
@@ -354,7 +360,9 @@ def main(argv=None) -> int:
     bad = set(formats) - set(FORMATS)
     if bad:
         p.error(f"unknown formats: {', '.join(sorted(bad))}")
-    meta = generate(Path(args.out), docs=args.docs, long=args.long, annotators=args.annotators,
+    if args.short and args.long is not None:
+        p.error("--short makes many short documents: not with --long")
+    meta = generate(Path(args.out), docs=args.docs, long=args.long, short=args.short, annotators=args.annotators,
                     seed=args.seed, miss=args.miss, spurious=args.spurious, shift=args.shift,
                     label_error=args.label_error, formats=formats, force=args.force)
     try:

@@ -7,12 +7,15 @@ profiler: each phase is a wall-clock interval) around
   (``spanagree.pipeline.read_inputs``) or document by document while comparing
   (``spanagree.pipeline.sequential``: the time spent getting each next document);
 * ``texts``     — checking that every copy of a document has the same text (``reconciled_batch``);
-* ``align``     — aligning every document and adding up counts (``compare_pair`` per batch), less
-* ``errors``    — for ``score``, the error analysis of each document (``error_keys``);
+* ``align``     — aligning every document and adding up counts (``compare_pair`` per batch;
+  ``merge``: ``vote_document``);
+* ``errors``    — for ``score``, the error analysis of each batch (``ErrorKinds.observe``);
 * ``render``    — the JSON output (``report.document.to_json``);
 
 and ``startup`` (interpreter and imports: the process's wall time minus ``main``), ``other`` (the
-rest of ``main``). Prints JSON (``--markdown``: a table row per phase).
+rest of ``main``), and ``cpu``: the process's processor time (user and system), which other
+processes sharing the machine's cores disturb far less than the wall-clock phases. Prints JSON
+(``--markdown``: a table row per phase).
 
 Usage::
 
@@ -22,6 +25,7 @@ Usage::
 from __future__ import annotations
 
 import json
+import resource
 import sys
 import time
 
@@ -38,8 +42,7 @@ def main(argv: list[str]) -> int:
 
     pipeline = importlib.import_module("spanagree.pipeline")
     sequential = importlib.import_module("spanagree.pipeline.sequential")
-    agreement = importlib.import_module("spanagree.agreement")
-    score = importlib.import_module("spanagree.scoring")
+    analyses = importlib.import_module("spanagree.pipeline.analyses")
     voting = importlib.import_module("spanagree.voting")
     report = importlib.import_module("spanagree.report")
     spent: dict[str, float] = {}
@@ -56,10 +59,8 @@ def main(argv: list[str]) -> int:
     pipeline.read_inputs = timed("read", pipeline.read_inputs)
     sequential._Reading.next = timed("read", sequential._Reading.next)
     sequential.reconciled_batch = timed("texts", sequential.reconciled_batch)
-    agreement.compare_pair = timed("align", agreement.compare_pair)
-    score.compare_pair = timed("align", score.compare_pair)
-    score.error_keys = timed("errors", score.error_keys)
-    score.keys_and_items = timed("errors", score.keys_and_items)
+    analyses.compare_pair = timed("align", analyses.compare_pair)
+    analyses.ErrorKinds.observe = timed("errors", analyses.ErrorKinds.observe)
     voting.vote_document = timed("align", voting.vote_document)
     report.to_json = timed("render", report.to_json)
 
@@ -71,11 +72,11 @@ def main(argv: list[str]) -> int:
     with redirect_stdout(io.StringIO()):
         code = cli.main(args)
     total = time.perf_counter() - t
-    if "errors" in spent:
-        spent["align"] = spent.get("align", 0.0) - spent["errors"]  # errors run inside align
     phases = {"startup": startup, **spent}
     phases["other"] = total - sum(spent.values())
     phases["total"] = startup + total
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    phases["cpu"] = usage.ru_utime + usage.ru_stime
     if markdown:
         order = ["startup", "read", "texts", "align", "errors", "render", "other"]
         print(" | ".join(f"{phases[k]:.2f}" if k in phases else "—" for k in order) + f" | {phases['total']:.2f}")

@@ -72,6 +72,7 @@ class Run:
         self.name, self.cmd = name, cmd
         self.times: list[float] = []
         self.rss_kib: list[int] = []
+        self.cpu: list[float] = []   # processor time of each run (user + system): less disturbed by other work
         self.stdout = ""
         self.stderr = ""
         self.rc = None
@@ -86,6 +87,10 @@ class Run:
         return min(self.times) if self.ok else None
 
     @property
+    def cpu_seconds(self):
+        return min(self.cpu) if self.ok and self.cpu else None
+
+    @property
     def rss_mib(self):
         return max(self.rss_kib) / 1024 if self.ok else None
 
@@ -97,12 +102,13 @@ class Run:
 
     def as_dict(self):
         return {"name": self.name, "cmd": [str(c) for c in self.cmd], "times": self.times,
-                "seconds": self.seconds, "rss_mib": self.rss_mib, "error": self.error,
+                "seconds": self.seconds, "cpu_seconds": self.cpu_seconds, "rss_mib": self.rss_mib, "error": self.error,
                 "stderr_tail": self.stderr[-2000:] if self.error else ""}
 
 
 def run_once(cmd, *, timeout=None, cwd=None, env=None):
-    """(wall seconds, peak RSS KiB, rc, stdout, stderr, timed_out) of one fresh child."""
+    """(wall seconds, peak RSS KiB, rc, stdout, stderr, timed_out) of one fresh child; its
+    processor time (user + system seconds) in :data:`LAST_CPU`."""
     out_path = Path(os.environ.get("TMPDIR", "/tmp")) / f"spanagree-bench-{os.getpid()}.out"
     err_path = out_path.with_suffix(".err")
     with open(out_path, "wb") as fo, open(err_path, "wb") as fe:
@@ -129,7 +135,12 @@ def run_once(cmd, *, timeout=None, cwd=None, env=None):
     stderr = err_path.read_text(errors="replace")
     out_path.unlink(missing_ok=True)
     err_path.unlink(missing_ok=True)
+    LAST_CPU[0] = ru.ru_utime + ru.ru_stime
     return wall, ru.ru_maxrss, p.returncode, stdout, stderr, timed_out.is_set()
+
+
+#: The processor time of the last child :func:`run_once` ran.
+LAST_CPU = [0.0]
 
 
 def generated(out, **parameters):
@@ -228,6 +239,7 @@ def measure(name, cmd, *, repeat=3, budget=120.0, timeout=1800, cwd=None, env=No
             r.error = f"exit {rc}"
             break
         r.times.append(wall)
+        r.cpu.append(LAST_CPU[0])
         r.rss_kib.append(rss)
         spent += wall
         if spent >= budget or (i == 0 and wall > budget / 2):
@@ -476,6 +488,8 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="small sizes: a smoke test of the whole run")
     p.add_argument("--docs", type=int, help="main corpus size in documents (default 10000; quick 400)")
     p.add_argument("--jobs-docs", type=int, help="corpus for --jobs (default 40000; quick 1600)")
+    p.add_argument("--short-docs", type=int, help="short-document corpus (60-200 tokens each; default 10000; "
+                                                    "quick 400)")
     p.add_argument("--long", help="comma-separated span counts of the one-long-document series")
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement (min is reported)")
     p.add_argument("--nervaluate-limit", type=float, default=60.0,
@@ -484,11 +498,12 @@ def main(argv=None):
     p.add_argument("--results", type=Path, help="markdown output (default benchmarks/RESULTS.md; "
                                                   "--quick: OUT/RESULTS.md)")
     p.add_argument("--skip", default="", help="comma-separated sections to skip: "
-                                              "main,phases,long,docs,jobs,scale,cluster,report,help,index")
+                                              "main,phases,short,long,docs,jobs,scale,cluster,report,help,index")
     args = p.parse_args(argv)
     quick = args.quick
     docs = args.docs or (400 if quick else 10000)
     jobs_docs = args.jobs_docs or (1600 if quick else 40000)
+    short_docs = args.short_docs or (400 if quick else 10000)
     merge_docs = 2000 if quick else 50000  # merge's peak memory (issue 17: <= 100 MiB on 50,000 documents)
     if args.long:
         long_sizes = [int(x) for x in args.long.split(",")]
@@ -579,7 +594,34 @@ def main(argv=None):
                          ("score CoNLL", ["score", c1, c2, "--output", "json"]),
                          ("score JSONL", ["score", j1, j2, "--output", "json"])):
             phases[key] = section(R, f"phases {key}", log, lambda c=cmd: phases_of(py, c, log))
+            if phases[key]:
+                phases[key]["documents"] = meta["documents"]
     R["phases"] = phases
+
+    # -- 2a. many short documents: the run's own cost per document ------------------------------
+    short_runs: dict[str, Run] = {}
+
+    def short_section():
+        sdir = out / f"short-{short_docs}"
+        smeta = generated(sdir, docs=short_docs, short=True)
+        R["short_corpus"] = {"documents": smeta["documents"], "tokens": smeta["tokens"],
+                             "spans_total": smeta["spans_total"], "f1": smeta["exact_strict"][0]["f1"],
+                             "path": str(sdir)}
+        s1, s2 = sdir / "conll" / "ann1.conll", sdir / "conll" / "ann2.conll"
+        _log(log, f"many short documents: {sdir} ({smeta['documents']} documents, {smeta['tokens']} tokens)")
+        for name, cmd, avail in (("plain_conll", [py, PEERS / "plain_parse.py", "conll", s1, s2], True),
+                                 ("spanagree_score_conll", sa + ["score", s1, s2, "--output", "json"], sa_ok),
+                                 ("seqeval_default", [pp, PEERS / "seqeval_score.py", s1, s2], have["seqeval"])):
+            short_runs[name] = measure(f"short_{name}", cmd, repeat=max(repeat, 5), available=avail, log=log)
+        if sa_ok and "phases" not in skip:
+            key = "score CoNLL, short documents"
+            phases[key] = phases_of(py, ["score", s1, s2, "--output", "json"], log)
+            if phases[key]:
+                phases[key]["documents"] = smeta["documents"]
+
+    if "short" not in skip:
+        section(R, "short", log, short_section)
+    R["short"] = {k: v.as_dict() for k, v in short_runs.items()}
 
     # -- 3. one long document ---------------------------------------------------------------------
     long_rows: list = []
@@ -1043,13 +1085,47 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
         w("Seconds per phase: interpreter start-up and imports; reading the files (the format readers); "
           "checking that each document's copies have the same text; aligning and counting; error analysis "
           "(`score`); JSON; the rest.\n")
-        w("| run | start-up | read | texts | align + count | error analysis | render | other | total |")
-        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        w("Per document: the run less its start-up, divided by the documents of the corpus (µs of wall "
+          "time); CPU: the process's processor time (user + system, s), which other work sharing the cores "
+          "disturbs less than the wall-clock phases.\n")
+        w("| run | start-up | read | texts | align + count | error analysis | render | other | total | CPU | "
+          "per document (µs) |")
+        w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for name, ph in R["phases"].items():
             if ph:
+                per = ((ph["total"] - ph.get("startup", 0)) / ph["documents"] * 1e6
+                       if ph.get("documents") and ph.get("total") is not None else None)
                 w(f"| {name} | " + " | ".join(fmt_s(ph.get(k)) for k in
                                              ("startup", "read", "texts", "align", "errors", "render", "other"))
-                  + f" | {fmt_s(ph.get('total'))} |")
+                  + f" | {fmt_s(ph.get('total'))} | {fmt_s(ph.get('cpu'))} | {fmt_s(per, 0)} |")
+        w("")
+
+    if R.get("short"):
+        c = R.get("short_corpus") or {}
+        runs = R["short"]
+        w("## Many short documents (the run's own cost per document)\n")
+        w(f"`benchmarks/generate.py --short`: {c.get('documents', 0):,} documents of 60-200 tokens "
+          f"({c.get('tokens', 0):,} tokens, {c.get('spans_total', 0):,} spans) × 2 annotators, CoNLL. "
+          "Wall time and processor time (user + system) are each the minimum of the runs; per document: "
+          "processor time over the documents. Other processes sharing the cores lengthen the wall times far "
+          "more than the processor times: read the ratios.\n")
+        w("| tool | time (s) | CPU (s) | CPU per document (µs) | vs plain parse (time) | vs plain parse (CPU) |")
+        w("|---|---:|---:|---:|---:|---:|")
+        plain = runs.get("plain_conll") or {}
+        for label, key in (("plain-Python parse", "plain_conll"),
+                           ("**spanagree score** (conlleval decoding)", "spanagree_score_conll"),
+                           ("seqeval `f1_score` default", "seqeval_default")):
+            r = runs.get(key)
+            if not r:
+                continue
+            if r.get("error"):
+                w(f"| {label} | {r['error']} | | | | |")
+                continue
+            per = r["cpu_seconds"] / c["documents"] * 1e6 if c.get("documents") and r.get("cpu_seconds") else None
+            wall_ratio, cpu_ratio = ratio(r["seconds"], plain.get("seconds")), ratio(r.get("cpu_seconds"),
+                                                                                      plain.get("cpu_seconds"))
+            w(f"| {label} | {fmt_s(r['seconds'])} | {fmt_s(r.get('cpu_seconds'))} | {fmt_s(per, 0)} | "
+              f"{fmt_s(wall_ratio) + '×' if wall_ratio else '—'} | {fmt_s(cpu_ratio) + '×' if cpu_ratio else '—'} |")
         w("")
 
     if R.get("long"):

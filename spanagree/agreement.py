@@ -199,10 +199,10 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool | str = False, context: int = CONTEXT, report: bool | str = False,
           documents: str = "common", unitizing: bool = False, compare: bool = False, test: str = "randomization", unit: str = "document",
-          resamples: int = 10_000, progress: bool = False, scheduler=None, analyses=(),
-          document_key: str = "id", gamma: bool = False, gamma_alpha: float = 1.0, gamma_beta: float = 1.0,
-          gamma_delta_empty: float = 1.0, gamma_sampler: str = "statistical", gamma_samples: int = 30,
-          gamma_precision=None) -> Agreement:
+          resamples: int = 10_000, progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0,
+          analyses=(), document_key: str = "id", gamma: bool = False, gamma_alpha: float = 1.0,
+          gamma_beta: float = 1.0, gamma_delta_empty: float = 1.0, gamma_sampler: str = "statistical",
+          gamma_samples: int = 30, gamma_precision=None) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -251,6 +251,11 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         resamples (CoNLL sentences, or spaCy's sentencizer on the first annotator's text).
     jobs : int
         Compare in this many processes (results are identical).
+    scheduler : str or distributed.Client, optional
+        Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
+        client of yours, used as it is; docs/cluster.md).
+    scheduler_timeout : float
+        Seconds the connection to ``scheduler`` may take, handshake included (default 10).
     format, format_options
         How paths are read (:func:`spanagree.formats.read`).
     options : dict, optional
@@ -337,7 +342,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          format_options=format_options, record=options, annotators=annotators, errors=errors,
                          context=context, report=report, documents=documents, unitizing=unitizing, compare=compare,
                          test=test, unit=unit, resamples=resamples, progress=progress, scheduler=scheduler,
-                         analyses=tuple(analyses), document_key=document_key, gamma=gamma, gamma_alpha=gamma_alpha,
+                         scheduler_timeout=scheduler_timeout, analyses=tuple(analyses),
+                         document_key=document_key, gamma=gamma, gamma_alpha=gamma_alpha,
                          gamma_beta=gamma_beta, gamma_delta_empty=gamma_delta_empty, gamma_sampler=gamma_sampler,
                          gamma_samples=gamma_samples, gamma_precision=gamma_precision)
     return agree_with(inputs, options)

@@ -24,7 +24,7 @@ from .measures.significance import TESTS, UNITS
 from .match import BOUNDARIES, LABEL_RULES
 from .options import RunOptions
 from .pipeline import named_input
-from .outputs import exit_status, signals_as_interrupts, write_stdout
+from .outputs import Interrupted, exit_status, received, signals_as_interrupts, write_stdout
 
 OUTPUTS = ("table", "json", "csv")
 
@@ -176,6 +176,8 @@ def add_scheduler_option(group) -> None:
     group.add_argument("--scheduler", metavar="ADDRESS",
                        help="compare on the Dask cluster of this scheduler (tcp://host:8786; needs "
                             "pip install 'spanagree[dask]' and a filesystem the workers share: docs/cluster.md)")
+    group.add_argument("--scheduler-timeout", type=float, default=10.0, metavar="SECONDS",
+                       help="--scheduler: seconds the connection may take, handshake included (default: 10)")
 
 
 def add_quiet_option(group) -> None:
@@ -341,7 +343,8 @@ def run_options(args, **command) -> RunOptions:
                       seed=args.seed, jobs=args.jobs, compare=args.compare, test=args.test, unit=args.unit,
                       resamples=args.resamples, format=args.format, format_options=format_options(args),
                       record=recorded_options(args), annotators=args.annotators, progress=progress_wanted(args),
-                      scheduler=args.scheduler, errors=args.errors or False, context=args.context,
+                      scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
+                      errors=args.errors or False, context=args.context,
                       report=args.report or False, document_key=args.document_key, **command)
 
 
@@ -524,7 +527,8 @@ def command_merge(args) -> str:
                          align_whitespace=args.align_whitespace, align_text=args.align_text, jobs=args.jobs,
                          format=args.format, format_options=format_options(args), record=recorded_options(args),
                          annotators=args.annotators, context=args.context, documents=args.documents,
-                         progress=progress_wanted(args), scheduler=args.scheduler, document_key=args.document_key)
+                         progress=progress_wanted(args), scheduler=args.scheduler,
+                         scheduler_timeout=args.scheduler_timeout, document_key=args.document_key)
     kept = {every: path for every, path in ((False, args.adjudicate), (True, args.adjudicate_all)) if path}
     result = vote_with(args.paths, options, args.min_votes,
                        outputs=OutputPlan(args.to, format_options(args), kept, dest=args.out))
@@ -581,7 +585,9 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("always", SpanagreeWarning)
             warnings.showwarning = show_warning
             output = COMMANDS[args.command](args)
-        write_stdout(output)
+            if received() is not None:  # an interrupt swallowed on the way (in a finaliser): still one
+                raise Interrupted(received())
+            write_stdout(output)
         return 0
     except UsageError as error:
         print(f"spanagree: error: {error.command_line_message()}", file=sys.stderr)

@@ -36,8 +36,9 @@ class RunOptions:
         How paths are read and which span sets of containers are taken.
     align_whitespace, align_text
         How copies of a document whose texts differ are reconciled.
-    jobs, scheduler, progress
-        How the run executes: processes, a Dask scheduler or client, a progress bar.
+    jobs, scheduler, scheduler_timeout, progress
+        How the run executes: processes, a Dask scheduler or client (and the seconds its
+        connection may take), a progress bar.
     errors, context, report
         What is kept per document: the disagreements' listing (and its context), the HTML report's records.
     chance, lang, spacy_model, bootstrap, seed, unitizing, compare, test, unit, resamples, beta
@@ -76,6 +77,7 @@ class RunOptions:
     align_text: bool = False
     jobs: int = 1
     scheduler: Any = None
+    scheduler_timeout: float = 10.0
     progress: bool = False
     errors: bool | str = False
     context: int = CONTEXT

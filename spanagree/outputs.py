@@ -6,8 +6,10 @@
 * Never half-written: everything goes to a hidden temporary place next to the destination first,
   then is moved in one step (:func:`write_atomically`); a failure (a full disk, a read-only
   folder) is one line naming the destination, and the temporary place is removed.
-* SIGTERM and SIGHUP are treated like SIGINT (:func:`signals_as_interrupts`): the temporary output
-  is removed and the command exits with 128 + the signal's number.
+* SIGINT, SIGTERM and SIGHUP end a run alike (:func:`signals_as_interrupts`): the first one
+  raises :class:`Interrupted`, the temporary outputs are removed, later ones are ignored while
+  that happens, and the command exits with 128 + the first signal's number — also when the
+  exception was swallowed where Python ignores exceptions (a finaliser: :func:`received`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ from .errors import SpanagreeError, UsageError, parameter
 
 # The signals that end a run cleanly, as Ctrl-C (SIGINT) does; SIGHUP is absent on Windows.
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+#: Every signal :func:`signals_as_interrupts` turns into :class:`Interrupted`.
+STOPPING = (signal.SIGINT, *SIGNALS)
+#: The first signal received inside :func:`signals_as_interrupts` (its number), until it is entered again.
+_RECEIVED: list[int] = []
 
 
 class Interrupted(KeyboardInterrupt):
@@ -43,12 +49,15 @@ class OutputError(SpanagreeError):
 
 @contextlib.contextmanager
 def signals_as_interrupts() -> Iterator[None]:
-    """While inside, SIGTERM and SIGHUP raise :class:`Interrupted` in the main thread, as SIGINT
-    raises :class:`KeyboardInterrupt`; the handlers before are restored on leaving.
+    """While inside, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` in the main thread
+    (a :class:`KeyboardInterrupt`, as Ctrl-C raises by default); the handlers before are restored
+    on leaving.
 
     A process forked inside (a ``--jobs`` worker) does not inherit the behaviour: there the
-    signal does what it does by default (the process ends). A second signal while the first is
-    being handled (the temporary outputs being removed) is ignored.
+    signal does what it does by default (the process ends). Only the first signal raises: later
+    ones, while the run stops (its workers ended, the temporary outputs removed), are ignored.
+    The first is remembered (:func:`received`), so that a run whose interrupt was swallowed
+    where Python ignores exceptions (a finaliser, a thread) still ends as interrupted.
 
     Examples
     --------
@@ -61,20 +70,19 @@ def signals_as_interrupts() -> Iterator[None]:
     143
     """
     owner = os.getpid()
-    raised = []
+    del _RECEIVED[:]
 
     def handler(signum, frame):
         if os.getpid() != owner:  # a forked worker: die as the signal says
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
-        if raised:  # already stopping: let the clean-up finish
+        if _RECEIVED:  # already stopping: let the clean-up finish
             return
-        raised.append(signum)
-        raise Interrupted(signum)
+        raise interrupted(signum)
 
     try:
-        previous = {signum: signal.signal(signum, handler) for signum in SIGNALS}
+        previous = {signum: signal.signal(signum, handler) for signum in STOPPING}
     except ValueError:  # not the main thread: signals cannot be handled here
         yield
         return
@@ -83,6 +91,19 @@ def signals_as_interrupts() -> Iterator[None]:
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
+
+
+def interrupted(signum: int) -> Interrupted:
+    """The :class:`Interrupted` of ``signum``, remembered as the run's first signal (:func:`received`):
+    for a signal this process learns of another way (a ``--jobs`` worker ended by it)."""
+    if not _RECEIVED:
+        _RECEIVED.append(signum)
+    return Interrupted(signum)
+
+
+def received() -> int | None:
+    """The first signal received inside the last :func:`signals_as_interrupts` (its number), or ``None``."""
+    return _RECEIVED[0] if _RECEIVED else None
 
 
 def exit_status(interrupt: KeyboardInterrupt) -> int:
@@ -212,7 +233,7 @@ def write_atomically(dest: str | os.PathLike, produce: Callable[[Path], None], *
             produce(temporary)
             if not temporary.exists():  # an empty result still replaces the destination
                 temporary.mkdir() if dest.is_dir() else temporary.touch()
-            with _signals_held():
+            with signals_held():
                 _swap(temporary, dest, workspace)
         except OSError as error:
             raise _output_error(dest, what, error) from None
@@ -235,9 +256,11 @@ def _swap(temporary: Path, dest: Path, workspace: Path) -> None:
 
 
 @contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT, SIGTERM and SIGHUP held back (delivered on leaving) where the platform allows."""
-    held = {signal.SIGINT, *SIGNALS}
+def signals_held() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP held back (delivered on leaving) where the platform allows: for
+    what must not stop half-way (an output moved into place, a temporary folder removed, the
+    workers ended)."""
+    held = set(STOPPING)
     try:
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
     except (AttributeError, ValueError, OSError):  # no sigmask on this platform

@@ -184,7 +184,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           options: dict | None = None, annotators=None, gold_name: str | None = None,
           context: int = CONTEXT, report: bool | str = False, compare: bool = False, test: str = "randomization",
           unit: str = "document", resamples: int = 10_000,
-          progress: bool = False, scheduler=None, analyses=(), document_key: str = "id") -> Score | list[Score]:
+          progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0, analyses=(),
+          document_key: str = "id") -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -226,6 +227,11 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         spaCy's sentencizer on the gold's text for ``lang``).
     jobs : int
         Compare in this many processes (the results, error items included, are identical).
+    scheduler : str or distributed.Client, optional
+        Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
+        client of yours, used as it is; docs/cluster.md).
+    scheduler_timeout : float
+        Seconds the connection to ``scheduler`` may take, handshake included (default 10).
     format, format_options, options, annotators
         As in :func:`spanagree.agree`.
     context : int
@@ -270,7 +276,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                          chance=chance, lang=lang, spacy_model=spacy_model, bootstrap=bootstrap, seed=seed, jobs=jobs,
                          format=format, format_options=format_options, record=options, annotators=annotators,
                          context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
-                         progress=progress, scheduler=scheduler, analyses=tuple(analyses), document_key=document_key)
+                         progress=progress, scheduler=scheduler, scheduler_timeout=scheduler_timeout,
+                         analyses=tuple(analyses), document_key=document_key)
     return score_with(gold, pred, options, gold_name=gold_name)
 
 

@@ -718,7 +718,7 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
          format: str | None = None,
          format_options: dict | None = None, options: dict | None = None, annotators=None,
          context: int = CONTEXT, documents: str = "common", progress: bool = False, scheduler=None,
-         outputs: OutputPlan | None = None, document_key: str = "id") -> Vote:
+         scheduler_timeout: float = 10.0, outputs: OutputPlan | None = None, document_key: str = "id") -> Vote:
     """Cluster the spans of several annotators and vote on every cluster.
 
     Parameters
@@ -739,6 +739,11 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         Merge copies of a document that differ only in whitespace (the first annotator's text is kept).
     jobs : int
         Vote on documents in this many processes (the result is identical).
+    scheduler : str or distributed.Client, optional
+        Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
+        client of yours, used as it is; docs/cluster.md).
+    scheduler_timeout : float
+        Seconds the connection to ``scheduler`` may take, handshake included (default 10).
     document_key : {"id", "text"}
         How the copies of a document are paired: by their ids (default), or by their texts when
         tools gave them other ids (each takes the first input's id for the same text;
@@ -809,7 +814,8 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
     options = RunOptions(match=match, labels=labels, only=only, label_map=label_map, align_whitespace=align_whitespace,
                          align_text=align_text, jobs=jobs, format=format, format_options=format_options,
                          record=options, annotators=annotators, context=context, documents=documents,
-                         progress=progress, scheduler=scheduler, document_key=document_key)
+                         progress=progress, scheduler=scheduler,
+                         scheduler_timeout=scheduler_timeout, document_key=document_key)
     return vote_with(inputs, options, min_votes, outputs)
 
 

@@ -4,6 +4,9 @@ gives the JSON of a local run (apart from the options' echo)."""
 from __future__ import annotations
 
 import json
+import socket
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +14,7 @@ import pytest
 distributed = pytest.importorskip("distributed", reason="dask[distributed] is not installed (pip install '.[test]')")
 
 from spanagree import SpanagreeError, agree, score  # noqa: E402
+from spanagree.errors import UsageError  # noqa: E402
 from spanagree.cli import main  # noqa: E402
 from spanagree.pipeline import cluster  # noqa: E402
 from spanagree.report.schemas import schema  # noqa: E402
@@ -101,13 +105,79 @@ def test_a_relative_type_system_is_made_absolute_for_the_workers(scheduler, caps
     assert without_options(remote) == without_options(local) and local["documents"] == 10
 
 
-def test_an_unreachable_scheduler_fails_without_hanging(capsys, monkeypatch):
-    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 2)
-    code = main(["agree", *map(str, INPUTS["brat"][:2]), "--scheduler", "tcp://127.0.0.1:9"])
+def test_an_unreachable_scheduler_fails_without_hanging(capsys):
+    code = main(["agree", *map(str, INPUTS["brat"][:2]), "--scheduler", "tcp://127.0.0.1:9", "--scheduler-timeout", "2"])
     err = capsys.readouterr().err
     assert code == 1
     assert err.startswith("spanagree: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9 (within 2 s)")
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("address", ["garbage", "tcp://", "", "tls://node01:8786", "tcp://node01", "node01:0",
+                                     "node01:99999", "udp://node01:8786", "tcp://:8786", "tcp://node 01:8786"])
+def test_a_malformed_address_is_one_line_before_connecting(capsys, address):
+    started = time.monotonic()
+    code = main(["agree", *map(str, INPUTS["brat"][:2]), "--scheduler", address])
+    err = capsys.readouterr().err
+    assert (code, err.count("\n")) == (2, 1), err
+    assert err.startswith("spanagree: error: --scheduler ") and repr(address) in err
+    assert time.monotonic() - started < 5  # no connection tried, no client left to time out
+
+
+def test_the_scheduler_timeout_is_checked_and_named_as_the_api_names_it(capsys):
+    assert main(["agree", *map(str, INPUTS["brat"][:2]), "--scheduler-timeout", "0"]) == 2
+    assert capsys.readouterr().err == "spanagree: error: --scheduler-timeout is a number of seconds above 0; got 0.0\n"
+    with pytest.raises(UsageError, match=r"^scheduler_timeout is a number of seconds above 0; got -1$"):
+        agree(INPUTS["brat"][:2], scheduler="tcp://127.0.0.1:9", scheduler_timeout=-1)
+    with pytest.raises(UsageError, match=r"^scheduler takes a scheduler's address, tcp://HOST:PORT; got 'garbage'$"):
+        score(INPUTS["brat"][0], INPUTS["brat"][1], scheduler="garbage")
+
+
+def silent_or_noisy_server(noisy: bool):
+    """A plain TCP server that is not a Dask scheduler: it accepts and says nothing, or answers
+    every connection with an HTTP page. Returns its port."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    accepted = []
+
+    def serve():
+        while True:
+            connection, _ = server.accept()
+            accepted.append(connection)  # kept open: the silent server never answers
+            if noisy:
+                connection.sendall(b"HTTP/1.0 200 OK\r\nContent-Type: text/html\r\n\r\n<html>hello</html>")
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server.getsockname()[1]
+
+
+@pytest.mark.parametrize("noisy", [False, True])
+def test_a_service_that_is_not_a_dask_scheduler_fails_within_the_timeout(capsys, noisy):
+    port = silent_or_noisy_server(noisy)
+    started = time.monotonic()
+    code = main(["agree", *map(str, INPUTS["brat"][:2]), "--scheduler", f"tcp://127.0.0.1:{port}",
+                 "--scheduler-timeout", "2"])
+    took = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith(f"spanagree: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port} (within 2 s): ")
+    assert took < 2 + 3  # the handshake under the timeout too (it hung for ever)
+
+
+def test_a_workers_address_is_not_a_schedulers(scheduler, capsys):
+    with distributed.Client(scheduler, set_as_default=False) as client:
+        worker = sorted(client.scheduler_info()["workers"])[0]
+    assert main(["agree", *map(str, INPUTS["brat"][:2]), "--scheduler", worker]) == 1
+    assert capsys.readouterr().err == (f"spanagree: error: {worker} is a Dask Worker, not a scheduler: give the "
+                                       "scheduler's address\n")
+
+
+def test_the_scheduler_timeout_is_echoed(scheduler, capsys):
+    document = run(capsys, "agree", *INPUTS["brat"][:2], "--scheduler", scheduler, "--scheduler-timeout", "7",
+                   "--output", "json")
+    assert document["options"]["scheduler"] == scheduler and document["options"]["scheduler_timeout"] == 7.0
+    assert run(capsys, "agree", *INPUTS["brat"][:2], "--output", "json")["options"]["scheduler_timeout"] == 10.0
 
 
 @pytest.mark.parametrize("fmt", ["conll", "jsonl"])

@@ -23,7 +23,7 @@ from spanagree import agree
 from spanagree.formats import open_annotators
 from spanagree.formats import gate as gate_module
 from spanagree.pipeline import expand_inputs
-from spanagree.pipeline.parallel import folder_listings
+from spanagree.pipeline.shards import folder_listings
 
 from conftest import DEMO, run, same_under
 
@@ -200,16 +200,16 @@ def test_the_bratiaa_example_in_gate_files_agrees_under_jobs_as_in_brat(shared_c
 
 @pytest.mark.slow
 def test_agree_score_merge_and_an_error_on_the_cluster_equal_a_local_run(scheduler, tmp_path, capsys, monkeypatch):
-    from spanagree.pipeline import parallel
+    from spanagree.pipeline import shards
 
     sharded = []
-    added = parallel.shards_added
+    added = shards.shards_added
 
     def counted(results, folders):
         sharded.append([folder.format for folder in folders])
         return added(results, folders)
 
-    monkeypatch.setattr(parallel, "shards_added", counted)
+    monkeypatch.setattr(shards, "shards_added", counted)
     folder, files = with_points(tmp_path)
     for argv in (["agree", folder, "--by", "label,document"], ["score", folder, "--by", "document"]):
         with files_opened(folder) as alone:

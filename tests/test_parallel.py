@@ -24,7 +24,8 @@ from spanagree.formats import write
 from spanagree.match import MatchRule
 from spanagree.pipeline.analyses import PairsComparison
 from spanagree.pipeline import Group
-from spanagree.pipeline.parallel import Processes, shards
+from spanagree.pipeline.parallel import Processes
+from spanagree.pipeline.shards import shards
 from spanagree.pipeline.sequential import accumulate, spanset_stream
 from spanagree.scoring import score
 from spanagree.span import Span, SpanSet

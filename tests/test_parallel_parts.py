@@ -17,7 +17,7 @@ import pytest
 from spanagree.formats import FilePart
 from spanagree.formats.conll import document_starts_conll, stream_conll
 from spanagree.formats.jsonl import document_starts_jsonl
-from spanagree.pipeline import parallel
+from spanagree.pipeline import parallel, shards
 from conftest import run, same_under
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,22 +27,22 @@ ROOT = Path(__file__).resolve().parent.parent
 def verdicts(monkeypatch, small_shards):
     """Read even these small files in parts, and record whether each run's parts were trusted."""
     found = []
-    added = parallel.parts_added
+    added = shards.parts_added
 
     def recorded(*args):
         result = added(*args)
         found.append(result is not None)  # None: not what one process gives; read again here
         return result
 
-    monkeypatch.setattr(parallel, "parts_added", recorded)
+    monkeypatch.setattr(shards, "parts_added", recorded)
     return found
 
 
 def file_parts(files, pieces: int) -> list[list]:
-    """Each file's parts (:func:`~spanagree.pipeline.parallel.parts_as_found`), as lists: part
+    """Each file's parts (:func:`~spanagree.pipeline.shards.parts_as_found`), as lists: part
     ``p`` of every file holds the same documents when the files list them in the same order."""
     starts = [fmt.document_starts()(path) for path, fmt, _ in files]
-    return [list(column) for column in zip(*parallel.parts_as_found(files, starts, pieces))]
+    return [list(column) for column in zip(*shards.parts_as_found(files, starts, pieces))]
 
 
 def conll_document(number: int, tags=("B-PER", "I-PER", "O")) -> str:
@@ -208,7 +208,7 @@ def test_parts_are_cut_by_bytes_and_shrink_towards_the_end(tmp_path):
     paths = [tmp_path / "ann1.jsonl", tmp_path / "ann2.jsonl"]
     paths[0].write_text("".join(record(d, 300 if d < 8 else 100) for d in range(16)))
     paths[1].write_text("".join(record(d, 100) for d in range(16)))
-    files = parallel.splittable_files(paths, None)
+    files = shards.splittable_files(paths, None)
     parts = file_parts(files, 4)
     # shares of 7/16, 5/16, 3/16 and 1/16 of 4800 bytes end at bytes 2100, 3600 and 4500 of the
     # two files together, where document i begins at byte 300 i + 100 i = 400 i (i ≤ 8), then
@@ -234,7 +234,7 @@ def test_a_part_is_given_as_soon_as_the_scan_has_passed_its_end(tmp_path):
     paths = [tmp_path / "ann1.jsonl", tmp_path / "ann2.jsonl"]
     for path in paths:
         path.write_text("".join(hundred_bytes(d) for d in range(10)))
-    files = parallel.splittable_files(paths, None)
+    files = shards.splittable_files(paths, None)
     scanned = [0, 0]
 
     def counting(k):
@@ -242,7 +242,7 @@ def test_a_part_is_given_as_soon_as_the_scan_has_passed_its_end(tmp_path):
             scanned[k] += 1
             yield offset, offset // 100
 
-    parts = parallel.parts_as_found(files, [counting(0), counting(1)], 4)
+    parts = shards.parts_as_found(files, [counting(0), counting(1)], 4)
     first = next(parts)
     assert [(p.start, p.stop, p.lines_before, p.documents_before) for p in first] == [(0, 500, 0, 0)] * 2
     assert scanned == [6, 6]  # documents 0 to 5: the scan went no further than the part's end
@@ -263,7 +263,7 @@ def test_a_file_with_fewer_documents_has_empty_parts_at_its_end(tmp_path):
     lines = [hundred_bytes(d) for d in range(8)]
     paths[0].write_text("".join(lines))
     paths[1].write_text("".join(lines[:2]))
-    parts = file_parts(parallel.splittable_files(paths, None), 4)
+    parts = file_parts(shards.splittable_files(paths, None), 4)
     assert [(p.start, p.stop, p.lines_before, p.documents_before) for p in parts[0]] == [
         (0, 300, 0, 0), (300, 600, 3, 3), (600, 800, 6, 6)]
     assert [(p.start, p.stop, p.lines_before, p.documents_before) for p in parts[1]] == [

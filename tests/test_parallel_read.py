@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from spanagree.pipeline import parallel
+from spanagree.pipeline import shards
 from spanagree.pipeline.parallel import Processes
 from spanagree.cli import main
 from conftest import run, same_under
@@ -146,7 +146,7 @@ def test_bad_listing_and_single_files_read_in_this_process(tmp_path, capsys, sma
     assert code == 1 and "d04.txt is missing" in err
     shutil.copy(folders[0] / "d01.ann", tmp_path / "one.ann")
     shutil.copy(folders[0] / "d01.txt", tmp_path / "one.txt")
-    assert parallel.folder_listings([str(tmp_path / "one.ann"), str(folders[0])], None) is None
+    assert shards.folder_listings([str(tmp_path / "one.ann"), str(folders[0])], None) is None
 
 
 @pytest.mark.slow

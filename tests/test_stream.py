@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanagree.pipeline import sequential as streaming
+from spanagree.pipeline import analyses, sequential as streaming
+from spanagree.pipeline.analyses import ANALYSES, Analysis
 from spanagree.agreement import agree
 from spanagree.errors import FormatError, SpanagreeError, SpanagreeWarning
 from spanagree.formats import DocumentStream, collect, open_stream
@@ -142,30 +143,54 @@ def test_score_streams_is_score_on_what_was_read(specs, matching, batch, beta):
         assert outcome(streamed) == outcome(read_first)
 
 
-def watch_documents_held(patch: pytest.MonkeyPatch, held: list[int]) -> None:
-    """Record in ``held``, each time a stream is read, how many documents are read and not yet compared."""
-    original = streaming._Reading.next
+class DocumentsCompared(Analysis):
+    """How many documents have been compared so far (a made-up analysis, seen from outside)."""
 
-    def watched(self, k):
-        held.append(sum(map(len, self.pending)))
-        return original(self, k)
+    key = "documents_compared"
 
-    patch.setattr(streaming._Reading, "next", watched)
+    def __init__(self, seen: list[int]):
+        self.seen = seen
+
+    def observe(self, tally, batch) -> None:
+        self.seen[0] += len(batch.documents)
 
 
-def test_one_document_at_a_time_when_the_orders_agree(tmp_path):
-    """Same order in both files: no more than a batch is ever held (documents are dropped once compared)."""
+@pytest.fixture
+def held(monkeypatch):
+    """``(watched, held)``: ``watched(stream)`` is ``stream`` recording in ``held``, as each
+    document is read, how many documents read so far (by every watched stream) have not been
+    compared yet (two copies each; a run's analyses must name ``"documents_compared"``)."""
+    read, compared, held = [0], [0], []
+    monkeypatch.setitem(ANALYSES, "documents_compared", lambda options, plan: DocumentsCompared(compared))
+    monkeypatch.setattr(analyses, "EXTRA", analyses.EXTRA | {"documents_compared"})
+
+    def watched(stream: DocumentStream) -> DocumentStream:
+        def documents():
+            for document in stream.documents:
+                read[0] += 1
+                held.append(read[0] - 2 * compared[0])
+                yield document
+
+        return DocumentStream(stream.name, stream.format, documents(), stream.notes)
+
+    return watched, held
+
+
+def test_one_document_at_a_time_when_the_orders_agree(tmp_path, held):
+    """Same order in both files: no more than a batch is ever held (documents are compared as
+    soon as a batch's copies are read, not after the files are read)."""
     lines = [json.dumps({"id": f"d{i}", "text": "Ana met Bo", "spans": [{"start": 0, "end": 3, "label": "PER"}]})
              for i in range(500)]
     (tmp_path / "a.jsonl").write_text("\n".join(lines) + "\n")
     (tmp_path / "b.jsonl").write_text("\n".join(lines[:250] + lines[251:]) + "\n")  # d250 missing
-    held: list[int] = []
-    with pytest.MonkeyPatch.context() as patch:
-        watch_documents_held(patch, held)
-        with pytest.warns(SpanagreeWarning, match="1 document.s. not annotated by every annotator.*d250"):
-            result = agree([open_stream(tmp_path / "a.jsonl"), open_stream(tmp_path / "b.jsonl")])
-    assert result.pooled.a == 499 and len(result.documents) == 499
+    watched, held = held
+    with pytest.warns(SpanagreeWarning, match="1 document.s. not annotated by every annotator.*d250"):
+        result = agree([watched(open_stream(tmp_path / name)) for name in ("a.jsonl", "b.jsonl")],
+                       analyses=["documents_compared"])
+    assert result.pooled.a == 499 and len(result.documents) == 499 and len(held) == 999
+    # a batch of each stream, the document given up (d250) and the one being read: never the files
     assert max(held) <= streaming.BATCH_DOCUMENTS * 2 + 4
+    assert held[-1] >= streaming.BATCH_DOCUMENTS  # compared in batches: the last waits for the files' ends
 
 
 def test_a_folder_of_xml_files_leaves_no_parser_behind(tmp_path):
@@ -235,17 +260,16 @@ def test_reference_cycles_a_reader_leaves_are_freed_batch_by_batch():
     assert most[0] == 128 and max(most) <= 128 + 2 * len(most)
 
 
-def test_a_prediction_lacking_a_document_does_not_hold_the_rest(tmp_path):
+def test_a_prediction_lacking_a_document_does_not_hold_the_rest(tmp_path, held):
     """The gold's d3 waits for the prediction to end; the documents after it are compared meanwhile."""
     gold = [json.dumps({"id": f"d{i}", "text": "Ana met Bo", "spans": [{"start": 0, "end": 3, "label": "PER"}]})
             for i in range(300)]
     (tmp_path / "gold.jsonl").write_text("\n".join(gold) + "\n")
     (tmp_path / "sys.jsonl").write_text("\n".join(gold[:3] + gold[4:]) + "\n")
-    held: list[int] = []
-    with pytest.MonkeyPatch.context() as patch:
-        watch_documents_held(patch, held)
-        with pytest.warns(SpanagreeWarning, match="sys: 1 gold document.s. have no prediction.*d3"):
-            (result,) = score(open_stream(tmp_path / "gold.jsonl"), [open_stream(tmp_path / "sys.jsonl")])
+    watched, held = held
+    with pytest.warns(SpanagreeWarning, match="sys: 1 gold document.s. have no prediction.*d3"):
+        (result,) = score(watched(open_stream(tmp_path / "gold.jsonl")), [watched(open_stream(tmp_path / "sys.jsonl"))],
+                          analyses=["documents_compared"])
     assert (result.counts.a, result.counts.b, result.counts.c) == (299, 0, 1)
     assert list(result.pair.by_document)[:5] == ["d0", "d1", "d2", "d3", "d4"]
     assert result.pair.by_document["d3"].c == 1

@@ -10,8 +10,8 @@ Every command that compares (``agree``, ``score``, ``merge``) runs here, one way
 - in this process, comparing while reading (:func:`~spanagree.pipeline.sequential.accumulate`);
   span sets already in memory are read the same way (reading everything first is this strategy);
 - in shards planned once (folders of document files, byte ranges of CoNLL and JSON-lines
-  files, or documents in memory: :func:`~spanagree.pipeline.parallel.accumulate_sharded`) and
-  mapped over an executor — ``jobs`` forked processes
+  files, or documents in memory: :func:`~spanagree.pipeline.shards.plans`) and mapped over an
+  executor (:func:`~spanagree.pipeline.parallel.accumulate_sharded`) — ``jobs`` forked processes
   (:class:`~spanagree.pipeline.parallel.Processes`) or a Dask cluster's workers
   (:class:`~spanagree.pipeline.cluster.Workers`) — their accumulators added in order.
 

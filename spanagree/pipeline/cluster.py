@@ -1,5 +1,5 @@
 """The Dask executor (``--scheduler tcp://host:8786``): the shards of
-:func:`~spanagree.pipeline.parallel.accumulate_sharded` mapped over the workers of a
+:func:`~spanagree.pipeline.shards.plans` mapped (:func:`~spanagree.pipeline.parallel.accumulate_sharded`) over the workers of a
 ``dask.distributed`` cluster (:class:`Workers`, through ``client.get_executor()``), their
 accumulators added in order by the client: the figures, warnings and errors are those of one
 process, apart from the options' echo.
@@ -26,13 +26,65 @@ from typing import Any
 
 from ..errors import SpanagreeError, UsageError
 
-#: Seconds to wait for the scheduler before giving up.
-CONNECT_TIMEOUT = 10
+#: Seconds the connection to a scheduler may take, handshake included, unless told otherwise
+#: (``scheduler_timeout``, ``--scheduler-timeout``).
+CONNECT_TIMEOUT = 10.0
 
 
-def connect(scheduler):
+def scheduler_address(address: str) -> str:
+    """``address`` checked before anything connects: ``tcp://HOST:PORT`` or ``HOST:PORT`` (a host
+    name, an IPv4 address or a bracketed IPv6 one; a port from 1 to 65535), else one line.
+
+    Raises
+    ------
+    UsageError
+        Anything else: ``tls://`` (it needs certificates: pass a ``distributed.Client`` made with
+        them), other protocols, a missing host or port.
+
+    Examples
+    --------
+    >>> scheduler_address("tcp://node01:8786"), scheduler_address("[::1]:8786")
+    ('tcp://node01:8786', 'tcp://[::1]:8786')
+    >>> scheduler_address("tcp://")
+    Traceback (most recent call last):
+    ...
+    spanagree.errors.UsageError: scheduler takes a scheduler's address, tcp://HOST:PORT; got 'tcp://'
+    """
+    import re
+
+    scheme, _, rest = address.strip().rpartition("://")
+    if scheme == "tls":
+        raise UsageError(f"{{option}} {address!r}: a tls:// scheduler needs certificates; from Python, pass a "
+                         "distributed.Client made with them", option="scheduler")
+    found = re.fullmatch(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*):([0-9]{1,5})", rest)
+    if scheme not in ("", "tcp") or found is None or not 0 < int(found.group(2)) < 65536:
+        raise UsageError(f"{{option}} takes a scheduler's address, tcp://HOST:PORT; got {address!r}",
+                         option="scheduler")
+    return f"tcp://{rest}"
+
+
+def connection_timeout(timeout) -> float:
+    """``scheduler_timeout`` checked: a number of seconds above 0 (one line otherwise)."""
+    import math
+
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not math.isfinite(timeout) \
+            or timeout <= 0:
+        raise UsageError(f"{{option}} is a number of seconds above 0; got {timeout!r}", option="scheduler_timeout")
+    return float(timeout)
+
+
+def connect(scheduler, timeout: float = CONNECT_TIMEOUT):
     """A ``distributed.Client`` for ``scheduler`` (an address such as ``tcp://host:8786``, or a
-    client already made, returned as it is), or one line saying why not."""
+    client already made, returned as it is), or one line saying why not.
+
+    The address is checked first (:func:`scheduler_address`); then, within ``timeout`` seconds
+    for the whole of it, a connection is opened, Dask's handshake made and the service asked
+    what it is (:func:`identity`): a service that is not a Dask scheduler — one that never
+    answers, or answers something else — fails in one line instead of hanging; the client then
+    connects to the scheduler so found, in the time left.
+    """
+    import time
+
     try:
         from distributed import Client
     except ImportError:
@@ -42,26 +94,66 @@ def connect(scheduler):
     if not isinstance(scheduler, str):
         raise UsageError(f"{{option}} takes a scheduler's address or a distributed.Client, not {scheduler!r}",
                          option="scheduler")
+    address = scheduler_address(scheduler)
+    deadline = time.monotonic() + timeout
+    unreachable = f"cannot reach the Dask scheduler at {scheduler} (within {timeout:g} s)"
     try:
-        return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        kind = identity(address, timeout).get("type")
+        if kind != "Scheduler":
+            raise SpanagreeError(f"{scheduler} is a Dask {kind or 'service'}, not a scheduler: give the scheduler's "
+                                 "address")
+        return Client(address, timeout=max(deadline - time.monotonic(), 1.0), set_as_default=False)
     except (OSError, TimeoutError) as error:
-        raise SpanagreeError(f"cannot reach the Dask scheduler at {scheduler} (within {CONNECT_TIMEOUT} s): "
-                             f"{str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
+        reason = str(error).splitlines()[0] if str(error) else "no answer" if isinstance(error, TimeoutError) \
+            else type(error).__name__
+        raise SpanagreeError(f"{unreachable}: {reason}") from None
+    except SpanagreeError:
+        raise
+    except Exception as error:  # noqa: BLE001 - what a service that is not Dask answers: any decoding error
+        raise SpanagreeError(f"{unreachable}: it does not answer as a Dask scheduler "
+                             f"({type(error).__name__})") from None
+
+
+def identity(address: str, timeout: float) -> dict:
+    """What the Dask service at ``address`` says it is (``{"type": "Scheduler", ...}``): connection,
+    handshake and answer within ``timeout`` seconds (``TimeoutError`` otherwise), on an event
+    loop of its own (in a thread: the caller's may be running one, as Jupyter's is)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from distributed.comm import connect as open_comm
+
+    async def asked():
+        comm = await open_comm(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    async def within():
+        return await asyncio.wait_for(asked(), timeout)
+
+    with ThreadPoolExecutor(1) as thread:
+        answer = thread.submit(asyncio.run, within()).result()
+    return answer if isinstance(answer, dict) else {}
 
 
 @contextmanager
-def one_client(scheduler):
+def one_client(scheduler, timeout: float = CONNECT_TIMEOUT):
     """The run's one ``distributed.Client`` (``None`` without ``scheduler``): given an address, it
-    is connected on entering and closed on leaving; a client is used as it is. ``agree``,
+    is connected on entering (within ``timeout`` seconds: :func:`connect`) and closed on leaving;
+    a client is used as it is. ``agree``,
     ``score`` and ``vote`` expand their inputs on it (a GATE folder's annotation sets are found on
     the workers: :func:`sharing`), then check the workers' spool (:func:`spooling`) and compare
     the shards (:class:`Workers`) on it, each taking the client as it is. A context
     manager rather than a decorator, so that the commands' warnings still name their caller's
     line (a wrapper would be the frame they name)."""
+    timeout = connection_timeout(timeout)
     if scheduler is None:
         yield None
         return
-    client = connect(scheduler)
+    client = connect(scheduler, timeout)
     try:
         yield client
     finally:
@@ -131,9 +223,6 @@ class Workers:
 def mapped_shard(function, task):
     """``function(task)`` on a worker: every task :meth:`Workers.map` submits (its key's name)."""
     return function(task)
-
-
-#: The format options that name files, made absolute for the workers as the inputs are.
 
 
 def options_with_absolute_paths(format_options: dict | None) -> dict | None:

@@ -81,7 +81,7 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
 
     if options.document_key not in DOCUMENT_KEYS:
         raise UsageError(f"unknown document key {options.document_key!r}; choose one of: {', '.join(DOCUMENT_KEYS)}")
-    with one_client(options.scheduler) as client:  # connected for the run when given an address
+    with one_client(options.scheduler, options.scheduler_timeout) as client:  # connected for the run when given an address
         inputs = expand_inputs(inputs, options.format, options.format_options, annotators=options.annotators,
                                also=command.also, jobs=options.jobs, scheduler=client)
         inputs = command.expanded(inputs, options)

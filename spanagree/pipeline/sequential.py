@@ -111,23 +111,24 @@ class _Reading:
 
     def next(self, k: int) -> Document | None:
         """Stream ``k``'s next document (also kept in :attr:`pending`), or ``None`` at its end or error."""
-        key = (k, self.shard, len(self.order[k]))
+        order = self.order[k]
         document = None
+        at_end = False
         try:
             document = next(self.iterators[k])
         except StopIteration:
-            self.ended[k] = True
-            key = (k, AFTER_ALL, 0)
+            self.ended[k] = at_end = True
         except SpanagreeError as error:
             self.ended[k] = True
-            self.error = first_error(self.error, (key, error))
-        if self.caught:
+            self.error = first_error(self.error, ((k, self.shard, len(order)), error))
+        if self.caught:  # the key says where: at this document (or error), or after the stream's end
+            key = (k, AFTER_ALL, 0) if at_end else (k, self.shard, len(order))
             self.events += [(key, w.message, w.category) for w in self.caught]
             del self.caught[:]
         if document is not None:
             if self.labels:
                 self.labels[k].update(map(_LABEL, document.spans))
-            self.order[k].append(document.id)
+            order.append(document.id)
             self.pending[k][document.id] = document
         return document
 
@@ -299,7 +300,11 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
                 _compare_present(comparison, g, tally, copies, batch, key, shard, align_whitespace, caught,
                                  align_text)
                 return
-            both = batch if group.every_copy else [d for d in batch if all(d in c.documents for c in copies)]
+            if group.every_copy:
+                both = batch
+            else:  # the documents every copy has
+                common = set(batch).intersection(*(c.documents.keys() for c in copies))
+                both = batch if len(common) == len(batch) else [d for d in batch if d in common]
             reconciled = reconciled_batch(tally.texts, copies, both, key, shard, align_whitespace, caught,
                                           align_text)
             if tally.texts.error is not None:  # only the texts are checked now: nothing will be reported
@@ -331,25 +336,34 @@ def accumulate(streams: Sequence[DocumentStream], names: Sequence[str], groups: 
                 if doc_id in pending[m]:
                     release(m, doc_id)
 
+        # per group: its members' documents read and not yet compared (the dictionaries settle looks in)
+        held = [[pending[m] for m in group.members] for group in groups]
+
         def settle(g: int, doc_id: str) -> None:
             """Hand ``doc_id`` to group ``g`` when its copies are read, or give it up when they never will be."""
             group = groups[g]
-            members = group.members
+            copies = held[g]
             if group.present:
-                if all(doc_id in pending[m] or ended[m] for m in members):
-                    hand(g, doc_id)
+                for m, own in zip(group.members, copies):
+                    if doc_id not in own and not ended[m]:
+                        return
+                hand(g, doc_id)
             elif group.every_copy:
-                if all(doc_id in pending[m] for m in members):
-                    hand(g, doc_id)
-                elif any(ended[m] and doc_id not in pending[m] for m in members):
-                    give_up(g, doc_id)
-            elif doc_id in pending[members[0]]:
-                if all(doc_id in pending[m] or ended[m] for m in members[1:]):
-                    hand(g, doc_id)
-            elif ended[members[0]]:
+                for own in copies:
+                    if doc_id not in own:
+                        if any(ended[m] and doc_id not in pending[m] for m in group.members):
+                            give_up(g, doc_id)
+                        return
+                hand(g, doc_id)
+            elif doc_id in copies[0]:
+                for k in range(1, len(copies)):
+                    if doc_id not in copies[k] and not ended[group.members[k]]:
+                        return
+                hand(g, doc_id)
+            elif ended[group.members[0]]:
                 give_up(g, doc_id)
 
-        while reading.error is None and not all(ended):
+        while reading.error is None and False in ended:
             for m in range(len(streams)):
                 if ended[m]:
                     continue

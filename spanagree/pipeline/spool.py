@@ -54,7 +54,7 @@ class SpoolFolder:
 
     def __init__(self, dir: str | None = None):
         self.path = tempfile.mkdtemp(prefix="spanagree-report-" if dir is None else ".spanagree-spool-", dir=dir)
-        self._finalizer = weakref.finalize(self, shutil.rmtree, self.path, True)
+        self._finalizer = weakref.finalize(self, removed, self.path)
         _OWNERS[self.path] = self
 
     def remove(self) -> None:
@@ -62,6 +62,15 @@ class SpoolFolder:
 
     def __reduce__(self):
         return _folder_at, (self.path,)
+
+
+def removed(path: str) -> None:
+    """``path`` removed whole, the signals that end a run held back meanwhile (an interrupt then
+    comes after: never a folder left half-removed)."""
+    from ..outputs import signals_held
+
+    with signals_held():
+        shutil.rmtree(path, True)
 
 
 class _Borrowed:
