@@ -487,7 +487,7 @@ def test_bad_input_names_file_and_line(tmp_path, content, options, message):
 
 def test_bad_options_and_paths(tmp_path):
     path = write(tmp_path, "a O\n")
-    for column in (0, 1, -1, "3", True):
+    for column in (0, 1, -1, "1", "", 2.5, True):
         with pytest.raises(UsageError, match="conll_column"):
             read_conll(path, conll_column=column)
     with pytest.raises(UsageError, match="unknown tag scheme"):
@@ -711,7 +711,7 @@ def test_the_stream_reads_no_further_than_asked(tmp_path):
 
 def test_stream_checks_options_and_path_when_made(tmp_path):
     path = write(tmp_path, "a O\n")
-    for column in (0, 1, "3", True):
+    for column in (0, 1, "1", True):
         with pytest.raises(UsageError, match="conll_column"):
             stream_conll(path, conll_column=column)
     with pytest.raises(UsageError, match="unknown tag scheme"):

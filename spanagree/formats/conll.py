@@ -56,6 +56,7 @@ from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
                write_documents)
+from .columns import Layout, comment_kind, docstart_name, layout_of, plain_column, rich_documents
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
@@ -83,6 +84,8 @@ _ALL_BUT = {sep: bytes(b for b in range(256) if b not in (ord(sep), ord("\n"))) 
 _ROWS_AT_ONCE = 1 << 16
 _FIRST, _SECOND, _LABEL = itemgetter(0), itemgetter(1), itemgetter(2)
 _SENTENCE_BREAKS = re.compile(" {2,}")
+_HASH_LINES = re.compile(r"^#.*$", re.MULTILINE)
+_DOCSTART_LINES = re.compile(r"^-DOCSTART-[ \t][^\n]*", re.MULTILINE)
 
 
 def token_offsets(text: str) -> list[list[tuple[int, int]]]:
@@ -179,21 +182,19 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     [('1', 'EU', [(0, 2, 'ORG', 3)]), ('2', 'Peter Blackburn', [(0, 15, 'PER', 7)])]
     """
     scheme_ = get_scheme(scheme)
-    if conll_column is not None and (isinstance(conll_column, bool) or not isinstance(conll_column, int)
-                                     or conll_column < 2):
-        raise UsageError("{option} counts from 1 and column 1 is the token: "
-                         f"give 2 or more, not {conll_column!r}", option="conll_column")
+    column = plain_column(conll_column)
     path_str = str(path)
     open_file(path_str, "CoNLL").close()
+    layout = layout_of(path_str, conll_column)
     stream = DocumentStream(name if name is not None else Path(path).stem, "conll", iter(()))
-    stream.documents = _read_documents(path_str, conll_column, scheme_, stream.notes, _block_bytes,
-                                       max_record_bytes, part)
+    stream.documents = _read_documents(path_str, column, scheme_, stream.notes, _block_bytes,
+                                       max_record_bytes, part, layout)
     return stream
 
 
 def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: list[str],
-                    block_bytes: int, limit: int = MAX_RECORD_BYTES, part: FilePart | None = None
-                    ) -> Iterator[Document]:
+                    block_bytes: int, limit: int = MAX_RECORD_BYTES, part: FilePart | None = None,
+                    layout: Layout | None = None) -> Iterator[Document]:
     """The file's documents in order, one block read at a time: the reader's loop.
 
     Each block is read whole with the collector paused (:func:`_block_documents`), then its
@@ -216,7 +217,7 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
                 break
             with collector_paused():
                 documents, dropped = _block_documents(block, path, conll_column, scheme, lines_before,
-                                                      documents_before)
+                                                      documents_before, layout)
             lines_before += block.count(b"\n")
             del block
             invalid += dropped
@@ -427,18 +428,26 @@ def _last_document_start(data: bytearray, start: int) -> int:
 
 
 def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: Scheme, lines_before: int,
-                     documents_before: int) -> tuple[deque[Document], int]:
+                     documents_before: int, layout: Layout | None = None) -> tuple[deque[Document], int]:
     """One block's documents and the number of chunks strict decoding dropped in it.
 
     The block is read as a file of its own (decoded, split into columns, its tags decoded, cut
     into documents), its line numbers (in span sources and errors) counted on from
-    ``lines_before`` and its documents numbered on from ``documents_before``.
+    ``lines_before`` and its documents numbered on from ``documents_before``. A file with a
+    layout (:func:`~spanagree.formats.columns.layout_of`), and a block of a plain file holding
+    comments or ``-DOCSTART-`` lines that name documents, are read a line at a time
+    (:func:`~spanagree.formats.columns.rich_documents`).
     """
     try:
         text = block.decode("utf-8")
     except UnicodeDecodeError as error:
         line = lines_before + block.count(b"\n", 0, error.start) + 1
         raise FormatError(path, f"not UTF-8 (byte 0x{block[error.start]:02x})", line) from None
+    if layout is None and _names_or_comments(text):
+        layout = Layout(tags=None if conll_column is None else (conll_column - 1,))
+    if layout is not None:
+        documents, invalid = rich_documents(text, path, layout, scheme, lines_before, documents_before)
+        return deque(documents), invalid
     tokens, tags, docstarts = _columns(text, block, path, conll_column, lines_before)
     del text
     try:
@@ -448,6 +457,15 @@ def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: 
                           None if error.index is None else lines_before + error.index + 1) from None
     del tags
     return _documents(tokens, docstarts, chunks, path, lines_before, documents_before), invalid
+
+
+def _names_or_comments(text: str) -> bool:
+    """Whether a block of a plain file has a comment line (``# key = value``, ``#begin document``)
+    or a ``-DOCSTART-`` line that names its document (:mod:`spanagree.formats.columns`)."""
+    if "#" in text and any(comment_kind(found.group().rstrip("\r"), False) is not None
+                           for found in _HASH_LINES.finditer(text)):
+        return True
+    return any(docstart_name(_split_columns(found.group())) is not None for found in _DOCSTART_LINES.finditer(text))
 
 
 def _columns(text: str, raw: bytes, path: str, conll_column: int | None,
