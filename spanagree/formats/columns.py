@@ -5,9 +5,9 @@ white space. Shared tasks publish richer files, which this module recognises fro
 lines (:func:`layout_of`) and reads a line at a time (:func:`rich_documents`):
 
 * **A header row** naming the columns (HIPE's ``TOKEN NE-COARSE-LIT ... MISC``): the first line
-  holds a tab, each of its tab-separated cells is non-empty, without a space, not a tag the
-  lenient decoder takes (``O``, ``B-PER``), not ``_`` and not ``-DOCSTART-``, and the first does
-  not begin with ``#``. **CoNLL-U Plus** names them in a first line ``# global.columns = ID FORM
+  holds a tab, each of its tab-separated cells (spaces around them and trailing tabs aside) is
+  non-empty, without a space or a lower-case letter, not a tag the lenient decoder takes (``O``,
+  ``B-PER``), not ``_`` and not ``-DOCSTART-``, and the first does not begin with ``#``. **CoNLL-U Plus** names them in a first line ``# global.columns = ID FORM
   ...``; a ``.conllu`` file without it has CoNLL-U's ten (``ID FORM LEMMA UPOS XPOS FEATS HEAD
   DEPREL DEPS MISC``). Such a file's lines are split on tabs only (empty cells kept; a line of
   only tabs and spaces is blank), its token is the ``FORM`` column if one is named so, else the
@@ -58,9 +58,13 @@ _HEAD_BYTES = 1 << 16
 #: Rows of a file with named columns looked at to tell its tag-like columns.
 _SAMPLE_ROWS = 2000
 
-_KEY_VALUE = re.compile(r"#\s*(?:newdoc|newpar)\b|#\s*[\w.:-]+(?: [\w.:-]+)?\s*=|#\s*(?:begin|end) document\b")
-_NAMING = re.compile(r"#\s*(newdoc id|hipe2022:document_id|document_id)\s*=\s*(.*?)\s*$")
-_BEGIN_DOCUMENT = re.compile(r"#\s*begin document\s*\((.*)\)\s*;?\s*(?:part\s+0*(\d+))?")
+# A comment of a file without named columns: "# key = value" (spaces, never a tab, around the key
+# and the "="), "# newdoc", "# newpar", "#begin document", "#end document". A token line never
+# matches: its token (no space in it) is followed by a tab or a space and a tag.
+_KEY_VALUE = re.compile(r"# ?(?:newdoc|newpar)(?: |$)|# ?[\w.:-]+(?: [\w.:-]+)? =(?: |$)|#(?:begin|end) document(?: |$)")
+_NAMING = re.compile(r"# ?(newdoc id|hipe2022:document_id|document_id) =(.*)$")
+_BEGIN_DOCUMENT = re.compile(r"#begin document \((.*)\)(?:; part 0*(\d+))?")
+_COLUMNS = re.compile(r"[ \t\r]+")
 _BRACKETS = re.compile(r"(?:\([^()*\s]+)*\*?\)*|\([^()*\s]+\)")
 _OPEN = re.compile(r"\(([^()*\s]+)")
 
@@ -146,12 +150,12 @@ def _header_cells(line: str) -> list[str] | None:
     """The cells of ``line`` when it is a header row naming the columns, else ``None``."""
     if "\t" not in line:
         return None
-    cells = line.rstrip("\r\n").split("\t")
-    if cells and cells[-1] == "":
-        cells.pop()  # a trailing tab
+    cells = [cell.strip(" \r") for cell in line.split("\t")]
+    while cells and cells[-1] == "":
+        cells.pop()  # trailing tabs
     if len(cells) < 2 or cells[0].startswith("#") or cells[0] == DOCSTART:
         return None
-    if any(not cell or cell.strip() != cell or " " in cell or cell == "_" or is_tag(cell) for cell in cells):
+    if any(not cell or " " in cell or cell != cell.upper() or cell == "_" or is_tag(cell) for cell in cells):
         return None
     return cells
 
@@ -181,7 +185,7 @@ def layout_of(path, conll_column=None) -> Layout | None:
     layout: dict = {}
     cells = _header_cells(lines[0] if lines else "")
     stripped = first.strip()
-    if stripped.startswith("#") and re.match(r"#\s*global\.columns\s*=", stripped):
+    if re.match(r"# ?global\.columns =", stripped):
         names = tuple(stripped.split("=", 1)[1].split())
         layout = dict(tabs=True, hash_comments=True, conllu="ID" in names)
     elif cells is not None:
@@ -287,12 +291,13 @@ def comment_kind(line: str, hash_comments: bool):
         return None
     named = _NAMING.match(line)
     if named:
-        return ("doc", named.group(2)) if named.group(2) else ("comment", None)
+        name = named.group(2).strip(" \t")
+        return ("doc", name) if name else ("comment", None)
     begin = _BEGIN_DOCUMENT.match(line)
     if begin:
         name = begin.group(1).strip()
         return "doc", name + (f"; part {int(begin.group(2)):03d}" if begin.group(2) is not None else "")
-    if re.match(r"#\s*newdoc\b", line):
+    if re.match(r"# ?newdoc(?: |$)", line):
         return "doc", None
     return "comment", None
 
@@ -363,7 +368,7 @@ def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_b
             if kind[0] == "doc":
                 starts.append((len(tokens), kind[1]))
             continue
-        cells = line.split("\t") if layout.tabs else line.split()
+        cells = line.split("\t") if layout.tabs else _COLUMNS.split(line.strip(" \t"))
         if cells[0].strip() == DOCSTART:
             brk(number)
             fields = [c for c in (cells if layout.tabs else cells) if c.strip()]
@@ -372,7 +377,10 @@ def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_b
         if layout.conllu and ("-" in cells[0] or "." in cells[0]):
             continue
         if len(cells) < need:
-            raise FormatError(path, f"expected at least {need} columns, got {len(cells)}", number)
+            if layout.tags is None:
+                raise FormatError(path, f"expected a token and a tag, got one column {cells[0]!r}", number)
+            raise FormatError(path, f"expected at least {need} columns ({{column}}), got {len(cells)}", number,
+                              column=parameter("conll_column", layout.echoed))
         token = cells[layout.token].strip()
         if not token or " " in token:
             raise FormatError(path, f"bad token {cells[layout.token]!r} (empty or with a space)", number)
@@ -402,7 +410,7 @@ def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str 
     their texts built, the chunks placed (offsets as the plain reader's)."""
     bounds: list[tuple[int, int, str | None]] = []
     cut_rows = [row for row, _ in starts]
-    if not starts or any(tokens[:cut_rows[0]]):
+    if any(tokens[:cut_rows[0] if starts else len(tokens)]):
         bounds.append((0, cut_rows[0] if starts else len(tokens), None))
     for k, (row, name) in enumerate(starts):
         bounds.append((row, cut_rows[k + 1] if k + 1 < len(starts) else len(tokens), name))
