@@ -160,10 +160,10 @@ def _header_cells(line: str) -> list[str] | None:
     return cells
 
 
-def layout_of(path, conll_column=None) -> Layout | None:
-    """The layout of a CoNLL file, told from its first lines, with its tag columns resolved; ``None``
-    for a plain file (no header row, no ``# global.columns``, not ``.conllu``, not CoNLL-2012),
-    which the plain reader reads.
+def layout_of(path, conll_column=None, *, unresolved: bool = False) -> Layout | None:
+    """The layout of a CoNLL file, told from its first lines, with its tag columns resolved (not
+    with ``unresolved``: the layout's kind alone); ``None`` for a plain file (no header row, no
+    ``# global.columns``, not ``.conllu``, not CoNLL-2012), which the plain reader reads.
 
     Raises
     ------
@@ -195,17 +195,23 @@ def layout_of(path, conll_column=None) -> Layout | None:
         names = CONLLU_COLUMNS
         layout = dict(tabs=True, hash_comments=True, conllu=True)
     elif _BEGIN_DOCUMENT.match(stripped):
+        if unresolved:
+            return Layout(token=3)
         tags = tuple(w - 1 for w in wanted) if wanted else (10,)
         if any(not isinstance(w, int) for w in (wanted or ())):
             raise FormatError(path, "CoNLL-2012 columns have no names: give {column} as a number",
                               column=parameter("conll_column", conll_column))
         return Layout(token=3, tags=tags)
     else:
+        if unresolved:
+            return None
         if wanted is not None and (len(wanted) > 1 or isinstance(wanted[0], str)):
             raise FormatError(path, "its columns have no names (no header row, no '# global.columns'): "
                               "give {column} as one number", column=parameter("conll_column", conll_column))
         return None
     token = names.index("FORM") if "FORM" in names else 0
+    if unresolved:
+        return Layout(names=names, token=token, **layout)
     listed = ", ".join(names)
     if wanted is None:
         candidates = [k for k in tag_like(lines, names, layout.get("header", False)) if k != token]
@@ -331,11 +337,45 @@ def _is_bracket_column(tags: list[str]) -> bool:
         t in ("*", "-") or _BRACKETS.fullmatch(t) for t in cells)
 
 
+def has_layout(path) -> bool:
+    """Whether a CoNLL file names its columns or is CoNLL-U or CoNLL-2012 (:func:`layout_of` gives
+    it a layout), whatever its tag columns."""
+    return layout_of(path, unresolved=True) is not None
+
+
+def token_rows(path, layout: Layout | None) -> list[int]:
+    """The line of each token of a CoNLL file, in order (for messages)."""
+    with open_file(str(path), "CoNLL") as file:
+        text = file.read().decode("utf-8", "replace")
+    tokens, rows_line, _, _ = _rows(text, str(path), layout or Layout(), 0)
+    return [line for token, line in zip(tokens, rows_line) if token]
+
+
 def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_before: int,
                    documents_before: int) -> tuple[list[Document], int]:
     """The documents of a block of a file with a :class:`Layout` (its text; lines and documents
     numbered on from ``lines_before`` and ``documents_before``), and the chunks strict decoding
     dropped."""
+    tokens, rows_line, columns, starts = _rows(text, path, layout, lines_before)
+    chunks: list[tuple[int, int, str]] = []
+    invalid = 0
+    for column in columns:
+        if _is_bracket_column(column):
+            chunks += _bracket_chunks(column, rows_line, path)
+            continue
+        try:
+            found, dropped = tags_to_spans(column, scheme)
+        except TagError as error:
+            raise FormatError(path, error.message, None if error.index is None else rows_line[error.index]) from None
+        chunks += found
+        invalid += dropped
+    return _build(tokens, rows_line, starts, chunks, path, documents_before), invalid
+
+
+def _rows(text: str, path: str, layout: Layout, lines_before: int):
+    """A block's rows: tokens (``""`` for a break: a blank line, a comment, a document's start),
+    each row's line, the tag columns' cells (``O`` for no tag) and the documents' starts
+    ``(row, name)``."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -363,9 +403,9 @@ def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_b
             brk(number)
             continue
         kind = comment_kind(line, layout.hash_comments)
-        if kind is not None:
-            brk(number)
+        if kind is not None:  # a comment line: no token, no break (a tagged '#' row of HIPE's is left out)
             if kind[0] == "doc":
+                brk(number)
                 starts.append((len(tokens), kind[1]))
             continue
         cells = line.split("\t") if layout.tabs else _COLUMNS.split(line.strip(" \t"))
@@ -389,19 +429,7 @@ def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_b
         for column, k in zip(columns, layout.tags if layout.tags is not None else (-1,)):
             cell = cells[k].strip()
             column.append("O" if cell in ("", "_") else cell)
-    chunks: list[tuple[int, int, str]] = []
-    invalid = 0
-    for column in columns:
-        if _is_bracket_column(column):
-            chunks += _bracket_chunks(column, rows_line, path)
-            continue
-        try:
-            found, dropped = tags_to_spans(column, scheme)
-        except TagError as error:
-            raise FormatError(path, error.message, None if error.index is None else rows_line[error.index]) from None
-        chunks += found
-        invalid += dropped
-    return _build(tokens, rows_line, starts, chunks, path, documents_before), invalid
+    return tokens, rows_line, columns, starts
 
 
 def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str | None]],

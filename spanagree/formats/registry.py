@@ -379,9 +379,24 @@ _XML_OPTIONS = (
                          "document element (default `doc`)"),
 )
 
+def conll_column_value(text: str):
+    """``--conll-column``'s value as understood: a number, a name, or a list of them (``A,B``).
+
+    Examples
+    --------
+    >>> conll_column_value("3"), conll_column_value("NE-COARSE-LIT"), conll_column_value("NE-COARSE-LIT,4")
+    (3, 'NE-COARSE-LIT', ['NE-COARSE-LIT', 4])
+    """
+    items = [int(item) if item.strip().isdigit() else item.strip() for item in text.split(",")]
+    return items[0] if len(items) == 1 else items
+
+
 _CONLL_OPTIONS = (
-    FormatOption("conll_column", "tag column, counted from 1 (default: last)", metavar="N", type=int,
-                 details="; the token is column 1"),
+    FormatOption("conll_column", "tag column: a number counted from 1, or a name from the header row "
+                 "(default: last, or the only tag-like named column)", metavar="N|NAME[,NAME]",
+                 type=conll_column_value,
+                 details="; the token is column 1; several columns separated by commas read as one span set "
+                         "(nested entities in their own column)"),
     FormatOption("scheme", "decode strictly in this tag scheme (default: conlleval's lenient decoding)",
                  type=str.lower, choices=SCHEME_NAMES, writer=True,
                  details=", dropping invalid chunks with a warning giving their number (seqeval "
