@@ -14,6 +14,9 @@ lines (:func:`layout_of`) and reads a line at a time (:func:`rich_documents`):
   first, and its tag column(s) are named (``conll_column="NE-COARSE-LIT"``, or a list of names
   read as one span set) or counted from 1; without one, the only *tag-like* column (see
   :func:`tag_like`) among the file's first rows, else an error that lists the names.
+* **CoNLL-U without names** (Universal NER's ``.iob2`` files): a file that begins with ``#
+  sent_id``, ``# text`` or ``# newdoc`` comments and whose first token line begins with ``1`` and
+  a tab is split on tabs, its token is column 2 and its tag column the last, or a number.
 * **CoNLL-2012 / OntoNotes** (``*_conll`` files, first line ``#begin document (X); part N``):
   columns split on white space, the token is column 4 and the tags are column 11 (the named
   entities) unless ``conll_column`` says otherwise.
@@ -202,6 +205,13 @@ def layout_of(path, conll_column=None, *, unresolved: bool = False) -> Layout | 
             raise FormatError(path, "CoNLL-2012 columns have no names: give {column} as a number",
                               column=parameter("conll_column", conll_column))
         return Layout(token=3, tags=tags)
+    elif _conllu_like(lines):
+        if unresolved:
+            return Layout(token=1, tabs=True, conllu=True)
+        if wanted is not None and (len(wanted) > 1 or isinstance(wanted[0], str)):
+            raise FormatError(path, "its columns have no names (no header row, no '# global.columns'): "
+                              "give {column} as one number", column=parameter("conll_column", conll_column))
+        return Layout(token=1, tabs=True, conllu=True, tags=None if wanted is None else (wanted[0] - 1,))
     else:
         if unresolved:
             return None
@@ -234,6 +244,17 @@ def layout_of(path, conll_column=None, *, unresolved: bool = False) -> Layout | 
                 raise FormatError(path, f"no column named {item!r}; its columns are {listed}")
         tags = tuple(tags)
     return Layout(names=names, token=token, tags=tags, **layout)
+
+
+def _conllu_like(lines: list[str]) -> bool:
+    """Whether a file without column names is laid out as CoNLL-U (Universal NER's ``.iob2``
+    files): it begins with ``# sent_id``, ``# text`` or ``# newdoc`` comments and its first token
+    line's first column is ``1``."""
+    first = next((line for line in lines if line.strip()), "")
+    if not re.match(r"# ?(?:sent_id|text|newdoc)(?: |$)", first):
+        return False
+    token = next((line for line in lines if line.strip() and not line.startswith("#")), "")
+    return token.startswith("1\t")
 
 
 def tag_like(lines: list[str], names: tuple[str, ...], header: bool) -> list[int]:

@@ -741,9 +741,28 @@ def file_writer_conll(scheme: str | None = "iob2") -> FileWriter:
         raise UsageError("the CoNLL writer needs a tag scheme (iob2, bioes, ...)")
 
     def document_text(doc_id: str, document: Document) -> str:
-        return f"{DOCSTART}\tO\n\n" + "".join(_document_lines(doc_id, document, scheme_))
+        return _document_start(doc_id) + "".join(_document_lines(doc_id, document, scheme_))
 
     return FileWriter("", document_text)
+
+
+def _document_start(doc_id: str) -> str:
+    """The lines that begin a document and name it, then a blank line: ``-DOCSTART-<TAB>O`` for
+    an id of digits (the reader numbers documents), ``-DOCSTART-<TAB>ID`` for an id the reader
+    takes as the line's name, else ``# newdoc id = ID``.
+
+    Examples
+    --------
+    >>> _document_start("3"), _document_start("clinic-01"), _document_start("bn/cnr_0001; part 000")
+    ('-DOCSTART-\\tO\\n\\n', '-DOCSTART-\\tclinic-01\\n\\n', '# newdoc id = bn/cnr_0001; part 000\\n\\n')
+    """
+    if doc_id.isdigit():
+        return f"{DOCSTART}\tO\n\n"
+    if doc_id.split() == [doc_id] and docstart_name([DOCSTART, doc_id]) == doc_id:
+        return f"{DOCSTART}\t{doc_id}\n\n"
+    if "\n" in doc_id or "\r" in doc_id or doc_id != doc_id.strip():
+        raise UsageError(f"document {doc_id!r}: CoNLL cannot write an id with a line break or spaces around it")
+    return f"# newdoc id = {doc_id}\n\n"
 
 
 def _document_lines(doc_id: str, document: Document, scheme) -> list[str]:

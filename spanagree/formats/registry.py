@@ -392,11 +392,11 @@ def conll_column_value(text: str):
 
 
 _CONLL_OPTIONS = (
-    FormatOption("conll_column", "tag column: a number counted from 1, or a name from the header row "
-                 "(default: last, or the only tag-like named column)", metavar="N|NAME[,NAME]",
+    FormatOption("conll_column", "tag column, counted from 1, or named (default: last)", metavar="N|NAME[,...]",
                  type=conll_column_value,
-                 details="; the token is column 1; several columns separated by commas read as one span set "
-                         "(nested entities in their own column)"),
+                 details="; the token is column 1; a name picks a column of a file that names them (a header "
+                         "row, CoNLL-U), where the default is the only tag-like column; several, separated by "
+                         "commas, read as one span set (nested entities kept in their own column)"),
     FormatOption("scheme", "decode strictly in this tag scheme (default: conlleval's lenient decoding)",
                  type=str.lower, choices=SCHEME_NAMES, writer=True,
                  details=", dropping invalid chunks with a warning giving their number (seqeval "
