@@ -444,7 +444,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            options=_XML_OPTIONS, folder_shards=True),
     Format(name="conll", title="CoNLL", description="CoNLL columns with IOB/BIOES tags",
            module="spanagree.formats.conll",
-           extensions=(".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""),
+           extensions=(".conll", ".conllu", ".bio", ".iob", ".iob2", ".tsv", ".txt", ".test", ".dev", ".train", ""),
            folder_extensions=(".conll",), folder_precedence=4, options=_CONLL_OPTIONS, drops=("attributes", "ids"),
            splits=True, tokens=True),
     Format(name="jsonl", title="JSONL",
