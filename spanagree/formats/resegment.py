@@ -18,6 +18,7 @@ It applies to CoNLL files that name their columns or their documents
 from __future__ import annotations
 
 import mmap
+from collections import Counter
 import re
 from bisect import bisect_right
 from itertools import accumulate
@@ -113,9 +114,11 @@ def along_gold(gold: list[Document], prediction: list[Document], gold_path, pred
     note = (f"its {len(prediction)} document(s) were cut along the gold's {len(gold)} by token position "
             f"(the {len(gold_tokens)} tokens line up one for one)")
     if differing:
-        shown = ", ".join(f"{p!r} for {g!r}" for g, p in differing[:SHOWN])
+        kinds = Counter(differing)
+        shown = ", ".join(f"{p!r} for {g!r}" + (f" ({count}×)" if count > 1 else "")
+                          for (g, p), count in list(kinds.items())[:SHOWN])
         note += (f"; {len(differing)} token(s) written otherwise, taken as the gold's: {shown}"
-                 + (", ..." if len(differing) > SHOWN else ""))
+                 + (", ..." if len(kinds) > SHOWN else ""))
     if cut:
         note += f"; {cut} span(s) running over a gold document boundary cut there"
     return documents, [note]
