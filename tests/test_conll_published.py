@@ -265,3 +265,16 @@ def test_a_bad_tag_of_lookalike_letters_names_their_code_points(tmp_path, capsys
     assert capsys.readouterr().err == (f"spanagree: error: {path}:2: bad tag '\u041e' (U+041E CYRILLIC CAPITAL LETTER O "
                                        "is not a Latin letter): unknown prefix; expected O or B-, I-, E-, S-, L-, U- "
                                        "and a type\n")
+
+
+@pytest.mark.parametrize("block_bytes", [1, 7, 64, None])
+def test_named_documents_read_alike_in_blocks_of_any_size(tmp_path, block_bytes):
+    from spanagree.formats import collect
+    from spanagree.formats.conll import stream_conll
+
+    path = write_file(tmp_path, "Ann B-PER\n\n-DOCSTART- d1\n\nAna B-PER\nRuiz I-PER\n\n-DOCSTART-\tO\n\nBo B-LOC\n"
+                                "\n-DOCSTART- d3\n# newdoc id = d4\nCy B-ORG\n")
+    read = collect(stream_conll(path)) if block_bytes is None else collect(stream_conll(path, _block_bytes=block_bytes))
+    assert list(read.documents) == ["1", "d1", "3", "d3", "d4"]
+    assert [(s.doc, s.start, s.end, s.label, s.source.line) for s in read] == [
+        ("1", 0, 3, "PER", 1), ("d1", 0, 8, "PER", 5), ("3", 0, 2, "LOC", 10), ("d4", 0, 2, "ORG", 14)]

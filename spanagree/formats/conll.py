@@ -85,7 +85,8 @@ _ROWS_AT_ONCE = 1 << 16
 _FIRST, _SECOND, _LABEL = itemgetter(0), itemgetter(1), itemgetter(2)
 _SENTENCE_BREAKS = re.compile(" {2,}")
 _HASH_LINES = re.compile(r"^#.*$", re.MULTILINE)
-_DOCSTART_LINES = re.compile(r"^-DOCSTART-[ \t][^\n]*", re.MULTILINE)
+# A -DOCSTART- line with one more field (what may name a document: docstart_name says whether it does).
+_NAMED_DOCSTART = re.compile(rb"^[ \t]*-DOCSTART-[ \t]+[^\s]+[ \t\r]*$", re.MULTILINE)
 
 
 def token_offsets(text: str) -> list[list[tuple[int, int]]]:
@@ -443,7 +444,7 @@ def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: 
     except UnicodeDecodeError as error:
         line = lines_before + block.count(b"\n", 0, error.start) + 1
         raise FormatError(path, f"not UTF-8 (byte 0x{block[error.start]:02x})", line) from None
-    if layout is None and _names_or_comments(text):
+    if layout is None and _has_comments(text):
         layout = Layout(tags=None if conll_column is None else (conll_column - 1,))
     if layout is not None:
         documents, invalid = rich_documents(text, path, layout, scheme, lines_before, documents_before)
@@ -456,16 +457,22 @@ def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: 
         raise FormatError(path, error.message,
                           None if error.index is None else lines_before + error.index + 1) from None
     del tags
-    return _documents(tokens, docstarts, chunks, path, lines_before, documents_before), invalid
+    names = _docstart_names(block, docstarts) if _NAMED_DOCSTART.search(block) else None
+    return _documents(tokens, docstarts, chunks, path, lines_before, documents_before, names), invalid
 
 
-def _names_or_comments(text: str) -> bool:
-    """Whether a block of a plain file has a comment line (``# key = value``, ``#begin document``)
-    or a ``-DOCSTART-`` line that names its document (:mod:`spanagree.formats.columns`)."""
-    if "#" in text and any(comment_kind(found.group().rstrip("\r"), False) is not None
-                           for found in _HASH_LINES.finditer(text)):
-        return True
-    return any(docstart_name(_split_columns(found.group())) is not None for found in _DOCSTART_LINES.finditer(text))
+def _has_comments(text: str) -> bool:
+    """Whether a block of a plain file has a comment line (``# key = value``, ``#begin document``):
+    then it is read a line at a time (:mod:`spanagree.formats.columns`)."""
+    return "#" in text and any(comment_kind(found.group().rstrip("\r"), False) is not None
+                               for found in _HASH_LINES.finditer(text))
+
+
+def _docstart_names(block: bytes, docstarts: list[int]) -> list[str | None]:
+    """The name each ``-DOCSTART-`` line of a block gives its document
+    (:func:`~spanagree.formats.columns.docstart_name`), ``None`` for one that names none."""
+    lines = block.split(b"\n")
+    return [docstart_name(_split_columns(lines[index].decode("utf-8"))) for index in docstarts]
 
 
 def _columns(text: str, raw: bytes, path: str, conll_column: int | None,
@@ -641,12 +648,13 @@ def _split_columns(line: str) -> list[str]:
 
 
 def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, int, str]], path: str,
-               lines_before: int, documents_before: int) -> deque[Document]:
+               lines_before: int, documents_before: int, names: list[str | None] | None = None) -> deque[Document]:
     """A block's documents: cut at its ``-DOCSTART-`` lines, their texts built, the chunks placed in them.
 
     Tokens before the first ``-DOCSTART-`` (only the first block can have any) form a document
     only when there are some; every ``-DOCSTART-`` begins one, even an empty one. Documents are
-    numbered on from ``documents_before``; span sources count lines on from ``lines_before``.
+    numbered on from ``documents_before``, or named by ``names`` (one per ``-DOCSTART-`` line, ``None``
+    for one that names none); span sources count lines on from ``lines_before``.
     """
     n = len(tokens)
     # Document boundaries: [begin, end) line indices.
@@ -658,6 +666,9 @@ def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, 
         bounds.append((0, n))
     bounds.extend(zip([start + 1 for start in docstarts], docstarts[1:] + [n]))
     ids = [str(number) for number in range(documents_before + 1, documents_before + len(bounds) + 1)]
+    if names is not None:  # -DOCSTART- X lines: the documents they begin take their names
+        own = len(bounds) - len(docstarts)  # a document before the first -DOCSTART- line
+        ids[own:] = [name if name is not None else number for name, number in zip(names, ids[own:])]
     # Tokens never hold a space, so two or more spaces in a row come from blank lines (one blank
     # line: exactly two, replaced without a regular expression).
     texts = [" ".join(tokens[begin:end]).strip(" ") for begin, end in bounds]
