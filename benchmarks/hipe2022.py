@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +52,21 @@ def spanagree_counts(gold: Path, run: Path) -> tuple[tuple[int, int, int] | None
     return (int(result["a"]), int(result["b"]), int(result["c"])), "; ".join(result["notes"])
 
 
+def brief(note: str) -> str:
+    """A run's notes in a few words: cut along the gold's documents, tokens written otherwise, no
+    label shared with the gold."""
+    said = []
+    cut = re.search(r"its (\d+) document\(s\) were cut along the gold's (\d+)", note)
+    if cut:
+        said.append(f"{cut[1]} document(s) cut along the gold's {cut[2]}")
+    otherwise = re.search(r"(\d+) token\(s\) written otherwise", note)
+    if otherwise:
+        said.append(f"{otherwise[1]} token(s) written otherwise")
+    if "share no label" in note:
+        said.append("no label shared with the gold")
+    return "; ".join(said) or note[:80]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="a copy of HIPE-2022-eval")
@@ -74,7 +90,7 @@ def main(argv=None) -> int:
         shown = [" ".join(map(str, c)) if c else "-" for c in (official, ours)]
         note = note.replace(f"{run.stem}: ", "").replace("|", "/")
         if args.markdown:
-            print(f"| {run.stem} | {shown[0]} | {shown[1]} | {'yes' if same else 'no'} | {note[:160]} |")
+            print(f"| {run.stem} | {shown[0]} | {shown[1]} | {'yes' if same else 'no'} | {brief(note)} |")
         else:
             print(f"{run.stem}\t{shown[0]}\t{shown[1]}\t{'equal' if same else 'DIFFERENT'}\t{note}")
     print(f"\n{equal} of {compared} runs give the official strict TP/FP/FN ({len(runs)} runs)")
