@@ -244,10 +244,16 @@ def test_bracket_errors_name_the_line(tmp_path):
 # ---------------------------------------------------------------- options and messages
 
 def test_conll_column_echoes_a_name_a_number_or_a_list(capsys):
+    from jsonschema import Draft202012Validator
+
+    from spanagree.report.schemas import schema
+
+    validator = Draft202012Validator(schema("score"))
     for given, echoed in (("NE-COARSE-LIT", "NE-COARSE-LIT"), ("2", 2), ("NE-COARSE-LIT,NE-NESTED",
                                                                          ["NE-COARSE-LIT", "NE-NESTED"])):
         result, _ = score_json(capsys, GOLD, COMMENTED, "--conll-column", given)
         assert result["options"]["conll_column"] == echoed
+        assert not list(validator.iter_errors(result))
         assert [result[k] for k in "abc"] == [3, 2, 2]  # NE-NESTED holds nothing in these documents
 
 
