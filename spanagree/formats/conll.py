@@ -7,8 +7,12 @@ Reading
   from 1). Tags are decoded by :func:`spanagree.formats.schemes.tags_to_spans`: conlleval's lenient
   decoding by default, strict decoding with ``scheme=`` (dropped chunks are counted in a
   :class:`~spanagree.errors.SpanagreeWarning` and in the span set's notes).
+* Files that name their columns (a header row, CoNLL-U), CoNLL-2012 files, and blocks holding
+  comment lines are read a line at a time by :mod:`spanagree.formats.columns`, whose docstring
+  gives those conventions; the rest of this one holds for them too.
 * A line whose first column is ``-DOCSTART-`` begins a new document. Documents are numbered
-  ``"1"``, ``"2"``, ... in file order. Every ``-DOCSTART-`` line begins one, even when nothing but
+  ``"1"``, ``"2"``, ... in file order, unless the line names its document (``-DOCSTART- X``:
+  exactly one more field, not ``O``, ``-X-`` or a tag). Every ``-DOCSTART-`` line begins one, even when nothing but
   blank lines follows (an empty document, text ``""``), so that two files with the same
   ``-DOCSTART-`` lines have the same documents. Tokens before the first ``-DOCSTART-`` (or in a
   file without one) form a document of their own; blank lines before it do not. A file with
@@ -31,11 +35,13 @@ Reading
 
 Writing
 -------
-``write_conll`` writes, for each document in order, a ``-DOCSTART-<TAB>O`` line and a blank line,
-then one ``token<TAB>tag`` line per token and a blank line after each sentence. The text must be
-in the shape the reader produces (above), and spans must cover whole tokens of one sentence,
-without nesting, crossing or gaps. Reading the file back gives the same span set when the document
-ids are ``"1"`` .. ``"n"`` in order (the reader numbers documents; it cannot keep other ids).
+``write_conll`` writes, for each document in order, a line that begins and names it
+(``-DOCSTART-<TAB>O`` for an id of digits, ``-DOCSTART-<TAB>ID``, or ``# newdoc id = ID`` for an id
+that cannot be a ``-DOCSTART-`` field) and a blank line, then one ``token<TAB>tag`` line per token
+and a blank line after each sentence. The text must be in the shape the reader produces (above),
+and spans must cover whole tokens of one sentence, without nesting, crossing or gaps. Reading the
+file back gives the same span set, but for ids of digits out of their order (the reader numbers
+such documents by position).
 """
 
 from __future__ import annotations
