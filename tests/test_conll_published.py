@@ -284,3 +284,11 @@ def test_named_documents_read_alike_in_blocks_of_any_size(tmp_path, block_bytes)
     assert list(read.documents) == ["1", "d1", "3", "d3", "d4"]
     assert [(s.doc, s.start, s.end, s.label, s.source.line) for s in read] == [
         ("1", 0, 3, "PER", 1), ("d1", 0, 8, "PER", 5), ("3", 0, 2, "LOC", 10), ("d4", 0, 2, "ORG", 14)]
+
+
+def test_agree_cuts_the_other_inputs_along_the_first(capsys):
+    assert main(["agree", str(GOLD), str(FLAT), "--conll-column", "NE-COARSE-LIT", "--output", "json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["notes"] == [f"{FLAT.stem}: its 1 document(s) were cut along the first input's 2 by token position "
+                               "(the 160 tokens line up one for one)"]
+    assert [result["pairs"][0][k] for k in "abc"] == [4, 1, 1]

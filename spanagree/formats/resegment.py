@@ -68,10 +68,11 @@ def _tokens(documents: list[Document]) -> list[str]:
 
 
 def along_gold(gold: list[Document], prediction: list[Document], gold_path, prediction_path, name: str,
-               gold_layout: Layout | None = None, prediction_layout: Layout | None = None
-               ) -> tuple[list[Document], list[str]] | None:
+               gold_layout: Layout | None = None, prediction_layout: Layout | None = None, *,
+               reference: str = "the gold's") -> tuple[list[Document], list[str]] | None:
     """The prediction's documents cut along the gold's, and the note saying so; ``None`` when the
     prediction already has the gold's documents, sentences and tokens (nothing to do).
+    ``reference`` names the gold in the note and the error (``agree``: "the first input's").
 
     Raises
     ------
@@ -83,7 +84,7 @@ def along_gold(gold: list[Document], prediction: list[Document], gold_path, pred
         return None
     if len(gold_tokens) != len(predicted_tokens):
         raise _first_difference(gold, gold_tokens, predicted_tokens, gold_path, prediction_path, name,
-                                gold_layout, prediction_layout)
+                                gold_layout, prediction_layout, reference)
     # the gold's tokens: flat index -> (document, start, end)
     places = []
     for number, document in enumerate(gold):
@@ -111,16 +112,16 @@ def along_gold(gold: list[Document], prediction: list[Document], gold_path, pred
     differing = [(g, p) for g, p in zip(gold_tokens, predicted_tokens) if g != p]
     documents = [Document(g.id, g.text, sorted(own, key=Span.sort_key), d_source(prediction, g), True)
                  for g, own in zip(gold, spans)]
-    note = (f"its {len(prediction)} document(s) were cut along the gold's {len(gold)} by token position "
+    note = (f"its {len(prediction)} document(s) were cut along {reference} {len(gold)} by token position "
             f"(the {len(gold_tokens)} tokens line up one for one)")
     if differing:
         kinds = Counter(differing)
         shown = ", ".join(f"{p!r} for {g!r}" + (f" ({count}×)" if count > 1 else "")
                           for (g, p), count in list(kinds.items())[:SHOWN])
-        note += (f"; {len(differing)} token(s) written otherwise, taken as the gold's: {shown}"
+        note += (f"; {len(differing)} token(s) written otherwise, taken as {reference}: {shown}"
                  + (", ..." if len(kinds) > SHOWN else ""))
     if cut:
-        note += f"; {cut} span(s) running over a gold document boundary cut there"
+        note += f"; {cut} span(s) running over a document boundary of {reference[:-2]} cut there"
     return documents, [note]
 
 
@@ -129,7 +130,7 @@ def d_source(prediction: list[Document], gold: Document) -> str | None:
 
 
 def _first_difference(gold, gold_tokens, predicted_tokens, gold_path, prediction_path, name, gold_layout,
-                      prediction_layout) -> FormatError:
+                      prediction_layout, reference: str = "the gold's") -> FormatError:
     index = next((k for k, (g, p) in enumerate(zip(gold_tokens, predicted_tokens)) if g != p),
                  min(len(gold_tokens), len(predicted_tokens)))
     sizes = list(accumulate(len(_tokens([d])) for d in gold))
@@ -142,17 +143,20 @@ def _first_difference(gold, gold_tokens, predicted_tokens, gold_path, prediction
             return f"{what} line {lines[index]} {tokens[index]!r}"
         return f"{what} ends"
 
-    return FormatError(prediction_path, f"its {len(predicted_tokens)} tokens do not line up with the gold's "
-                       f"{len(gold_tokens)}: first difference in gold document "
-                       f"{gold[number].id if gold else '-'!r}: {at(gold_tokens, gold_lines, 'gold')}, "
+    side = reference[4:-2]  # "gold", "first input"
+    return FormatError(prediction_path, f"its {len(predicted_tokens)} tokens do not line up with {reference} "
+                       f"{len(gold_tokens)}: first difference in {side} document "
+                       f"{gold[number].id if gold else '-'!r}: {at(gold_tokens, gold_lines, side)}, "
                        f"{at(predicted_tokens, predicted_lines, name)} (texts that differ are compared with "
                        "{align_text})", align_text="align_text")
 
 
-def resegmented(gold, predictions: list, format: str | None = None, format_options: dict | None = None) -> list:
+def resegmented(gold, predictions: list, format: str | None = None, format_options: dict | None = None, *,
+                reference: str = "the gold's") -> list:
     """``score``'s predictions, each CoNLL file cut along a CoNLL gold's documents
     (:func:`along_gold`) when either names its columns or documents (:func:`names_documents`): a
-    stream of the cut documents with the note added; any other prediction as it is."""
+    stream of the cut documents with the note added; any other prediction as it is. ``agree``
+    cuts its other inputs along its first (``reference="the first input's"``)."""
     import os
 
     from .detection import detect_format
@@ -177,7 +181,8 @@ def resegmented(gold, predictions: list, format: str | None = None, format_optio
         stream = open_stream(prediction, "conll", **own)
         documents = list(stream.documents)
         cut = along_gold(gold_documents, documents, gold, prediction, stream.name,
-                         layout_of(gold, own.get("conll_column")), layout_of(prediction, own.get("conll_column")))
+                         layout_of(gold, own.get("conll_column")), layout_of(prediction, own.get("conll_column")),
+                         reference=reference)
         if cut is None:
             result.append(prediction)
             continue
