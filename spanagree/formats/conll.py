@@ -92,7 +92,7 @@ _FIRST, _SECOND, _LABEL = itemgetter(0), itemgetter(1), itemgetter(2)
 _SENTENCE_BREAKS = re.compile(" {2,}")
 _HASH_LINES = re.compile(r"^#.*$", re.MULTILINE)
 # A -DOCSTART- line with one more field (what may name a document: docstart_name says whether it does).
-_NAMED_DOCSTART = re.compile(rb"^[ \t]*-DOCSTART-[ \t]+[^\s]+[ \t\r]*$", re.MULTILINE)
+_NAMED_DOCSTART = re.compile(rb"^[ \t]*-DOCSTART-[ \t]+(?!(?:O|-X-)[ \t\r]*$)[^\s]+[ \t\r]*$", re.MULTILINE)
 
 
 def token_offsets(text: str) -> list[list[tuple[int, int]]]:
