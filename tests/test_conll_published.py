@@ -292,3 +292,12 @@ def test_agree_cuts_the_other_inputs_along_the_first(capsys):
     assert result["notes"] == [f"{FLAT.stem}: its 1 document(s) were cut along the first input's 2 by token position "
                                "(the 160 tokens line up one for one)"]
     assert [result["pairs"][0][k] for k in "abc"] == [4, 1, 1]
+
+
+def test_a_numbered_prediction_pairs_with_a_named_gold_by_position(tmp_path, capsys):
+    gold = write_file(tmp_path, "-DOCSTART- d1\n\nAna B-PER\nRuiz I-PER\n\n-DOCSTART- d2\n\nBo B-LOC\n", "gold.conll")
+    pred = write_file(tmp_path, "-DOCSTART- O\n\nAna B-PER\nRuiz O\n\n-DOCSTART- O\n\nBo B-LOC\n", "pred.conll")
+    result, _ = score_json(capsys, gold, pred)
+    assert [result[k] for k in "abc"] == [1, 1, 1]
+    assert result["notes"] == ["pred: its 2 document(s) were cut along the gold's 2 by token position (the 3 tokens "
+                               "line up one for one)"]
