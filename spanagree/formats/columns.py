@@ -49,7 +49,7 @@ from pathlib import Path
 from ..errors import FormatError, UsageError, parameter
 from ..span import Document, Source, Span
 from .files import open_file
-from .schemes import Scheme, TagError, get_scheme, parse_tags, tags_to_spans
+from .schemes import Scheme, TagError, parse_tags, tags_to_spans
 
 DOCSTART = "-DOCSTART-"
 
