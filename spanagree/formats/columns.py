@@ -42,7 +42,9 @@ by ``\\n``); several tag columns give one span set, nested spans kept.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,7 +177,8 @@ def layout_of(path, conll_column=None, *, unresolved: bool = False) -> Layout | 
         lists the names. A name the file does not have, or a number beyond its columns.
     """
     with open_file(str(path), "CoNLL") as file:
-        head = file.read(_HEAD_BYTES)
+        # a pipe or a device is never read ahead (its bytes would be lost): read as a plain file
+        head = file.read(_HEAD_BYTES) if stat.S_ISREG(os.fstat(file.fileno()).st_mode) else b""
     text = head.decode("utf-8", "replace")
     if text.startswith("\ufeff"):
         text = text[1:]
