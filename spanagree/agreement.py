@@ -466,6 +466,11 @@ class AgreeCommand:
         if options.compare and len(inputs) < 3:
             raise UsageError("{option} compares pairs of annotators: give three annotators or more", option="compare")
         options.rule, options.selection  # the rule and the labels checked before the tokenizer is loaded
+        if not options.align_text:  # CoNLL inputs that keep the first's tokens in other documents: cut along its
+            from .formats.resegment import resegmented
+
+            inputs = [inputs[0], *resegmented(inputs[0], inputs[1:], options.format, options.format_options,
+                                               reference="the first input's")]
         return inputs
 
     def plan(self, inputs: list, options: RunOptions):

@@ -243,6 +243,29 @@ class SpanagreeWarning(_Worded, UserWarning):
 PACKAGE_FOLDER = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
+# Letters of other scripts drawn like Latin ones (Cyrillic, Greek), and the fullwidth Latin forms.
+_LOOKALIKES = frozenset("АВЕЅІЈКМНОРСТХУаеорсухіјѕԁԛԝһӏ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοικνρτυχ") | frozenset(
+    map(chr, range(0xFF21, 0xFF5B)))
+
+
+def lookalikes(text: str) -> str:
+    """What a message adds after a tag or label holding letters that look Latin but are not: each
+    one's code point and name (``""`` when it holds none).
+
+    Examples
+    --------
+    >>> lookalikes("B-PER"), lookalikes("\u041e")
+    ('', ' (U+041E CYRILLIC CAPITAL LETTER O is not a Latin letter)')
+    """
+    import unicodedata
+
+    found = list(dict.fromkeys(c for c in text if c in _LOOKALIKES))
+    if not found:
+        return ""
+    named = ", ".join(f"U+{ord(c):04X} {unicodedata.name(c, '?')}" for c in found)
+    return f" ({named} {'is not a Latin letter' if len(found) == 1 else 'are not Latin letters'})"
+
+
 @functools.lru_cache(maxsize=None)
 def _inside_package(filename: str) -> bool:
     return os.path.abspath(filename).startswith(PACKAGE_FOLDER)

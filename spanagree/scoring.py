@@ -362,6 +362,10 @@ class ScoreCommand:
             from .pipeline import paired_in_order
 
             preds = [paired_in_order(gold, pred, options.format, options.format_options) for pred in preds]
+        else:  # CoNLL predictions that keep the gold's tokens in other documents: cut along the gold's
+            from .formats.resegment import resegmented
+
+            preds = resegmented(gold, preds, options.format, options.format_options)
         if not preds:
             raise UsageError("score needs at least one prediction; the inputs hold one span set")
         if options.compare and len(preds) < 2:

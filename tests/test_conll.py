@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from spanagree.errors import FormatError, SpanagreeWarning, UsageError
 from spanagree.formats import collect, open_stream
-from spanagree.formats.conll import (_BLOCK_BYTES, _OTHER_WHITESPACE, _blocks, _columns_fast, read_conll,
+from spanagree.formats.conll import (_BLOCK_BYTES, _OTHER_WHITESPACE, _blocks, read_conll,
                                       stream_conll, token_offsets, write_conll)
 from spanagree.formats.schemes import TagError, get_scheme, spans_to_tags, tags_to_spans
 from spanagree.span import Document, Span, SpanSet
@@ -436,19 +436,17 @@ _OPTIONS = st.sampled_from([{}, {"scheme": "iob2"}, {"scheme": "bioes"}, {"conll
        final=st.sampled_from(["", "\n", "\n\n", "\r\n"]), options=_OPTIONS,
        block_bytes=st.one_of(st.none(), st.integers(1, 64)))
 @pytest.mark.slow
-def test_fast_column_split_is_the_general_one(tmp_path_factory, lines, ending, final, options, block_bytes):
-    # Regular blocks are split by whole-text string operations (_columns_fast); every file must
-    # read exactly as the per-line general path reads it, errors and warnings included, in one
-    # block or in many (each block takes its own path).
-    import spanagree.formats.conll as conll
-
-    path = tmp_path_factory.mktemp("fast") / "f.conll"
+def test_trailing_blanks_never_change_a_reading(tmp_path_factory, lines, ending, final, options, block_bytes):
+    # A line's trailing spaces and tabs are no column: every file reads exactly as the same file
+    # with " \t" after each line, errors and warnings included, in one block or in many. The
+    # padded file mixes tabs and spaces, which only the per-line reading takes, while a regular
+    # file (one separator, the same columns on every line) is split by whole-text operations:
+    # both readings must agree.
+    path = tmp_path_factory.mktemp("pad") / "f.conll"
     path.write_bytes((ending.join(lines) + final).encode("utf-8"))
-    fast = _read_outcome(path, block_bytes, **options)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(conll, "_columns_fast", lambda text, raw, conll_column: None)
-        general = _read_outcome(path, block_bytes, **options)
-    assert fast == general
+    plain = _read_outcome(path, block_bytes, **options)
+    path.write_bytes((ending.join(line + " \t" for line in lines) + final).encode("utf-8"))
+    assert _read_outcome(path, block_bytes, **options) == plain
 
 
 def test_byte_order_mark_is_part_of_the_first_token(tmp_path):
@@ -487,7 +485,7 @@ def test_bad_input_names_file_and_line(tmp_path, content, options, message):
 
 def test_bad_options_and_paths(tmp_path):
     path = write(tmp_path, "a O\n")
-    for column in (0, 1, -1, "3", True):
+    for column in (0, 1, -1, "1", "", 2.5, True):
         with pytest.raises(UsageError, match="conll_column"):
             read_conll(path, conll_column=column)
     with pytest.raises(UsageError, match="unknown tag scheme"):
@@ -711,7 +709,7 @@ def test_the_stream_reads_no_further_than_asked(tmp_path):
 
 def test_stream_checks_options_and_path_when_made(tmp_path):
     path = write(tmp_path, "a O\n")
-    for column in (0, 1, "3", True):
+    for column in (0, 1, "1", True):
         with pytest.raises(UsageError, match="conll_column"):
             stream_conll(path, conll_column=column)
     with pytest.raises(UsageError, match="unknown tag scheme"):
@@ -743,8 +741,8 @@ def test_other_whitespace_is_every_space_but_the_four_columns_use():
     ("a x B-X\nb I-X\nc x y O\n", None),
 ])
 def test_lines_that_could_fool_a_count_take_the_general_path(tmp_path, content, message):
-    raw = content.encode()
-    assert _columns_fast(content, raw, None) is None
+    padded = _read_outcome(write(tmp_path, "".join(line + " \t\n" for line in content.splitlines())))
+    assert _read_outcome(write(tmp_path, content)) == padded
     if message is None:  # read by the general path, without error
         tokens = [line.split()[0] for line in content.splitlines()]
         assert read_conll(write(tmp_path, content)).texts() == {"1": " ".join(tokens)}

@@ -17,6 +17,7 @@ import pytest
 
 from spanagree.cli import build_parser, format_options
 from spanagree.errors import FormatError, SpanagreeWarning
+from spanagree.formats.registry import conll_column_value
 from spanagree.formats import (FORMATS, Format, FormatOption, detect_format, options_table, read,
                                registered_options)
 from spanagree.formats.conll import DOCSTART
@@ -95,7 +96,8 @@ def test_the_command_line_options_are_made_from_the_registry(command):
         "--xml-label-attr": ("xml_label_attr", "ATTR", None, "XML: label from this attribute (e.g. TYPE, class)"),
         "--xml-span-tags": ("xml_span_tags", "A,B", None, "XML: only these elements are spans"),
         "--xml-doc-tag": ("xml_doc_tag", "TAG", None, "XML: every TAG element is a document (e.g. DOC)"),
-        "--conll-column": ("conll_column", "N", int, "CoNLL: tag column, counted from 1 (default: last)"),
+        "--conll-column": ("conll_column", "N|NAME[,...]", conll_column_value,
+                           "CoNLL: tag column, counted from 1, or named (default: last)"),
         "--scheme": ("scheme", None, str.lower,
                      "CoNLL: decode strictly in this tag scheme (default: conlleval's lenient decoding)"),
         "--max-record-bytes": ("max_record_bytes", "N", int, "largest record read: a JSONL line, a CoNLL or XML "

@@ -4,6 +4,7 @@ error and warning)."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -205,16 +206,25 @@ def test_acl_rd_tec_all_171_documents_with_align_text(shared_corpora, capsys):
 
 def test_a_conll_prediction_scored_against_the_brat_gold_of_the_same_text(demo, tmp_path, capsys):
     """A system that writes CoNLL tokens (here ann2 tokenised by spaCy: convert --tokenize) scored
-    against ann1's BRAT gold: its documents pair with the gold's in order, its tokens are found in
-    the raw text, and the figures are those of ann2's BRAT files."""
+    against ann1's BRAT gold: its documents pair with the gold's by the names its -DOCSTART- lines
+    carry (in order, with a warning, once those lines name nothing), its tokens are found in the
+    raw text, and the figures are those of ann2's BRAT files."""
     prediction = tmp_path / "ann2.conll"
     assert main(["convert", str(demo / "brat" / "ann2"), "--to", "conll", "--tokenize", "--out", str(prediction)]) == 0
+    assert prediction.read_text(encoding="utf-8").startswith("-DOCSTART-\tclinic-01\n")
     capsys.readouterr()
     assert main(["score", str(demo / "brat" / "ann1"), str(prediction), "--align-text", "--output", "json"]) == 0
     captured = capsys.readouterr()
     scored = json.loads(captured.out)
+    assert "paired with the gold's" not in captured.err
+    unnamed = tmp_path / "unnamed.conll"
+    unnamed.write_text(re.sub(r"(?m)^-DOCSTART-\t.*$", "-DOCSTART-\tO", prediction.read_text(encoding="utf-8")),
+                       encoding="utf-8")
+    assert main(["score", str(demo / "brat" / "ann1"), str(unnamed), "--align-text", "--output", "json"]) == 0
+    captured = capsys.readouterr()
     assert ("its -DOCSTART- lines name none of the gold's documents; its 10 document(s) are paired with the gold's "
             "10 in order") in captured.err
+    assert [json.loads(captured.out)[k] for k in ("a", "b", "c")] == [scored[k] for k in ("a", "b", "c")]
     assert main(["score", str(demo / "brat" / "ann1"), str(demo / "brat" / "ann2"), "--output", "json"]) == 0
     direct = json.loads(capsys.readouterr().out)
     assert [scored[k] for k in ("a", "b", "c")] == [direct[k] for k in ("a", "b", "c")] == [61, 12, 16]

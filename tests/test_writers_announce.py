@@ -62,19 +62,23 @@ def test_relations_events_and_attributes(tmp_path):
         "1 normalization (BRAT N) on spans; 2 relations; 1 event; 1 equivalence"]
 
 
-def test_conll_announces_the_ids_it_renumbers(demo, tmp_path, capsys):
+def test_conll_writes_names_and_announces_the_ids_it_renumbers(demo, tmp_path, capsys):
+    # names are written (-DOCSTART- clinic-01): nothing to say
     assert main(["convert", str(demo / "jsonl" / "ann1.jsonl"), "--to", "conll", "--out", str(tmp_path / "a.conll")]) == 0
-    assert capsys.readouterr().err == ("spanagree: warning: CoNLL output: not written: the document ids (clinic-01, "
-                                       "clinic-02, clinic-03, ...): CoNLL numbers its documents 1 to 10\n")
-    # Ids 1..n (CoNLL's own) are kept as they are: nothing to say.
-    assert main(["convert", str(tmp_path / "a.conll"), "--to", "conll", "--out", str(tmp_path / "b.conll")]) == 0
     assert capsys.readouterr().err == ""
+    assert (tmp_path / "a.conll").read_text(encoding="utf-8").startswith("-DOCSTART-\tclinic-01\n\n")
+    # ids of digits out of their order come back as positions, and that is said
+    lines = (tmp_path / "a.conll").read_text(encoding="utf-8").replace("-DOCSTART-\tclinic-", "# newdoc id = 1")
+    (tmp_path / "b.conll").write_text(lines, encoding="utf-8")
+    assert main(["convert", str(tmp_path / "b.conll"), "--to", "conll", "--out", str(tmp_path / "c.conll")]) == 0
+    assert capsys.readouterr().err == ("spanagree: warning: CoNLL output: not written: the document ids of digits out "
+                                       "of their order (101, 102, 103, ...): CoNLL numbers such documents by their "
+                                       "position\n")
 
 
 def test_merge_output_announces_too(demo, tmp_path, capsys):
     paths = [str(demo / "jsonl" / f"ann{k}.jsonl") for k in (1, 2, 3)]
     assert main(["merge", *paths, "--to", "conll", "--out", str(tmp_path / "m.conll")]) == 0
     # The merged spans' vote notes (one per span: "2/3 votes: ...") and the ids.
-    assert ("spanagree: warning: CoNLL output: not written: 74 notes (BRAT #, e.g. AnnotatorNotes) on spans; the "
-            "document ids (clinic-01, clinic-02, clinic-03, ...): CoNLL numbers its documents 1 to 10\n") \
+    assert ("spanagree: warning: CoNLL output: not written: 74 notes (BRAT #, e.g. AnnotatorNotes) on spans\n") \
         in capsys.readouterr().err

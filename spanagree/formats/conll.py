@@ -7,8 +7,12 @@ Reading
   from 1). Tags are decoded by :func:`spanagree.formats.schemes.tags_to_spans`: conlleval's lenient
   decoding by default, strict decoding with ``scheme=`` (dropped chunks are counted in a
   :class:`~spanagree.errors.SpanagreeWarning` and in the span set's notes).
+* Files that name their columns (a header row, CoNLL-U), CoNLL-2012 files, and blocks holding
+  comment lines are read a line at a time by :mod:`spanagree.formats.columns`, whose docstring
+  gives those conventions; the rest of this one holds for them too.
 * A line whose first column is ``-DOCSTART-`` begins a new document. Documents are numbered
-  ``"1"``, ``"2"``, ... in file order. Every ``-DOCSTART-`` line begins one, even when nothing but
+  ``"1"``, ``"2"``, ... in file order, unless the line names its document (``-DOCSTART- X``:
+  exactly one more field, not ``O``, ``-X-`` or a tag). Every ``-DOCSTART-`` line begins one, even when nothing but
   blank lines follows (an empty document, text ``""``), so that two files with the same
   ``-DOCSTART-`` lines have the same documents. Tokens before the first ``-DOCSTART-`` (or in a
   file without one) form a document of their own; blank lines before it do not. A file with
@@ -31,11 +35,13 @@ Reading
 
 Writing
 -------
-``write_conll`` writes, for each document in order, a ``-DOCSTART-<TAB>O`` line and a blank line,
-then one ``token<TAB>tag`` line per token and a blank line after each sentence. The text must be
-in the shape the reader produces (above), and spans must cover whole tokens of one sentence,
-without nesting, crossing or gaps. Reading the file back gives the same span set when the document
-ids are ``"1"`` .. ``"n"`` in order (the reader numbers documents; it cannot keep other ids).
+``write_conll`` writes, for each document in order, a line that begins and names it
+(``-DOCSTART-<TAB>O`` for an id of digits, ``-DOCSTART-<TAB>ID``, or ``# newdoc id = ID`` for an id
+that cannot be a ``-DOCSTART-`` field) and a blank line, then one ``token<TAB>tag`` line per token
+and a blank line after each sentence. The text must be in the shape the reader produces (above),
+and spans must cover whole tokens of one sentence, without nesting, crossing or gaps. Reading the
+file back gives the same span set, but for ids of digits out of their order (the reader numbers
+such documents by position).
 """
 
 from __future__ import annotations
@@ -56,6 +62,7 @@ from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
                write_documents)
+from .columns import Layout, comment_kind, docstart_name, layout_of, plain_column, rich_documents
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
@@ -83,6 +90,9 @@ _ALL_BUT = {sep: bytes(b for b in range(256) if b not in (ord(sep), ord("\n"))) 
 _ROWS_AT_ONCE = 1 << 16
 _FIRST, _SECOND, _LABEL = itemgetter(0), itemgetter(1), itemgetter(2)
 _SENTENCE_BREAKS = re.compile(" {2,}")
+_HASH_LINES = re.compile(r"^#.*$", re.MULTILINE)
+# A -DOCSTART- line with one more field (what may name a document: docstart_name says whether it does).
+_NAMED_DOCSTART = re.compile(rb"^[ \t]*-DOCSTART-[ \t]+(?!(?:O|-X-)[ \t\r]*$)[^\s]+[ \t\r]*$", re.MULTILINE)
 
 
 def token_offsets(text: str) -> list[list[tuple[int, int]]]:
@@ -179,21 +189,19 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     [('1', 'EU', [(0, 2, 'ORG', 3)]), ('2', 'Peter Blackburn', [(0, 15, 'PER', 7)])]
     """
     scheme_ = get_scheme(scheme)
-    if conll_column is not None and (isinstance(conll_column, bool) or not isinstance(conll_column, int)
-                                     or conll_column < 2):
-        raise UsageError("{option} counts from 1 and column 1 is the token: "
-                         f"give 2 or more, not {conll_column!r}", option="conll_column")
+    column = plain_column(conll_column)
     path_str = str(path)
     open_file(path_str, "CoNLL").close()
+    layout = layout_of(path_str, conll_column)
     stream = DocumentStream(name if name is not None else Path(path).stem, "conll", iter(()))
-    stream.documents = _read_documents(path_str, conll_column, scheme_, stream.notes, _block_bytes,
-                                       max_record_bytes, part)
+    stream.documents = _read_documents(path_str, column, scheme_, stream.notes, _block_bytes,
+                                       max_record_bytes, part, layout)
     return stream
 
 
 def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: list[str],
-                    block_bytes: int, limit: int = MAX_RECORD_BYTES, part: FilePart | None = None
-                    ) -> Iterator[Document]:
+                    block_bytes: int, limit: int = MAX_RECORD_BYTES, part: FilePart | None = None,
+                    layout: Layout | None = None) -> Iterator[Document]:
     """The file's documents in order, one block read at a time: the reader's loop.
 
     Each block is read whole with the collector paused (:func:`_block_documents`), then its
@@ -216,7 +224,7 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
                 break
             with collector_paused():
                 documents, dropped = _block_documents(block, path, conll_column, scheme, lines_before,
-                                                      documents_before)
+                                                      documents_before, layout)
             lines_before += block.count(b"\n")
             del block
             invalid += dropped
@@ -427,18 +435,26 @@ def _last_document_start(data: bytearray, start: int) -> int:
 
 
 def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: Scheme, lines_before: int,
-                     documents_before: int) -> tuple[deque[Document], int]:
+                     documents_before: int, layout: Layout | None = None) -> tuple[deque[Document], int]:
     """One block's documents and the number of chunks strict decoding dropped in it.
 
     The block is read as a file of its own (decoded, split into columns, its tags decoded, cut
     into documents), its line numbers (in span sources and errors) counted on from
-    ``lines_before`` and its documents numbered on from ``documents_before``.
+    ``lines_before`` and its documents numbered on from ``documents_before``. A file with a
+    layout (:func:`~spanagree.formats.columns.layout_of`), and a block of a plain file holding
+    comments or ``-DOCSTART-`` lines that name documents, are read a line at a time
+    (:func:`~spanagree.formats.columns.rich_documents`).
     """
     try:
         text = block.decode("utf-8")
     except UnicodeDecodeError as error:
         line = lines_before + block.count(b"\n", 0, error.start) + 1
         raise FormatError(path, f"not UTF-8 (byte 0x{block[error.start]:02x})", line) from None
+    if layout is None and _has_comments(text):
+        layout = Layout(tags=None if conll_column is None else (conll_column - 1,))
+    if layout is not None:
+        documents, invalid = rich_documents(text, path, layout, scheme, lines_before, documents_before)
+        return deque(documents), invalid
     tokens, tags, docstarts = _columns(text, block, path, conll_column, lines_before)
     del text
     try:
@@ -447,7 +463,22 @@ def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: 
         raise FormatError(path, error.message,
                           None if error.index is None else lines_before + error.index + 1) from None
     del tags
-    return _documents(tokens, docstarts, chunks, path, lines_before, documents_before), invalid
+    names = _docstart_names(block, docstarts) if _NAMED_DOCSTART.search(block) else None
+    return _documents(tokens, docstarts, chunks, path, lines_before, documents_before, names), invalid
+
+
+def _has_comments(text: str) -> bool:
+    """Whether a block of a plain file has a comment line (``# key = value``, ``#begin document``):
+    then it is read a line at a time (:mod:`spanagree.formats.columns`)."""
+    return "#" in text and any(comment_kind(found.group().rstrip("\r"), False) is not None
+                               for found in _HASH_LINES.finditer(text))
+
+
+def _docstart_names(block: bytes, docstarts: list[int]) -> list[str | None]:
+    """The name each ``-DOCSTART-`` line of a block gives its document
+    (:func:`~spanagree.formats.columns.docstart_name`), ``None`` for one that names none."""
+    lines = block.split(b"\n")
+    return [docstart_name(_split_columns(lines[index].decode("utf-8"))) for index in docstarts]
 
 
 def _columns(text: str, raw: bytes, path: str, conll_column: int | None,
@@ -623,12 +654,13 @@ def _split_columns(line: str) -> list[str]:
 
 
 def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, int, str]], path: str,
-               lines_before: int, documents_before: int) -> deque[Document]:
+               lines_before: int, documents_before: int, names: list[str | None] | None = None) -> deque[Document]:
     """A block's documents: cut at its ``-DOCSTART-`` lines, their texts built, the chunks placed in them.
 
     Tokens before the first ``-DOCSTART-`` (only the first block can have any) form a document
     only when there are some; every ``-DOCSTART-`` begins one, even an empty one. Documents are
-    numbered on from ``documents_before``; span sources count lines on from ``lines_before``.
+    numbered on from ``documents_before``, or named by ``names`` (one per ``-DOCSTART-`` line, ``None``
+    for one that names none); span sources count lines on from ``lines_before``.
     """
     n = len(tokens)
     # Document boundaries: [begin, end) line indices.
@@ -640,6 +672,9 @@ def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, 
         bounds.append((0, n))
     bounds.extend(zip([start + 1 for start in docstarts], docstarts[1:] + [n]))
     ids = [str(number) for number in range(documents_before + 1, documents_before + len(bounds) + 1)]
+    if names is not None:  # -DOCSTART- X lines: the documents they begin take their names
+        own = len(bounds) - len(docstarts)  # a document before the first -DOCSTART- line
+        ids[own:] = [name if name is not None else number for name, number in zip(names, ids[own:])]
     # Tokens never hold a space, so two or more spaces in a row come from blank lines (one blank
     # line: exactly two, replaced without a regular expression).
     texts = [" ".join(tokens[begin:end]).strip(" ") for begin, end in bounds]
@@ -723,9 +758,28 @@ def file_writer_conll(scheme: str | None = "iob2") -> FileWriter:
         raise UsageError("the CoNLL writer needs a tag scheme (iob2, bioes, ...)")
 
     def document_text(doc_id: str, document: Document) -> str:
-        return f"{DOCSTART}\tO\n\n" + "".join(_document_lines(doc_id, document, scheme_))
+        return _document_start(doc_id) + "".join(_document_lines(doc_id, document, scheme_))
 
     return FileWriter("", document_text)
+
+
+def _document_start(doc_id: str) -> str:
+    """The lines that begin a document and name it, then a blank line: ``-DOCSTART-<TAB>O`` for
+    an id of digits (the reader numbers documents), ``-DOCSTART-<TAB>ID`` for an id the reader
+    takes as the line's name, else ``# newdoc id = ID``.
+
+    Examples
+    --------
+    >>> _document_start("3"), _document_start("clinic-01"), _document_start("bn/cnr_0001; part 000")
+    ('-DOCSTART-\\tO\\n\\n', '-DOCSTART-\\tclinic-01\\n\\n', '# newdoc id = bn/cnr_0001; part 000\\n\\n')
+    """
+    if doc_id.isdigit():
+        return f"{DOCSTART}\tO\n\n"
+    if doc_id.split() == [doc_id] and docstart_name([DOCSTART, doc_id]) == doc_id:
+        return f"{DOCSTART}\t{doc_id}\n\n"
+    if "\n" in doc_id or "\r" in doc_id or doc_id != doc_id.strip():
+        raise UsageError(f"document {doc_id!r}: CoNLL cannot write an id with a line break or spaces around it")
+    return f"# newdoc id = {doc_id}\n\n"
 
 
 def _document_lines(doc_id: str, document: Document, scheme) -> list[str]:

@@ -379,9 +379,24 @@ _XML_OPTIONS = (
                          "document element (default `doc`)"),
 )
 
+def conll_column_value(text: str):
+    """``--conll-column``'s value as understood: a number, a name, or a list of them (``A,B``).
+
+    Examples
+    --------
+    >>> conll_column_value("3"), conll_column_value("NE-COARSE-LIT"), conll_column_value("NE-COARSE-LIT,4")
+    (3, 'NE-COARSE-LIT', ['NE-COARSE-LIT', 4])
+    """
+    items = [int(item) if item.strip().isdigit() else item.strip() for item in text.split(",")]
+    return items[0] if len(items) == 1 else items
+
+
 _CONLL_OPTIONS = (
-    FormatOption("conll_column", "tag column, counted from 1 (default: last)", metavar="N", type=int,
-                 details="; the token is column 1"),
+    FormatOption("conll_column", "tag column, counted from 1, or named (default: last)", metavar="N|NAME[,...]",
+                 type=conll_column_value,
+                 details="; the token is column 1; a name picks a column of a file that names them (a header "
+                         "row, CoNLL-U), where the default is the only tag-like column; several, separated by "
+                         "commas, read as one span set (nested entities kept in their own column)"),
     FormatOption("scheme", "decode strictly in this tag scheme (default: conlleval's lenient decoding)",
                  type=str.lower, choices=SCHEME_NAMES, writer=True,
                  details=", dropping invalid chunks with a warning giving their number (seqeval "
@@ -429,7 +444,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            options=_XML_OPTIONS, folder_shards=True),
     Format(name="conll", title="CoNLL", description="CoNLL columns with IOB/BIOES tags",
            module="spanagree.formats.conll",
-           extensions=(".conll", ".bio", ".iob", ".tsv", ".txt", ".test", ".dev", ".train", ""),
+           extensions=(".conll", ".conllu", ".bio", ".iob", ".iob2", ".tsv", ".txt", ".test", ".dev", ".train", ""),
            folder_extensions=(".conll",), folder_precedence=4, options=_CONLL_OPTIONS, drops=("attributes", "ids"),
            splits=True, tokens=True),
     Format(name="jsonl", title="JSONL",

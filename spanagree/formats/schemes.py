@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from ..errors import SpanagreeError, UsageError
+from ..errors import SpanagreeError, UsageError, lookalikes
 
 #: The canonical prefixes, in table order; ``O`` is outside any chunk.
 PREFIXES = "OBIES"
@@ -262,7 +262,8 @@ def _parse(tag: str, scheme: Scheme) -> tuple[int, str | None]:
             problem = "empty type after the prefix"
         else:
             problem = "unknown prefix"
-        raise TagError(f"bad tag {tag!r}: {problem}; expected O or B-, I-, E-, S-, L-, U- and a type", tag=tag)
+        raise TagError(f"bad tag {tag!r}{lookalikes(tag)}: {problem}; expected O or B-, I-, E-, S-, L-, U- and a type",
+                       tag=tag)
     if prefix not in scheme.prefixes:
         allowed = ", ".join(scheme.prefixes)
         raise TagError(f"tag {tag!r} is not allowed by scheme {scheme.name} (prefixes {allowed})", tag=tag)

@@ -104,7 +104,8 @@ _ATTRIBUTE_KINDS = {"#": ("note", "notes", "BRAT #, e.g. AnnotatorNotes"), "A": 
 
 def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None = None) -> list[str]:
     """What writing ``spanset`` in ``format`` leaves out, counted (:attr:`~spanagree.formats.Format.drops`): the
-    spans' attributes by kind, and the document ids where the format numbers its documents.
+    spans' attributes by kind, and the document ids a format that numbers its documents cannot keep
+    (CoNLL writes names, and numbers ids of digits by their position).
 
     Examples
     --------
@@ -113,8 +114,8 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
     >>> s = SpanSet.from_spans("a", [span], {"doc-a": "ab"})
     >>> dropped(s, "jsonl"), dropped(s, "brat")
     (['1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans'], [])
-    >>> dropped(s, "conll")[1]
-    'the document ids (doc-a): CoNLL numbers its documents 1 to 1'
+    >>> dropped(s, "conll")[1:], dropped(SpanSet.from_spans("a", [], {"7": "ab"}), "conll")
+    ([], ['the document ids of digits out of their order (7): CoNLL numbers such documents by their position'])
     """
     fmt = get_format(format)
     lost = []
@@ -134,11 +135,12 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
             parts.append(f"{kinds['other']} other span attribute{'s' if kinds['other'] != 1 else ''}")
         if parts:
             lost.append(", ".join(parts))
-    if "ids" in fmt.drops:
-        ids = list(spanset.documents)
-        if ids != [str(n) for n in range(1, len(ids) + 1)]:
+    if "ids" in fmt.drops:  # names are written; ids of digits are numbers the reader gives by position
+        ids = [doc_id for n, doc_id in enumerate(spanset.documents, 1) if doc_id.isdigit() and doc_id != str(n)]
+        if ids:
             shown = ", ".join(ids[:3]) + (", ..." if len(ids) > 3 else "")
-            lost.append(f"the document ids ({shown}): {fmt.title} numbers its documents 1 to {len(ids)}")
+            lost.append(f"the document ids of digits out of their order ({shown}): {fmt.title} numbers such "
+                        f"documents by their position")
     return lost
 
 

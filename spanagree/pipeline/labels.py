@@ -30,7 +30,7 @@ import warnings
 from collections import Counter
 from typing import Mapping, Sequence
 
-from ..errors import Parameter, SpanagreeWarning, find_stack_level, parameter
+from ..errors import Parameter, SpanagreeWarning, find_stack_level, lookalikes, parameter
 
 #: A label one side lacks is reported when the other side gives it at least this many spans...
 MIN_SPANS = 10
@@ -158,4 +158,5 @@ def _a_label(labels: list[str]) -> str:
 def _listed(labels: list[str], limit: int = 20) -> str:
     if not labels:
         return "no label"
-    return ", ".join(labels[:limit]) + (f" and {len(labels) - limit} more" if len(labels) > limit else "")
+    return ", ".join(label + lookalikes(label) for label in labels[:limit]) + (
+        f" and {len(labels) - limit} more" if len(labels) > limit else "")

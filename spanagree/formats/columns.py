@@ -1,0 +1,501 @@
+"""CoNLL's published layouts: named columns, comments that name documents, CoNLL-U, CoNLL-2012.
+
+The plain CoNLL reader (:mod:`spanagree.formats.conll`) reads ``token tag`` lines split on any
+white space. Shared tasks publish richer files, which this module recognises from the file's first
+lines (:func:`layout_of`) and reads a line at a time (:func:`rich_documents`):
+
+* **A header row** naming the columns (HIPE's ``TOKEN NE-COARSE-LIT ... MISC``): the first line
+  holds a tab, each of its tab-separated cells (spaces around them and trailing tabs aside) is
+  non-empty, without a space or a lower-case letter, not a tag the lenient decoder takes (``O``,
+  ``B-PER``), not ``_`` and not ``-DOCSTART-``, and the first does not begin with ``#``. **CoNLL-U Plus** names them in a first line ``# global.columns = ID FORM
+  ...``; a ``.conllu`` file without it has CoNLL-U's ten (``ID FORM LEMMA UPOS XPOS FEATS HEAD
+  DEPREL DEPS MISC``). Such a file's lines are split on tabs only (empty cells kept; a line of
+  only tabs and spaces is blank), its token is the ``FORM`` column if one is named so, else the
+  first, and its tag column(s) are named (``conll_column="NE-COARSE-LIT"``, or a list of names
+  read as one span set) or counted from 1; without one, the only *tag-like* column (see
+  :func:`tag_like`) among the file's first rows, else an error that lists the names.
+* **CoNLL-U without names** (Universal NER's ``.iob2`` files): a file that begins with ``#
+  sent_id``, ``# text`` or ``# newdoc`` comments and whose first token line begins with ``1`` and
+  a tab is split on tabs, its token is column 2 and its tag column the last, or a number.
+* **CoNLL-2012 / OntoNotes** (``*_conll`` files, first line ``#begin document (X); part N``):
+  columns split on white space, the token is column 4 and the tags are column 11 (the named
+  entities) unless ``conll_column`` says otherwise.
+* **Comments.** With named columns every line whose first cell begins with ``#`` is a comment (as
+  HIPE's scorer reads its files: its gold has tagged rows ``#<TAB>I-PER`` that the official figures
+  leave out). Otherwise only ``# key = value`` lines (``# newdoc id = X``, ``# sent_id = 1``, ``#
+  text = ...``, ``# hipe2022:document_id = X``, ``# newdoc``, ``# newpar``) and ``#begin document`` /
+  ``#end document`` lines are: a token line ``#<TAB>O`` (WNUT-17 has 247) stays a token.
+* **Documents** begin at ``# newdoc id = X`` (CoNLL-U), ``# hipe2022:document_id = X`` and ``#
+  document_id = X`` (HIPE; one without a value is a comment only), ``#begin document (X); part N``
+  (named ``X; part N``) and ``-DOCSTART-`` lines. ``-DOCSTART- X`` names document ``X`` when the
+  line has exactly one more field and that field is not ``O``, ``-X-`` or a tag; otherwise (and for
+  a document that no line names) the document's id is its ordinal in the file, as the plain reader
+  numbers them.
+* **Tags.** ``_`` and empty cells are no tag (``O``). A column of bracketed cells (``(PERSON*``,
+  ``*``, ``*)``, ``(DATE)``) reads as spans: a cell opens one span per ``(LABEL`` and closes the
+  latest open one per ``)``. CoNLL-U's multiword (``1-2``) and empty-node (``1.1``) lines are not
+  tokens.
+
+Texts and spans are built as the plain reader builds them (tokens joined by one space, sentences
+by ``\\n``); several tag columns give one span set, nested spans kept.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import FormatError, UsageError, parameter
+from ..span import Document, Source, Span
+from .files import open_file
+from .schemes import Scheme, TagError, parse_tags, tags_to_spans
+
+DOCSTART = "-DOCSTART-"
+
+#: CoNLL-U's ten columns (a ``.conllu`` file without ``# global.columns``).
+CONLLU_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+
+#: How much of a file's beginning :func:`layout_of` reads.
+_HEAD_BYTES = 1 << 16
+#: Rows of a file with named columns looked at to tell its tag-like columns.
+_SAMPLE_ROWS = 2000
+
+# A comment of a file without named columns: "# key = value" (spaces, never a tab, around the key
+# and the "="), "# newdoc", "# newpar", "#begin document", "#end document". A token line never
+# matches: its token (no space in it) is followed by a tab or a space and a tag.
+_KEY_VALUE = re.compile(r"# ?(?:newdoc|newpar)(?: |$)|# ?[\w.:-]+(?: [\w.:-]+)? =(?: |$)|#(?:begin|end) document(?: |$)")
+_NAMING = re.compile(r"# ?(newdoc id|hipe2022:document_id|document_id) =(.*)$")
+_BEGIN_DOCUMENT = re.compile(r"#begin document \((.*)\)(?:; part 0*(\d+))?")
+_COLUMNS = re.compile(r"[ \t\r]+")
+_BRACKETS = re.compile(r"(?:\([^()*\s]+)*\*?\)*|\([^()*\s]+\)")
+_OPEN = re.compile(r"\(([^()*\s]+)")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a CoNLL file's lines are read (:func:`layout_of`).
+
+    ``names``: the column names (a header row, ``# global.columns``, CoNLL-U's), or ``None``;
+    ``header``: the first line is the header row; ``token``: the token column (from 0);
+    ``tags``: the tag columns (from 0), ``None`` for each line's last column; ``tabs``: split on
+    tabs only; ``conllu``: multiword and empty-node lines skipped; ``hash_comments``: every line
+    beginning with ``#`` is a comment.
+    """
+
+    names: tuple[str, ...] | None = None
+    header: bool = False
+    token: int = 0
+    tags: tuple[int, ...] | None = None
+    tabs: bool = False
+    conllu: bool = False
+    hash_comments: bool = False
+
+    @property
+    def echoed(self):
+        """The tag column(s) as ``options.conll_column`` echoes them: a name, a number or a list."""
+        if self.tags is None:
+            return None
+        shown = [self.names[t] if self.names else t + 1 for t in self.tags]
+        return shown[0] if len(shown) == 1 else shown
+
+
+def is_tag(cell: str) -> bool:
+    """Whether the lenient decoder takes ``cell`` as a tag (``O``, ``B-PER``, ``I-loc``, ...)."""
+    try:
+        parse_tags([cell])
+    except TagError:
+        return False
+    return True
+
+
+def columns_wanted(conll_column) -> tuple | None:
+    """``conll_column`` as a tuple of names and numbers (from 1), or ``None``: a number, a name, a
+    list of them, or a string of them separated by commas (``"NE-COARSE-LIT,NE-NESTED"``; a part
+    of digits is a number).
+
+    Examples
+    --------
+    >>> columns_wanted("NE-COARSE-LIT,NE-NESTED"), columns_wanted(3), columns_wanted("2")
+    (('NE-COARSE-LIT', 'NE-NESTED'), (3,), (2,))
+    """
+    if conll_column is None:
+        return None
+    items = conll_column.split(",") if isinstance(conll_column, str) else (
+        list(conll_column) if isinstance(conll_column, (list, tuple)) else [conll_column])
+    wanted = []
+    for item in items:
+        if isinstance(item, str):
+            item = item.strip()
+            item = int(item) if item.isdigit() else item
+        if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "" or (
+                isinstance(item, int) and item < 2):
+            raise UsageError("{option} names a column or counts from 1, column 1 being the token: "
+                             f"give a name or 2 or more, not {conll_column!r}", option="conll_column")
+        wanted.append(item)
+    if not wanted:
+        raise UsageError(f"{{option}} names no column: {conll_column!r}", option="conll_column")
+    return tuple(wanted)
+
+
+def plain_column(conll_column) -> int | None:
+    """The one tag column (from 1) of a plain file, or ``None`` for the last; a name or a list is
+    for files that name their columns."""
+    wanted = columns_wanted(conll_column)
+    if wanted is None:
+        return None
+    if len(wanted) == 1 and isinstance(wanted[0], int):
+        return wanted[0]
+    return -1  # names or several columns: only files with a layout take them (see layout_of)
+
+
+def _header_cells(line: str) -> list[str] | None:
+    """The cells of ``line`` when it is a header row naming the columns, else ``None``."""
+    if "\t" not in line:
+        return None
+    cells = [cell.strip(" \r") for cell in line.split("\t")]
+    while cells and cells[-1] == "":
+        cells.pop()  # trailing tabs
+    if len(cells) < 2 or cells[0].startswith("#") or cells[0] == DOCSTART:
+        return None
+    if any(not cell or " " in cell or cell != cell.upper() or cell == "_" or is_tag(cell) for cell in cells):
+        return None
+    return cells
+
+
+def layout_of(path, conll_column=None, *, unresolved: bool = False) -> Layout | None:
+    """The layout of a CoNLL file, told from its first lines, with its tag columns resolved (not
+    with ``unresolved``: the layout's kind alone); ``None`` for a plain file (no header row, no
+    ``# global.columns``, not ``.conllu``, not CoNLL-2012), which the plain reader reads.
+
+    Raises
+    ------
+    FormatError
+        Named columns and no ``conll_column``, with not exactly one tag-like column: the message
+        lists the names. A name the file does not have, or a number beyond its columns.
+    """
+    with open_file(str(path), "CoNLL") as file:
+        # a pipe or a device is never read ahead (its bytes would be lost): read as a plain file
+        head = file.read(_HEAD_BYTES) if stat.S_ISREG(os.fstat(file.fileno()).st_mode) else b""
+    text = head.decode("utf-8", "replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if len(head) == _HEAD_BYTES and len(lines) > 1:
+        lines.pop()  # cut short
+    first = next((line for line in lines if line.strip()), "")
+    wanted = columns_wanted(conll_column)
+    names = None
+    layout: dict = {}
+    cells = _header_cells(lines[0] if lines else "")
+    stripped = first.strip()
+    if re.match(r"# ?global\.columns =", stripped):
+        names = tuple(stripped.split("=", 1)[1].split())
+        layout = dict(tabs=True, hash_comments=True, conllu="ID" in names)
+    elif cells is not None:
+        names = tuple(cells)
+        layout = dict(header=True, tabs=True, hash_comments=True)
+    elif Path(str(path)).suffix.lower() == ".conllu":
+        names = CONLLU_COLUMNS
+        layout = dict(tabs=True, hash_comments=True, conllu=True)
+    elif _BEGIN_DOCUMENT.match(stripped):
+        if unresolved:
+            return Layout(token=3)
+        tags = tuple(w - 1 for w in wanted) if wanted else (10,)
+        if any(not isinstance(w, int) for w in (wanted or ())):
+            raise FormatError(path, "CoNLL-2012 columns have no names: give {column} as a number",
+                              column=parameter("conll_column", conll_column))
+        return Layout(token=3, tags=tags)
+    elif _conllu_like(lines):
+        if unresolved:
+            return Layout(token=1, tabs=True, conllu=True)
+        if wanted is not None and (len(wanted) > 1 or isinstance(wanted[0], str)):
+            raise FormatError(path, "its columns have no names (no header row, no '# global.columns'): "
+                              "give {column} as one number", column=parameter("conll_column", conll_column))
+        return Layout(token=1, tabs=True, conllu=True, tags=None if wanted is None else (wanted[0] - 1,))
+    else:
+        if unresolved:
+            return None
+        if wanted is not None and (len(wanted) > 1 or isinstance(wanted[0], str)):
+            raise FormatError(path, "its columns have no names (no header row, no '# global.columns'): "
+                              "give {column} as one number", column=parameter("conll_column", conll_column))
+        return None
+    token = names.index("FORM") if "FORM" in names else 0
+    if unresolved:
+        return Layout(names=names, token=token, **layout)
+    listed = ", ".join(names)
+    if wanted is None:
+        candidates = [k for k in tag_like(lines, names, layout.get("header", False)) if k != token]
+        if len(candidates) != 1:
+            raise FormatError(path, f"its columns are named ({listed}) and "
+                              + ("none looks like tags" if not candidates else
+                                 f"{len(candidates)} look like tags ({', '.join(names[k] for k in candidates)})")
+                              + ": name the tag column(s) with {column}", column="conll_column")
+        tags = tuple(candidates)
+    else:
+        tags = []
+        for item in wanted:
+            if isinstance(item, int):
+                if item > len(names):
+                    raise FormatError(path, f"it has {len(names)} named columns ({listed}): no column {item}")
+                tags.append(item - 1)
+            elif item in names:
+                tags.append(names.index(item))
+            else:
+                raise FormatError(path, f"no column named {item!r}; its columns are {listed}")
+        tags = tuple(tags)
+    return Layout(names=names, token=token, tags=tags, **layout)
+
+
+def _conllu_like(lines: list[str]) -> bool:
+    """Whether a file without column names is laid out as CoNLL-U (Universal NER's ``.iob2``
+    files): it begins with ``# sent_id``, ``# text`` or ``# newdoc`` comments and its first token
+    line's first column is ``1``."""
+    first = next((line for line in lines if line.strip()), "")
+    if not re.match(r"# ?(?:sent_id|text|newdoc)(?: |$)", first):
+        return False
+    token = next((line for line in lines if line.strip() and not line.startswith("#")), "")
+    return token.startswith("1\t")
+
+
+def tag_like(lines: list[str], names: tuple[str, ...], header: bool) -> list[int]:
+    """The columns whose cells, in the token rows among ``lines``, are all tags or ``_``/empty,
+    at least one of them not ``_``/empty: the candidates for the tag column."""
+    possible = set(range(len(names)))
+    seen: set[int] = set()
+    rows = 0
+    for line in lines[1 if header else 0:]:
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.rstrip("\r").split("\t")
+        if cells[0] == DOCSTART:
+            continue
+        rows += 1
+        for k in list(possible):
+            cell = cells[k].strip() if k < len(cells) else ""
+            if cell in ("", "_"):
+                continue
+            if is_tag(cell):
+                seen.add(k)
+            else:
+                possible.discard(k)
+        if rows >= _SAMPLE_ROWS:
+            break
+    return sorted(possible & seen)
+
+
+def docstart_name(cells: list[str]) -> str | None:
+    """The document a ``-DOCSTART-`` line names: its one more field, unless that is ``O``, ``-X-``
+    or a tag.
+
+    Examples
+    --------
+    >>> docstart_name(["-DOCSTART-", "clinic-01"]), docstart_name(["-DOCSTART-", "O"])
+    ('clinic-01', None)
+    >>> docstart_name(["-DOCSTART-", "-X-", "-X-", "O"]) is None
+    True
+    """
+    if len(cells) != 2 or cells[1] in ("O", "-X-", "_", "") or is_tag(cells[1]):
+        return None
+    return cells[1]
+
+
+def comment_kind(line: str, hash_comments: bool):
+    """``None`` for a line that is not a comment; else ``("doc", name)`` for one that begins a
+    document (name ``None`` when it has none), ``("comment", None)`` for any other.
+
+    Examples
+    --------
+    >>> comment_kind("# newdoc id = n01", False), comment_kind("#\\tO", False)
+    (('doc', 'n01'), None)
+    >>> comment_kind("#begin document (bc/cnn/00/cnn_0001); part 000", False)
+    ('doc', 'bc/cnn/00/cnn_0001; part 000')
+    >>> comment_kind("# hipe2022:document_id = ", False), comment_kind("#\\tI-PER", True)
+    (('comment', None), ('comment', None))
+    """
+    if not line.startswith("#"):
+        return None
+    if not hash_comments and not _KEY_VALUE.match(line):
+        return None
+    named = _NAMING.match(line)
+    if named:
+        name = named.group(2).strip(" \t")
+        return ("doc", name) if name else ("comment", None)
+    begin = _BEGIN_DOCUMENT.match(line)
+    if begin:
+        name = begin.group(1).strip()
+        return "doc", name + (f"; part {int(begin.group(2)):03d}" if begin.group(2) is not None else "")
+    if re.match(r"# ?newdoc(?: |$)", line):
+        return "doc", None
+    return "comment", None
+
+
+def _bracket_chunks(tags: list[str], lines: list[int], path: str) -> list[tuple[int, int, str]]:
+    """The spans of a bracket column (``(PERSON*``, ``*``, ``*)``): ``(first, stop, label)`` rows."""
+    chunks = []
+    open_: list[tuple[int, str]] = []
+    for row, cell in enumerate(tags):
+        if cell in ("O", "*", "-"):
+            if cell == "O" and open_:  # a sentence or document ends with brackets open
+                raise FormatError(path, f"bracket {open_[-1][1]!r} opened here is never closed", lines[open_[-1][0]])
+            continue
+        if not _BRACKETS.fullmatch(cell):
+            raise FormatError(path, f"bad bracket cell {cell!r}: expected (LABEL*, *, *) or (LABEL)", lines[row])
+        for label in _OPEN.findall(cell):
+            open_.append((row, label))
+        for _ in range(cell.count(")")):
+            if not open_:
+                raise FormatError(path, f"bracket closed in {cell!r} was never opened", lines[row])
+            first, label = open_.pop()
+            chunks.append((first, row + 1, label))
+    if open_:
+        raise FormatError(path, f"bracket {open_[-1][1]!r} opened here is never closed", lines[open_[-1][0]])
+    return chunks
+
+
+def _is_bracket_column(tags: list[str]) -> bool:
+    cells = [t for t in tags if t != "O"]
+    return bool(cells) and any("*" in t or t.startswith("(") for t in cells) and all(
+        t in ("*", "-") or _BRACKETS.fullmatch(t) for t in cells)
+
+
+def has_layout(path) -> bool:
+    """Whether a CoNLL file names its columns or is CoNLL-U or CoNLL-2012 (:func:`layout_of` gives
+    it a layout), whatever its tag columns."""
+    return layout_of(path, unresolved=True) is not None
+
+
+def token_rows(path, layout: Layout | None) -> list[int]:
+    """The line of each token of a CoNLL file, in order (for messages)."""
+    with open_file(str(path), "CoNLL") as file:
+        text = file.read().decode("utf-8", "replace")
+    tokens, rows_line, _, _ = _rows(text, str(path), layout or Layout(), 0)
+    return [line for token, line in zip(tokens, rows_line) if token]
+
+
+def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_before: int,
+                   documents_before: int) -> tuple[list[Document], int]:
+    """The documents of a block of a file with a :class:`Layout` (its text; lines and documents
+    numbered on from ``lines_before`` and ``documents_before``), and the chunks strict decoding
+    dropped."""
+    tokens, rows_line, columns, starts = _rows(text, path, layout, lines_before)
+    chunks: list[tuple[int, int, str]] = []
+    invalid = 0
+    for column in columns:
+        if _is_bracket_column(column):
+            chunks += _bracket_chunks(column, rows_line, path)
+            continue
+        try:
+            found, dropped = tags_to_spans(column, scheme)
+        except TagError as error:
+            raise FormatError(path, error.message, None if error.index is None else rows_line[error.index]) from None
+        chunks += found
+        invalid += dropped
+    return _build(tokens, rows_line, starts, chunks, path, documents_before), invalid
+
+
+def _rows(text: str, path: str, layout: Layout, lines_before: int):
+    """A block's rows: tokens (``""`` for a break: a blank line, a comment, a document's start),
+    each row's line, the tag columns' cells (``O`` for no tag) and the documents' starts
+    ``(row, name)``."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    n_tags = len(layout.tags) if layout.tags is not None else 1
+    need = max([layout.token, *(layout.tags or (1,))]) + 1
+    tokens: list[str] = []  # a row per token; "" for a break (blank line, comment, document start)
+    rows_line: list[int] = []
+    columns: list[list[str]] = [[] for _ in range(n_tags)]
+    starts: list[tuple[int, str | None]] = []  # (row, name) of each document start
+    start = 1 if layout.header and lines_before == 0 else 0
+
+    def brk(line_number: int) -> None:
+        if tokens and tokens[-1] != "":
+            tokens.append("")
+            rows_line.append(line_number)
+            for column in columns:
+                column.append("O")
+
+    for index in range(start, len(lines)):
+        number = lines_before + index + 1
+        line = lines[index]
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line.strip(" \t"):
+            brk(number)
+            continue
+        kind = comment_kind(line, layout.hash_comments)
+        if kind is not None:  # a comment line: no token, no break (a tagged '#' row of HIPE's is left out)
+            if kind[0] == "doc":
+                brk(number)
+                starts.append((len(tokens), kind[1]))
+            continue
+        cells = line.split("\t") if layout.tabs else _COLUMNS.split(line.strip(" \t"))
+        if cells[0].strip() == DOCSTART:
+            brk(number)
+            fields = [c for c in (cells if layout.tabs else cells) if c.strip()]
+            starts.append((len(tokens), docstart_name([c.strip() for c in fields])))
+            continue
+        if layout.conllu and ("-" in cells[0] or "." in cells[0]):
+            continue
+        if len(cells) < need:
+            if layout.tags is None:
+                raise FormatError(path, f"expected a token and a tag, got one column {cells[0]!r}", number)
+            raise FormatError(path, f"expected at least {need} columns ({{column}}), got {len(cells)}", number,
+                              column=parameter("conll_column", layout.echoed))
+        token = cells[layout.token].strip()
+        if not token or " " in token:
+            raise FormatError(path, f"bad token {cells[layout.token]!r} (empty or with a space)", number)
+        tokens.append(token)
+        rows_line.append(number)
+        for column, k in zip(columns, layout.tags if layout.tags is not None else (-1,)):
+            cell = cells[k].strip()
+            column.append("O" if cell in ("", "_") else cell)
+    return tokens, rows_line, columns, starts
+
+
+def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str | None]],
+           chunks: list[tuple[int, int, str]], path: str, documents_before: int) -> list[Document]:
+    """Documents cut at ``starts`` (tokens before the first start form one when there are some),
+    their texts built, the chunks placed (offsets as the plain reader's)."""
+    bounds: list[tuple[int, int, str | None]] = []
+    cut_rows = [row for row, _ in starts]
+    if any(tokens[:cut_rows[0] if starts else len(tokens)]):
+        bounds.append((0, cut_rows[0] if starts else len(tokens), None))
+    for k, (row, name) in enumerate(starts):
+        bounds.append((row, cut_rows[k + 1] if k + 1 < len(starts) else len(tokens), name))
+    offsets: list[tuple[int, int]] = [(0, 0)] * len(tokens)
+    documents = []
+    owner = [0] * len(tokens)
+    texts = []
+    for d, (begin, end, _) in enumerate(bounds):
+        sentences, current, position = [], [], 0
+        for row in range(begin, end):
+            owner[row] = d
+            token = tokens[row]
+            if token == "":
+                if current:
+                    sentences.append(" ".join(current))
+                    current = []
+                continue
+            if current:
+                position += 1
+            elif sentences:
+                position += 1  # the newline
+            offsets[row] = (position, position + len(token))
+            position += len(token)
+            current.append(token)
+        if current:
+            sentences.append(" ".join(current))
+        texts.append("\n".join(sentences))
+    ids = [name if name is not None else str(documents_before + d + 1) for d, (_, _, name) in enumerate(bounds)]
+    spans: list[list[Span]] = [[] for _ in bounds]
+    for first, stop, label in chunks:
+        d = owner[first]
+        spans[d].append(Span.trusted(ids[d], ((offsets[first][0], offsets[stop - 1][1]),), label,
+                                     Source.at(path, rows_line[first])))
+    for d, doc_id in enumerate(ids):
+        documents.append(Document(doc_id, texts[d], sorted(spans[d], key=Span.sort_key), path, True))
+    return documents
