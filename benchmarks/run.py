@@ -495,10 +495,12 @@ def main(argv=None):
     p.add_argument("--nervaluate-limit", type=float, default=60.0,
                    help="stop nervaluate's long-document series once a run would exceed this (s)")
     p.add_argument("--peers-python", default=DEFAULT_PEERS_PYTHON)
+    p.add_argument("--gamma-python", help="python of a venv with pygamma-agreement==0.5.9 (the γ rows; "
+                                          "default: --peers-python)")
     p.add_argument("--results", type=Path, help="markdown output (default benchmarks/RESULTS.md; "
                                                   "--quick: OUT/RESULTS.md)")
     p.add_argument("--skip", default="", help="comma-separated sections to skip: "
-                                              "main,phases,short,long,docs,jobs,scale,cluster,report,help,index")
+                                              "main,phases,short,long,docs,jobs,scale,cluster,report,gamma,help,index")
     args = p.parse_args(argv)
     quick = args.quick
     docs = args.docs or (400 if quick else 10000)
@@ -851,6 +853,13 @@ def main(argv=None):
 
     if "report" not in skip:
         R["report"] = section(R, "report", log, report_section)
+
+    # -- 4b. gamma agreement against pygamma-agreement (gamma_bench.py) ------------------------------
+    if "gamma" not in skip:
+        import gamma_bench
+
+        R["gamma"] = section(R, "gamma", log, lambda: gamma_bench.gamma_rows(
+            sa, args.gamma_python or args.peers_python, out, measure, repeat=repeat, log=log, quick=quick))
 
     # -- 5. start-up and imports -----------------------------------------------------------------
     help_run = None
@@ -1232,6 +1241,10 @@ def render(R, main_runs, jobs, help_run, quick, args, repeat):
               f"errors: {len(load.get('errors', []))}; requests other than the page: {load.get('requests')}.\n")
         else:
             w("")
+    if R.get("gamma"):
+        import gamma_bench
+
+        L.extend(gamma_bench.gamma_markdown(R["gamma"]))
     if help_run is not None:
         w("## Start-up and imports\n")
         w(f"`spanagree --help`: {fmt_s(help_run.seconds, 3) if help_run.ok else help_run.error} s "

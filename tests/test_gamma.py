@@ -58,11 +58,12 @@ PYGAMMA = {
 SAMPLERS = {"AlexPaulSuzan": "shuffle", "3by100": "statistical", "2by1000": "statistical"}
 
 
+@pytest.mark.parametrize("searched", [None, 0])
 @pytest.mark.parametrize("name", sorted(PYGAMMA))
-def test_the_best_alignment_is_pygammas(name):
+def test_the_best_alignment_is_pygammas(name, searched):
     disorder, alignments, singles, _ = PYGAMMA[name]
     continuum = continuum_of_csv(name)
-    best = best_alignment(continuum, ALPHA3)
+    best = best_alignment(continuum, ALPHA3, searched=searched)
     assert best.disorder == disorder
     assert len(best.tuples) == alignments
     assert int(((best.tuples != continuum.sizes).sum(axis=1) == 1).sum()) == singles
@@ -184,12 +185,13 @@ def test_the_best_alignment_is_the_least_disorder_of_every_partition(annotators,
     if continuum.total == 0:
         return
     settings_ = GammaSettings(alpha=alpha, beta=beta)
-    found = best_alignment(continuum, settings_)
     least, fewest = brute_force(continuum, settings_)
-    assert float(found.disorders.astype(np.float64).sum()) == pytest.approx(least, abs=1e-6)
-    assert len(found.tuples) == fewest
-    covered = sorted((a, int(u)) for row in found.tuples for a, u in enumerate(row) if u != continuum.sizes[a])
-    assert covered == [(a, u) for a, size in enumerate(continuum.sizes) for u in range(size)]
+    for searched in (None, 0):  # components searched here, and every one solved by HiGHS
+        found = best_alignment(continuum, settings_, searched=searched)
+        assert float(found.disorders.astype(np.float64).sum()) == pytest.approx(least, abs=1e-6)
+        assert len(found.tuples) == fewest
+        covered = sorted((a, int(u)) for row in found.tuples for a, u in enumerate(row) if u != continuum.sizes[a])
+        assert covered == [(a, u) for a, size in enumerate(continuum.sizes) for u in range(size)]
 
 
 # through agree()

@@ -303,10 +303,24 @@ class BestAlignment:
     disorder: float
 
 
-def best_alignment(continuum: Continuum, settings: GammaSettings) -> BestAlignment:
-    """The best alignment of ``continuum`` (exact: see the module's docstring)."""
+def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: int | None = None) -> BestAlignment:
+    """The best alignment of ``continuum`` (exact: see the module's docstring). ``searched``:
+    components of at most this many units are solved by a search here, the others by HiGHS
+    (default :data:`SMALL`; 0: every one by HiGHS).
+
+    Examples
+    --------
+    Two annotators agree on a name and nearly on a place (one character off):
+    ``d = ((1 + 0) / (6 + 5))²`` for the places, over 2 units per annotator.
+
+    >>> continuum = Continuum([[(0.0, 4.0, "PER"), (10.0, 16.0, "LOC")], [(0.0, 4.0, "PER"), (11.0, 16.0, "LOC")]])
+    >>> best = best_alignment(continuum, GammaSettings())
+    >>> best.tuples.tolist(), round(best.disorder, 6), round((1 / 11) ** 2 / 2, 6)
+    ([[0, 0], [1, 1]], 0.004132, 0.004132)
+    """
     found = candidates(continuum, settings)
-    chosen = _partition(found.tuples, found.disorders, continuum.sizes, found.single)
+    chosen = _partition(found.tuples, found.disorders, continuum.sizes, found.single,
+                        SMALL if searched is None else searched)
     tuples, disorders = found.tuples[chosen], found.disorders[chosen]
     order = np.lexsort(tuples.T)  # pygamma's order: the first annotator's unit varies fastest
     tuples, disorders = tuples[order], disorders[order]
@@ -314,14 +328,16 @@ def best_alignment(continuum: Continuum, settings: GammaSettings) -> BestAlignme
     return BestAlignment(tuples, disorders, float(np.sum(disorders) / average))
 
 
-def _partition(tuples: np.ndarray, disorders: np.ndarray, sizes: list[int], single: float) -> np.ndarray:
+def _partition(tuples: np.ndarray, disorders: np.ndarray, sizes: list[int], single: float,
+               searched: int) -> np.ndarray:
     """The candidates chosen (their indices): each unit in exactly one, the least total disorder
     and, among partitions of the same disorder, the fewest unitary alignments.
 
     The units that candidates of several units link form components, each solved on its own:
     a unit no such candidate holds stays alone; a component of one candidate takes it (it costs
     no more than its units alone, or it would not be a candidate); the others are solved together
-    as one set-partitioning program (:func:`_set_partition`)."""
+    as one set-partitioning program (:func:`_set_partition`), or, when small, by a search
+    (:func:`_small_components`)."""
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     real = tuples != np.array(sizes)
     width = real.sum(axis=1)
@@ -346,9 +362,66 @@ def _partition(tuples: np.ndarray, disorders: np.ndarray, sizes: list[int], sing
     chosen[(per_component[of_candidate] == 1) & (width >= 2)] = True
     hard = np.nonzero(per_component[of_candidate] >= 2)[0]
     if len(hard):
+        hard = _small_components(hard, of_candidate, units, rows, disorders, chosen, searched)
+    if len(hard):
         chosen[hard[_set_partition(links[:, hard], disorders[hard].astype(np.float64), width[hard], single,
                                    of_candidate[hard])]] = True
     return np.nonzero(chosen)[0]
+
+
+SMALL = 12  # components of at most this many units are solved by an exact search here
+
+
+def _small_components(hard: np.ndarray, of_candidate: np.ndarray, units: np.ndarray, rows: np.ndarray,
+                      disorders: np.ndarray, chosen: np.ndarray, searched: int) -> np.ndarray:
+    """Every component of at most ``searched`` units solved exactly by a search over the
+    partitions of its units (the least total disorder, then the fewest unitary alignments;
+    each state, the units covered, solved once), its candidates marked in ``chosen``; the
+    candidates of the larger components are returned."""
+    members: dict[int, list[int]] = {}
+    for candidate in hard.tolist():
+        members.setdefault(int(of_candidate[candidate]), []).append(candidate)
+    covers: dict[int, list[int]] = {}
+    for row, unit in zip(rows.tolist(), units.tolist()):
+        covers.setdefault(row, []).append(unit)
+    costs = disorders.astype(np.float64).tolist()
+    left = []
+    for component, candidates in members.items():
+        numbers = {unit: k for k, unit in enumerate(sorted({u for c in candidates for u in covers[c]}))}
+        if len(numbers) > searched:
+            left += candidates
+            continue
+        by_lowest: dict[int, list] = {}
+        for candidate in candidates:
+            mask = 0
+            for unit in covers[candidate]:
+                mask |= 1 << numbers[unit]
+            by_lowest.setdefault((mask & -mask).bit_length() - 1, []).append((mask, costs[candidate], candidate))
+        full = (1 << len(numbers)) - 1
+        solved: dict[int, tuple] = {full: (0.0, 0, None, 0)}
+
+        def best(mask: int) -> tuple:
+            found = solved.get(mask)
+            if found is not None:
+                return found
+            free = ~mask & (mask + 1)  # the lowest unit not covered yet
+            found = (math.inf, 0, None, 0)
+            for candidate_mask, cost, candidate in by_lowest[free.bit_length() - 1]:
+                if candidate_mask & mask:
+                    continue
+                rest = best(mask | candidate_mask)
+                total, count = rest[0] + cost, rest[1] + 1
+                if found[2] is None or total < found[0] - 1e-9 * max(1.0, found[0]) or (
+                        total <= found[0] + 1e-9 * max(1.0, found[0]) and count < found[1]):
+                    found = (total, count, candidate, mask | candidate_mask)
+            solved[mask] = found
+            return found
+
+        mask = 0
+        while mask != full:
+            _, _, candidate, mask = best(mask)
+            chosen[candidate] = True
+    return np.array(left, dtype=np.int64)
 
 
 SCALE = 2.0 ** 20  # costs scaled so that the solvers' absolute tolerances are far below a disorder's precision

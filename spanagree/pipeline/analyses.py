@@ -267,9 +267,21 @@ class Gamma(Analysis):
     def finish(self, tally, finished: Finished):
         from ..measures.gamma import document_figures, gamma_figures
 
+        import math
+        import warnings
+
+        from ..errors import SpanagreeWarning, find_stack_level
+
         documents = [tally.documents.get(d) for d in finished.documents]
         finished.result.gamma_documents = {d: document_figures(tally.documents.get(d)) for d in finished.documents}
-        return gamma_figures(documents, self.settings)
+        figures = gamma_figures(documents, self.settings)
+        undefined = [name for name, value in [("γ", figures["gamma"]), *((f"γ-k of {label}", value) for label, value
+                                                                        in figures["gamma_k"].items())]
+                     if value is not None and math.isnan(value)]
+        if undefined:
+            warnings.warn(f"{', '.join(undefined)} undefined (the expected disorder is 0), reported as NaN",
+                          SpanagreeWarning, stacklevel=find_stack_level())
+        return figures
 
 
 def _gamma(options, plan: Plan):
