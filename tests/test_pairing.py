@@ -2,7 +2,7 @@
 
 Hand-computed cases for each procedure, then the scorers' own recorded figures: the HIPE scorer
 on a sample of HIPE-2022 (``tests/data/hipe2022-ajmc-en-sample``) and nervaluate 1.2.1 on a
-generated corpus (``tests/data/nervaluate-generated``). Neither scorer is imported here.
+generated corpus (``tests/data/nervaluate-recorded``). Neither scorer is imported here.
 
 Pictures use character offsets, half-open ``[start, end)``.
 """
@@ -266,7 +266,7 @@ def generated(tmp_path_factory):
         import generate
     finally:
         sys.path.remove(str(ROOT / "benchmarks"))
-    recorded = json.loads((DATA / "nervaluate-generated" / "nervaluate.json").read_text(encoding="utf-8"))
+    recorded = json.loads((DATA / "nervaluate-recorded" / "generated.json").read_text(encoding="utf-8"))
     top = tmp_path_factory.mktemp("generated")
     generate.generate(top, docs=recorded["documents"], formats=("jsonl",), quiet=True)
     return read(top / "jsonl" / "ann1.jsonl"), read(top / "jsonl" / "ann2.jsonl"), recorded
