@@ -296,3 +296,28 @@ def test_nervaluate_figures_on_a_generated_corpus(generated, scheme):
                 assert (got.a, got.b, got.c) == nervaluate_abc(schemes[scheme]), label
         if scheme == "ent_type":  # the greedy pairing loses pairs that the optimal alignment finds
             assert score(gold, pred, match=match, labels=labels).counts.a > result.counts.a
+
+
+def test_command_line_pairing_is_echoed_and_conforms(hipe_sample, capsys, tmp_path):
+    """``spanagree score GOLD RUN --pairing hipe --match overlap --by label``: the scorer's fuzzy
+    figures, ``options.pairing`` echoed, the document valid against the score schema; the
+    listing holds the procedure's pairs."""
+    from test_json_schema import conforms, run
+
+    folder = DATA / "hipe2022-ajmc-en-sample"
+    errors = tmp_path / "errors.json"
+    document = run(capsys, "score", folder / "gold.jsonl", folder / "neurbsl_bundle3_ajmc_en_1.jsonl",
+                   "--pairing", "hipe", "--match", "overlap", "--by", "label", "--errors", errors, "--output", "json")
+    conforms("score", document)
+    recorded = hipe_sample[2]
+    assert document["options"]["pairing"] == "hipe"
+    assert {"TP": document["a"], "FP": document["b"], "FN": document["c"]} == recorded["overall"]["ent_type"]
+    assert {label: {"TP": d["a"], "FP": d["b"], "FN": d["c"]} for label, d in document["by_label"].items()} == {
+        label: figures["ent_type"] for label, figures in recorded["per_type"].items()}
+    listed = json.loads(errors.read_text(encoding="utf-8"))
+    items = listed["errors"]
+    assert sum(item["kind"] == "missed" for item in items) == document["errors"]["missed"]
+    from spanagree.cli import main
+
+    assert main(["agree", str(folder / "gold.jsonl"), str(folder / "gold.jsonl"), "--pairing", "hipe"]) == 2
+    assert "unrecognized arguments: --pairing hipe" in capsys.readouterr().err  # score's only
