@@ -15,6 +15,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from spanagree import read, score
 from spanagree.errors import SpanagreeWarning, UsageError
@@ -321,3 +323,149 @@ def test_command_line_pairing_is_echoed_and_conforms(hipe_sample, capsys, tmp_pa
 
     assert main(["agree", str(folder / "gold.jsonl"), str(folder / "gold.jsonl"), "--pairing", "hipe"]) == 2
     assert "unrecognized arguments: --pairing hipe" in capsys.readouterr().err  # score's only
+
+
+# --- the procedures against plain transcriptions of the scorers' loops ---------------------------
+#
+# The references below follow the scorers' own loops literally — one loop per nervaluate strategy,
+# the HIPE scorer's scenarios in its order — on token spans with *inclusive* ends, as the scorers
+# see them; spanagree's one greedy loop (the rule's credit deciding) must count the same.
+
+def reference_nervaluate(true: list, pred: list, scheme: str) -> tuple:
+    """nervaluate 1.2.1's strategy ``scheme`` on ``(label, start, end)`` lists (ends inclusive):
+    (COR, INC, PAR, MIS, SPU)."""
+    def overlaps(p, t):
+        return not (p[1] > t[2] or p[2] < t[1])
+
+    cor = inc = par = spu = 0
+    taken = set()
+    for p in pred:
+        if scheme == "ent_type":
+            best = fallback = None
+            for k, t in enumerate(true):
+                if k in taken or not overlaps(p, t):
+                    continue
+                distance = abs(p[1] - t[1]) + abs(p[2] - t[2])
+                if p[0] == t[0]:
+                    if best is None or distance < best[0]:
+                        best = (distance, k)
+                elif fallback is None:
+                    fallback = k
+            if best is not None:
+                cor += 1
+                taken.add(best[1])
+            elif fallback is not None:
+                inc += 1
+                taken.add(fallback)
+            else:
+                spu += 1
+            continue
+        found = None
+        for k, t in enumerate(true):
+            if k in taken:
+                continue
+            same = p[1:] == t[1:] and (p[0] == t[0] or scheme != "strict")
+            if same:
+                found = ("cor", k)
+                break
+            if overlaps(p, t) and found is None:
+                found = ("par" if scheme == "partial" else "inc", k)
+        if found is None:
+            spu += 1
+        else:
+            taken.add(found[1])
+            cor += found[0] == "cor"
+            inc += found[0] == "inc"
+            par += found[0] == "par"
+    return cor, inc, par, len(true) - len(taken), spu
+
+
+def reference_hipe(true: list, pred: list) -> dict:
+    """The HIPE scorer's ``compute_metrics`` on ``(label, start, end)`` lists (ends inclusive):
+    {regime: (correct, incorrect, missed, spurious)} for its strict and fuzzy regimes."""
+    counts = {"strict": [0, 0, 0, 0], "ent_type": [0, 0, 0, 0]}
+    claimed = []
+    for p in pred:
+        if p in true:  # Scenario I: equal, claimed or not
+            claimed.append(p)
+            counts["strict"][0] += 1
+            counts["ent_type"][0] += 1
+            continue
+        for t in true:
+            if t[1:] == p[1:] and t[0] != p[0]:  # Scenario IV: same boundaries, another type
+                counts["strict"][1] += 1
+                counts["ent_type"][1] += 1
+                claimed.append(t)
+                break
+            if set(range(t[1], t[2] + 1)) & set(range(p[1], p[2] + 1)) and t not in claimed:
+                claimed.append(t)
+                counts["strict"][1] += 1
+                counts["ent_type"][0 if t[0] == p[0] else 1] += 1  # Scenario V, VI
+                break
+        else:
+            counts["strict"][3] += 1
+            counts["ent_type"][3] += 1
+    for regime in counts:
+        counts[regime][2] = sum(t not in claimed for t in true)
+    return {regime: tuple(c) for regime, c in counts.items()}
+
+
+def token_spans(draw_list):
+    """Token spans ``(label, start, end)`` with inclusive ends, distinct, in document order."""
+    return sorted(set(draw_list), key=lambda s: (s[1], s[2], s[0]))
+
+
+span_tuples = st.lists(st.builds(lambda label, start, length: (label, start, start + length),
+                                 st.sampled_from("AB"), st.integers(0, 12), st.integers(0, 4)), max_size=7)
+
+
+def as_lists(spans: list) -> list:
+    """Inclusive token spans as spanagree's plain data (half-open)."""
+    return [[(start, end + 1, label) for label, start, end in spans]]
+
+
+@given(true=span_tuples, pred=span_tuples, scheme=st.sampled_from(list(SCHEMES)))
+@settings(max_examples=300)
+def test_nervaluate_pairing_counts_as_its_loops(true, pred, scheme):
+    true, pred = token_spans(true), token_spans(pred)
+    cor, inc, par, mis, spu = reference_nervaluate(true, pred, scheme)
+    match, labels = SCHEMES[scheme]
+    if labels == "ignore":  # spanagree counts spans with the same fragments once under labels ignore
+        assume(len({s[1:] for s in true}) == len(true) and len({s[1:] for s in pred}) == len(pred))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        result = score(as_lists(true), as_lists(pred), match=match, labels=labels, pairing="nervaluate")
+    credit = cor + 0.5 * par
+    assert abc(result) == (credit, cor + inc + par + spu - credit, cor + inc + par + mis - credit)
+    # a + b = the predictions, a + c = the gold spans: nervaluate pairs one-to-one
+    assert (result.counts.a + result.counts.b, result.counts.a + result.counts.c) == (len(pred), len(true))
+
+
+@given(true=span_tuples, pred=span_tuples)
+@settings(max_examples=300)
+def test_hipe_pairing_counts_as_its_loop(true, pred):
+    true, pred = token_spans(true), token_spans(pred)
+    expected = reference_hipe(true, pred)
+    for regime, match in (("strict", "exact"), ("ent_type", "overlap")):
+        correct, incorrect, missed, spurious = expected[regime]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SpanagreeWarning)
+            result = score(as_lists(true), as_lists(pred), match=match, pairing="hipe")
+        assert abc(result) == (correct, incorrect + spurious, incorrect + missed), regime
+        assert result.counts.a + result.counts.b == len(pred)
+
+
+@given(true=span_tuples, pred=span_tuples, mode=st.sampled_from(list(SCHEMES.values())),
+       pairing=st.sampled_from(["hipe", "nervaluate"]), rnd=st.randoms(use_true_random=False))
+@settings(max_examples=200)
+def test_greedy_pairings_do_not_depend_on_the_input_order(true, pred, mode, pairing, rnd):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        counts = score(as_lists(true), as_lists(pred), match=mode[0], labels=mode[1], pairing=pairing).counts
+        rnd.shuffle(true)
+        rnd.shuffle(pred)
+        shuffled = score(as_lists(true), as_lists(pred), match=mode[0], labels=mode[1], pairing=pairing).counts
+        optimal = score(as_lists(true), as_lists(pred), match=mode[0], labels=mode[1]).counts
+    assert shuffled == counts
+    if pairing == "nervaluate":  # a one-to-one pairing earns at most the optimum's credit
+        assert counts.a <= optimal.a
