@@ -233,7 +233,8 @@ class Alignment:
     def swapped(self) -> "Alignment":
         return Alignment(self.second, self.first, [Pair(p.second, p.first, p.credit) for p in self.pairs],
                          (self.duplicates[1], self.duplicates[0]),
-                         None if self.unmatched is None else (self.unmatched[1], self.unmatched[0]))
+                         None if self.unmatched is None else (self.unmatched[1], self.unmatched[0]),
+                         self.pairing, self.reclaimed)
 
 
 def unique_spans(spans: Sequence[Span], rule: "MatchRule") -> tuple[list[Span], int]:
