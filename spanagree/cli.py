@@ -21,7 +21,7 @@ from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_lev
 from .formats import FORMATS, registered_options, writable_formats
 from .agreement import DOCUMENT_DESIGNS
 from .measures.significance import TESTS, UNITS
-from .match import BOUNDARIES, LABEL_RULES
+from .match import BOUNDARIES, LABEL_RULES, PAIRINGS
 from .options import RunOptions
 from .pipeline import named_input
 from .outputs import Interrupted, exit_status, received, signals_as_interrupts, write_stdout
@@ -103,12 +103,16 @@ def names_list(value: str) -> list[str]:
     return names
 
 
-def add_match_options(parser: argparse.ArgumentParser) -> None:
+def add_match_options(parser: argparse.ArgumentParser, *, pairing: bool = False) -> None:
     group = parser.add_argument_group("matching")
     group.add_argument("--match", choices=list(BOUNDARIES), default="exact", help="boundary rule (default: exact)")
     group.add_argument("--labels", choices=list(LABEL_RULES), default="strict", help="label rule (default: strict)")
     group.add_argument("--partial-credit", default="0.5", metavar="X|dice",
                        help="credit of a non-exact overlap under --match partial: a number in (0, 1] or dice (default: 0.5)")
+    if pairing:
+        group.add_argument("--pairing", choices=list(PAIRINGS), default="optimal",
+                           help="optimal (default): one-to-one with maximum credit; hipe, nervaluate: the official "
+                                "scorer's greedy pairing, to reproduce its figures (docs/matching.md)")
     group.add_argument("--only", metavar="L1,L2", help="compare only these labels (after --map)")
     group.add_argument("--map", action="append", metavar="OLD=NEW", help="relabel before matching (repeatable)")
     group.add_argument("--align-whitespace", action="store_true",
@@ -246,7 +250,7 @@ def build_parser() -> Parser:
     score.add_argument("preds", nargs="*", metavar="PRED", type=named_input,
                        help="predictions (none when GOLD is an export holding several span sets; NAME=PATH names one)")
     add_format_options(score)
-    add_match_options(score)
+    add_match_options(score, pairing=True)
     add_report_options(score)
     score.add_argument("--gold", metavar="NAME",
                        help="the gold is the span set called NAME (an annotator, a curation or a prediction "
@@ -426,7 +430,8 @@ def command_score(args) -> str:
     check_common(args)
     check_listing_outputs(args, [args.gold_path, *args.preds])
     check_report(args, [args.gold_path, *args.preds], others=[args.errors, args.plots])
-    results = score_with(args.gold_path, args.preds, run_options(args, beta=args.beta), gold_name=args.gold)
+    results = score_with(args.gold_path, args.preds, run_options(args, beta=args.beta, pairing=args.pairing),
+                         gold_name=args.gold)
     if not isinstance(results, list):
         results = [results]
     if args.errors:

@@ -3,7 +3,9 @@ first side, the gold the second).
 
 Error analysis (MUC / SemEval-2013 categories) describes every span without changing a, b, c:
 each aligned pair, and each pair found by a second alignment (overlap, labels ignored) among the
-spans left unaligned, is classified by how its two spans relate —
+spans left unaligned, is classified by how its two spans relate (under a greedy pairing,
+``score --pairing hipe|nervaluate``, the scorer's own pairs, some earning nothing, and no second
+alignment) —
 
 =========================  ===================================================
 ``correct``                same fragments, same label
@@ -115,6 +117,8 @@ def classified(alignment: Alignment) -> tuple[list[Pair], list[Pair], list[Span]
     already removed) is in exactly one of them. Kinds follow from :func:`kind_of`.
     """
     pairs, first, second = alignment.pairs, alignment.first, alignment.second
+    if alignment.pairing != "optimal":  # the scorer's procedure paired what it pairs: nothing residual
+        return pairs, [], alignment.unmatched_second(), alignment.unmatched_first()
     left_pred = [] if len(pairs) == len(first) else alignment.unmatched_first()
     left_gold = [] if len(pairs) == len(second) else alignment.unmatched_second()
     if not left_pred or not left_gold:
@@ -163,8 +167,9 @@ def error_keys(doc_id: str, alignment: Alignment, rule: MatchRule | None = None)
 
 
 def pairs_are_correct(rule: MatchRule | None) -> bool:
-    """Whether every pair aligned under ``rule`` is ``correct`` (exact boundaries, labels strict)."""
-    return rule is not None and rule.boundary == "exact" and rule.strict_labels
+    """Whether every pair aligned under ``rule`` is ``correct`` (exact boundaries, labels strict,
+    the optimal pairing: a greedy one also pairs spans that earn nothing)."""
+    return rule is not None and rule.boundary == "exact" and rule.strict_labels and rule.pairing == "optimal"
 
 
 def correct_pairs(tally, rule: MatchRule) -> dict[tuple, int]:

@@ -28,6 +28,13 @@ else.
 
 Spans identical on the matching key (fragments, plus the label when labels are strict) are
 counted once; :class:`Alignment` records how many were dropped.
+
+**Pairings.** The optimal alignment is the default; two other procedures, named in
+:data:`PAIRINGS`, reproduce official scorers that pair greedily (``score --pairing``): they take
+the first side's spans (the prediction) in document order and let each claim one of the second
+side's (the gold) by the scorer's own rule (:func:`hipe_pairs`, :func:`nervaluate_pairs`). They
+are alignment rules beside the optimal one: the rule's credit function still says what each pair
+earns, and a, b, c come from the pairs as always.
 """
 
 from __future__ import annotations
@@ -55,6 +62,14 @@ LABEL_RULES = {
     "strict": "labels must be equal to match at all (also for partial credit)",
     "ignore": "labels are not compared",
 }
+#: How the spans are paired — the single source of truth for ``--pairing`` and the docs.
+PAIRINGS = {
+    "optimal": "one-to-one with maximum total credit; independent of order and of which side is first (default)",
+    "hipe": "the HIPE scorer's: predictions in document order, each paired with the first gold it equals, else the "
+            "first with its boundaries, else the first unclaimed gold it overlaps",
+    "nervaluate": "nervaluate 1.2.1's: predictions in document order, each paired with the closest unclaimed gold "
+                  "earning full credit, else the first unclaimed gold it overlaps",
+}
 #: Resolution at which ``dice`` credits are compared when choosing the best alignment.
 DICE_RESOLUTION = 10**6
 
@@ -70,6 +85,9 @@ class MatchRule:
     partial_credit : float or "dice"
         Credit of a non-exact overlapping pair under ``partial``: a number in (0, 1] (default
         0.5) or ``"dice"`` for 2|x∩y| / (|x| + |y|) over characters.
+    pairing : {"optimal", "hipe", "nervaluate"}
+        How spans are paired (:data:`PAIRINGS`): the optimal one-to-one alignment, or an official
+        scorer's greedy procedure (the first side is the prediction).
 
     Examples
     --------
@@ -81,6 +99,7 @@ class MatchRule:
     boundary: str = "exact"
     labels: str = "strict"
     partial_credit: float | str = 0.5
+    pairing: str = "optimal"
 
     def __post_init__(self) -> None:
         if self.boundary not in BOUNDARIES:
@@ -97,6 +116,8 @@ class MatchRule:
             if not 0 < credit <= 1:
                 raise UsageError(f"{{option}} must be in (0, 1], got {credit}", option="partial_credit")
             object.__setattr__(self, "partial_credit", credit)
+        if self.pairing not in PAIRINGS:
+            raise UsageError(f"unknown pairing {self.pairing!r}; choose one of: {', '.join(PAIRINGS)}")
 
     @property
     def strict_labels(self) -> bool:
@@ -178,16 +199,23 @@ class Alignment:
     #: The spans of ``first`` and of ``second`` left without a partner, in their order, when
     #: :func:`align` found them on the way (the exact join does); otherwise worked out on demand.
     unmatched: tuple[list[Span], list[Span]] | None = None
+    #: The procedure that paired the spans (:data:`PAIRINGS`): pairs of a greedy one may earn no
+    #: credit (a prediction that claimed a gold span it does not match), and are its error kinds.
+    pairing: str = "optimal"
+    #: Pairs whose second span another pair had claimed already (``hipe`` only: its scorer lets an
+    #: equal or same-boundary prediction claim a gold span again, and counts the gold span again).
+    reclaimed: int = 0
 
     @property
     def counts(self) -> Counts:
-        """a = total credit, b = |first| − a, c = |second| − a.
+        """a = total credit, b = |first| − a, c = |second| − a (each second span once per pair
+        that claimed it: :attr:`reclaimed` more).
 
         The credits are summed exactly rounded (``math.fsum``), so a does not depend on the order
         of the pairs (which side is first, the order of the input spans, the candidate index).
         """
         a = fsum(map(_CREDIT, self.pairs))
-        n1, n2 = len(self.first), len(self.second)
+        n1, n2 = len(self.first), len(self.second) + self.reclaimed
         return Counts(a, max(n1 - a, 0), max(n2 - a, 0))
 
     def unmatched_first(self) -> list[Span]:
@@ -205,7 +233,8 @@ class Alignment:
     def swapped(self) -> "Alignment":
         return Alignment(self.second, self.first, [Pair(p.second, p.first, p.credit) for p in self.pairs],
                          (self.duplicates[1], self.duplicates[0]),
-                         None if self.unmatched is None else (self.unmatched[1], self.unmatched[0]))
+                         None if self.unmatched is None else (self.unmatched[1], self.unmatched[0]),
+                         self.pairing, self.reclaimed)
 
 
 def unique_spans(spans: Sequence[Span], rule: "MatchRule") -> tuple[list[Span], int]:
@@ -273,6 +302,10 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
         unique1.reverse()
         unique2.reverse()
     duplicates = (len(first) - len(unique1), len(second) - len(unique2))
+    if rule.pairing != "optimal":
+        pairs, reclaimed = PAIRING_PROCEDURES[rule.pairing](in_document_order(unique1), in_document_order(unique2),
+                                                            rule, finder)
+        return Alignment(unique1, unique2, pairs, duplicates, None, rule.pairing, reclaimed)
     if rule.boundary != "exact":
         return Alignment(unique1, unique2, optimal_pairs(unique1, unique2, rule, finder), duplicates)
     # Keys are unique on each side and every candidate shares its key: the join is the matching,
@@ -570,3 +603,161 @@ def max_weight_matching(edges: list[tuple[tuple[int, int], int]], shape: tuple[i
     graph = csr_matrix((data, (row_ids, col_ids)), shape=(n_rows, n_cols + n_rows))
     row_ind, col_ind = min_weight_full_bipartite_matching(graph)
     return {(int(r), int(c)) for r, c in zip(row_ind, col_ind) if c < n_cols}
+
+
+# -- the official scorers' greedy pairings ------------------------------------------------------
+
+
+def in_document_order(spans: Sequence[Span]) -> list[Span]:
+    """Spans by start, then end (then fragments and label): the order a scorer reading the
+    document meets them, whatever order the reader gave them in."""
+    return sorted(spans, key=Span.sort_key)
+
+
+def overlapping_seconds(first: list[Span], second: list[Span], finder: Callable) -> list[list[int]]:
+    """For each span of ``first``, the indices of the spans of ``second`` sharing a character
+    with it, in ``second``'s order (``finder``: one of :data:`CANDIDATE_INDEXES`)."""
+    found: list[list[int]] = [[] for _ in first]
+    for i, j in finder(first, second):
+        x, y = first[i].fragments, second[j].fragments
+        if len(x) == 1 == len(y) or shared_characters(x, y):
+            found[i].append(j)
+    return found
+
+
+def hipe_pairs(first: list[Span], second: list[Span], rule: MatchRule,
+               finder: Callable = sweep_candidates) -> tuple[list[Pair], int]:
+    """The HIPE scorer's pairing (``Evaluator.compute_metrics`` of the CLEF HIPE scorer).
+
+    Each prediction (``first``, in document order) claims one gold span (``second``, in document
+    order): the first it equals (same fragments and label), claimed or not; else the first that
+    either has its fragments (and so another label), claimed or not, or overlaps it and is not
+    claimed yet — whichever comes first among the gold spans, as the scorer's one loop over them
+    takes it. A prediction that claims nothing is spurious, a gold span nobody claimed missed.
+    The pair earns the rule's credit: under exact / strict only an equal pair counts (the
+    scorer's *strict* regime), under overlap / strict every same-label pair (its *fuzzy* one).
+
+    Returns the pairs and how many of them claimed a gold span claimed before: the scorer counts
+    such a gold span once more in its "possible" (c), which :attr:`Alignment.reclaimed` carries.
+
+    Examples
+    --------
+    The first prediction claims the gold span; the second, equal to it, claims it again::
+
+        gold     [=====PER=====]
+        pred     [=PER=]
+        pred     [=====PER=====]
+
+    >>> gold = [Span("d", ((0, 10),), "PER")]
+    >>> pred = [Span("d", ((0, 4),), "PER"), Span("d", ((0, 10),), "PER")]
+    >>> pairs, reclaimed = hipe_pairs(pred, gold, MatchRule("exact", "strict", pairing="hipe"))
+    >>> [(p.first.end, p.credit) for p in pairs], reclaimed
+    ([(4, 0.0), (10, 1.0)], 1)
+    """
+    credit = rule.credit
+    claimed: set[int] = set()
+    pairs: list[Pair] = []
+    reclaimed = 0
+    for pred, candidates in zip(first, overlapping_seconds(first, second, finder)):
+        fragments, label = pred.fragments, pred.label
+        chosen = next((j for j in candidates if second[j].fragments == fragments and second[j].label == label), None)
+        if chosen is None:
+            chosen = next((j for j in candidates if second[j].fragments == fragments or j not in claimed), None)
+            if chosen is None:
+                continue
+        if chosen in claimed:
+            reclaimed += 1
+        else:
+            claimed.add(chosen)
+        gold = second[chosen]
+        pairs.append(_tuple_new(Pair, (pred, gold, credit(pred, gold))))
+    return pairs, reclaimed
+
+
+def nervaluate_pairs(first: list[Span], second: list[Span], rule: MatchRule,
+                     finder: Callable = sweep_candidates) -> tuple[list[Pair], int]:
+    """nervaluate 1.2.1's pairing (its four evaluation strategies as one loop).
+
+    Each prediction (``first``, in document order) claims one gold span (``second``, in document
+    order) not claimed yet that it overlaps: among those earning full credit under the rule, the
+    closest (least ``|Δstart| + |Δend|``; the first of equally close ones), else the first one.
+    Its ``strict`` is exact / strict, ``exact`` exact / ignore, ``partial`` partial / ignore (credit
+    0.5) and ``ent_type`` overlap / strict: where full credit means the same fragments, every full
+    candidate is at distance 0 and the first one is taken, as its loop does. A claimed pair that
+    earns nothing is its INC, a partial one its PAR. nervaluate's ``min_overlap_percentage``
+    (default 1 % of the gold span's length, in whatever units it was given) is not applied.
+
+    Returns the pairs and 0 (a gold span is claimed once).
+
+    Examples
+    --------
+    ``ent_type``: the first prediction overlaps both gold spans and takes the closer one, which
+    leaves the second prediction nothing::
+
+        gold     [==PER==] [==PER==]
+        pred             [====PER====]
+        pred                 [PER]
+
+    >>> gold = [Span("d", ((0, 5),), "PER"), Span("d", ((5, 10),), "PER")]
+    >>> pred = [Span("d", ((4, 10),), "PER"), Span("d", ((6, 8),), "PER")]
+    >>> pairs, _ = nervaluate_pairs(pred, gold, MatchRule("overlap", "strict", pairing="nervaluate"))
+    >>> [(p.first.start, p.second.start) for p in pairs]
+    [(4, 5)]
+    """
+    credit = rule.credit
+    taken: set[int] = set()
+    pairs: list[Pair] = []
+    for pred, candidates in zip(first, overlapping_seconds(first, second, finder)):
+        best = fallback = None
+        for j in candidates:
+            if j in taken:
+                continue
+            value = credit(pred, second[j])
+            if value == 1.0:
+                gold = second[j]
+                distance = abs(pred.start - gold.start) + abs(pred.end - gold.end)
+                if best is None or distance < best[0]:
+                    best = (distance, j, value)
+            elif fallback is None:
+                fallback = (0, j, value)
+        chosen = best or fallback
+        if chosen is not None:
+            _, j, value = chosen
+            taken.add(j)
+            pairs.append(_tuple_new(Pair, (pred, second[j], value)))
+    return pairs, 0
+
+
+#: The greedy procedures of :data:`PAIRINGS`, by name: ``f(first, second, rule, finder)`` →
+#: ``(pairs, reclaimed)``, both sides in document order.
+PAIRING_PROCEDURES: dict[str, Callable] = {"hipe": hipe_pairs, "nervaluate": nervaluate_pairs}
+
+
+def greedy_label_tally(alignment: Alignment, rule: MatchRule) -> tuple[list[str], list[str], list[tuple[str, float]]]:
+    """The per-label tally of a greedy alignment, as its scorer reports per label (labels strict).
+
+    Returns the label each first span counts under, the label of each claim of a second span
+    (a second span claimed twice counts twice), and ``(label, credit)`` of every pair earning
+    credit; per label, a = the credits, b = first spans − a, c = claims − a.
+
+    - ``hipe``: everything about a pair counts under the **gold span's** label (a prediction of
+      another label that claimed it adds 1 to b and 1 to c of the gold's label and nothing to its
+      own), an unpaired span under its own.
+    - ``nervaluate``: each label's figures are those of the procedure run again on that label's
+      spans alone (nervaluate filters both sides by type before each per-type evaluation).
+    """
+    if alignment.pairing == "nervaluate":
+        first_labels = [span.label for span in alignment.first]
+        second_labels = [span.label for span in alignment.second]
+        credits = []
+        for label in sorted(set(first_labels) & set(second_labels)):
+            pairs, _ = nervaluate_pairs(in_document_order([s for s in alignment.first if s.label == label]),
+                                        in_document_order([s for s in alignment.second if s.label == label]), rule)
+            credits += [(label, pair.credit) for pair in pairs if pair.credit > 0]
+        return first_labels, second_labels, credits
+    claimed = {id(pair.first): pair.second.label for pair in alignment.pairs}
+    first_labels = [claimed.get(id(span), span.label) for span in alignment.first]
+    second_labels = [pair.second.label for pair in alignment.pairs]
+    second_labels += [span.label for span in alignment.unmatched_second()]
+    credits = [(pair.second.label, pair.credit) for pair in alignment.pairs if pair.credit > 0]
+    return first_labels, second_labels, credits

@@ -28,8 +28,9 @@ class RunOptions:
 
     Attributes
     ----------
-    match, labels, partial_credit
-        The matching rule (:class:`~spanagree.match.MatchRule`; :attr:`rule`).
+    match, labels, partial_credit, pairing
+        The matching rule (:class:`~spanagree.match.MatchRule`; :attr:`rule`); ``pairing`` is
+        ``score``'s only (``agree`` and ``merge`` always align optimally).
     only, label_map
         Labels kept and relabelled before matching (``only``, ``label_map`` of :func:`spanagree.agree`).
     format, format_options, annotators
@@ -60,7 +61,7 @@ class RunOptions:
     --------
     >>> options = RunOptions(match="overlap", jobs=2)
     >>> options.rule
-    MatchRule(boundary='overlap', labels='strict', partial_credit=0.5)
+    MatchRule(boundary='overlap', labels='strict', partial_credit=0.5, pairing='optimal')
     >>> options.replace(match="exact").rule.boundary, options.jobs
     ('exact', 2)
     """
@@ -68,6 +69,7 @@ class RunOptions:
     match: str = "exact"
     labels: str = "strict"
     partial_credit: Any = 0.5
+    pairing: str = "optimal"
     only: Any = None
     label_map: Any = None
     format: str | None = None
@@ -109,11 +111,11 @@ class RunOptions:
 
     @cached_property
     def rule(self):
-        """The :class:`~spanagree.match.MatchRule` of ``match``, ``labels`` and ``partial_credit``
-        (raises :class:`~spanagree.errors.UsageError` for an unknown rule or a bad credit)."""
+        """The :class:`~spanagree.match.MatchRule` of ``match``, ``labels``, ``partial_credit`` and
+        ``pairing`` (raises :class:`~spanagree.errors.UsageError` for an unknown rule or a bad credit)."""
         from .match import MatchRule
 
-        return MatchRule(self.match, self.labels, self.partial_credit)
+        return MatchRule(self.match, self.labels, self.partial_credit, self.pairing)
 
     @cached_property
     def selection(self) -> tuple[dict, frozenset | None]:

@@ -185,7 +185,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           context: int = CONTEXT, report: bool | str = False, compare: bool = False, test: str = "randomization",
           unit: str = "document", resamples: int = 10_000,
           progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0, analyses=(),
-          document_key: str = "id") -> Score | list[Score]:
+          document_key: str = "id", pairing: str = "optimal") -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -205,6 +205,15 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         As in :func:`spanagree.agree`.
     beta : float
         F-beta's β (β > 1 favours recall).
+    pairing : {"optimal", "hipe", "nervaluate"}
+        How predicted and gold spans are paired (:data:`spanagree.match.PAIRINGS`; docs/matching.md):
+        the one-to-one alignment with maximum total credit (default), or an official scorer's
+        greedy procedure, to reproduce its figures — ``"hipe"``, the HIPE scorer's (its strict
+        regime with ``match="exact"``, its fuzzy one with ``match="overlap"``; per label, a pair
+        counts under the gold's label), ``"nervaluate"``, nervaluate 1.2.1's (its ``strict``,
+        ``exact``, ``partial`` and ``ent_type`` are exact/strict, exact/ignore, partial/ignore and
+        overlap/strict; per label, its figures on that label's spans alone). The error kinds, the
+        confusion table and the listing follow the pairing.
     errors : bool or path
         Keep the error listing (:attr:`Score.items`) while comparing: each document's items are
         spooled to a temporary folder as it is scored, and read back document by document
@@ -271,7 +280,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     >>> result.error_counts()["wrong_label"], result.error_counts()["spurious"]
     (1, 1)
     """
-    options = RunOptions(match=match, labels=labels, partial_credit=partial_credit, beta=beta, only=only,
+    options = RunOptions(match=match, labels=labels, partial_credit=partial_credit, pairing=pairing, beta=beta, only=only,
                          label_map=label_map, align_whitespace=align_whitespace, align_text=align_text, errors=errors,
                          chance=chance, lang=lang, spacy_model=spacy_model, bootstrap=bootstrap, seed=seed, jobs=jobs,
                          format=format, format_options=format_options, record=options, annotators=annotators,
@@ -448,6 +457,6 @@ def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: Match
                       SpanagreeWarning, stacklevel=find_stack_level())
     # The caller's record of the run (the CLI's arguments) first; the values as understood win.
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
-            "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,
+            "pairing": rule.pairing, "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,
             "align_whitespace": align_whitespace, "align_text": align_text}
     return Score(gold_name, pred_name, rule, beta, pair, tally, opts, all_notes, missing, listing=listing)

@@ -134,7 +134,7 @@ def test_the_schemas_enums_are_the_registries():
     """Registries are the single source of truth: a new format, rule, scheme or kind needs its schema."""
     from spanagree.formats import FORMATS as READERS, writable_formats
     from spanagree.formats.schemes import SCHEMES
-    from spanagree.match import BOUNDARIES, LABEL_RULES
+    from spanagree.match import BOUNDARIES, LABEL_RULES, PAIRINGS
     from spanagree.scoring import KINDS as ERROR_KINDS
     from spanagree.voting import KINDS as VOTE_KINDS, SETTLED_KINDS, VOTE_RULES
 
@@ -147,6 +147,7 @@ def test_the_schemas_enums_are_the_registries():
         assert document["$defs"]["label_rule"]["enum"] == list(LABEL_RULES)
     assert agree["properties"]["match"]["enum"] == list(BOUNDARIES)
     assert score["$defs"]["prediction"]["properties"]["match"]["enum"] == list(BOUNDARIES)
+    assert score["$defs"]["options"]["properties"]["pairing"]["enum"] == list(PAIRINGS)
     assert merge["properties"]["match"]["enum"] == list(VOTE_RULES)
     assert merge["$defs"]["options"]["properties"]["to"]["enum"] == writable_formats()
     assert list(score["$defs"]["prediction"]["properties"]["errors"]["properties"]) == list(ERROR_KINDS)
@@ -170,7 +171,7 @@ def test_the_shared_definitions_are_the_same_in_every_file():
     assert schema("merge")["$defs"]["options"] == schema("adjudication")["$defs"]["options"]
     agree_options = schema("agree")["$defs"]["options"]["properties"]
     score_options = schema("score")["$defs"]["options"]["properties"]
-    assert {k: v for k, v in score_options.items() if k not in ("command", "beta", "gold")} \
+    assert {k: v for k, v in score_options.items() if k not in ("command", "beta", "gold", "pairing")} \
         == {k: v for k, v in agree_options.items() if k not in ("command", "documents", "unitizing")
                                    and not k.startswith("gamma")}
 

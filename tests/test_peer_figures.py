@@ -22,7 +22,8 @@ MEDDOCAN subtrack 1 = exact/strict, subtrack 2 strict = exact/ignore.
 first gold span it overlaps (greedy, in list order), and so loses same-type pairs that
 spanagree's one-to-one maximum finds (docs/peers.md, "Greedy, order-dependent matching").
 :data:`GREEDY_LOSS` gives, per pair of files, how many; the test asserts that nervaluate's
-recorded F1 is spanagree's with exactly that many fewer pairs, and not spanagree's own.
+recorded F1 is spanagree's with exactly that many fewer pairs, and not spanagree's own, and that
+``pairing="nervaluate"`` (nervaluate's own procedure) gives the recorded figure of every scheme.
 
 Not compared: brateval's approximate span match (similarity 0.8) and MEDDOCAN's leak and
 "merged" figures, which spanagree does not compute.
@@ -31,6 +32,7 @@ Not compared: brateval's approximate span match (similarity 0.8) and MEDDOCAN's 
 from __future__ import annotations
 
 import csv
+import json
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -249,13 +251,47 @@ def test_summary_conlleval_and_seqeval(pair):
 def test_summary_nervaluate(pair, scheme, request):
     name = request.node.callspec.params["pair"]
     match, labels = SCHEMES[scheme]
-    counts = quiet_score(*pair.read(), match=match, labels=labels, partial_credit=0.5).counts
     recorded = pair.summary[f"nerv_{scheme}_F1"]
+    # nervaluate's own pairing reproduces every scheme's figure, ent_type included.
+    greedy = quiet_score(*pair.read(), match=match, labels=labels, partial_credit=0.5, pairing="nervaluate").counts
+    assert pct(greedy.f1) == recorded
+    counts = quiet_score(*pair.read(), match=match, labels=labels, partial_credit=0.5).counts
+    if scheme == "ent_type":  # the pairs the greedy pairing loses are GREEDY_LOSS's
+        assert counts.a - greedy.a == GREEDY_LOSS.get(name, 0)
     predicted, gold = counts.a + counts.b, counts.a + counts.c  # nervaluate's actual and possible
     loss = GREEDY_LOSS.get(name, 0) if scheme == "ent_type" else 0
     assert pct(2 * (counts.a - loss) / (predicted + gold)) == recorded
     if loss:  # the difference is real, not rounding: spanagree's own a prints otherwise
         assert pct(counts.f1) != recorded
+
+
+#: nervaluate 1.2.1's categories on the WNUT-17 submissions, overall and per type, as it printed
+#: them (tests/data/nervaluate-recorded/wnut17.json).
+WNUT_NERVALUATE = Path(__file__).parent / "data" / "nervaluate-recorded" / "wnut17.json"
+
+
+def nervaluate_abc(cor, inc, par, mis, spu) -> tuple:
+    """a, b, c of nervaluate's categories: a = COR + 0.5 PAR, a + b = actual, a + c = possible."""
+    credit = cor + 0.5 * par
+    return credit, cor + inc + par + spu - credit, cor + inc + par + mis - credit
+
+
+@pytest.mark.parametrize("pair", SYSTEMS, indirect=True)
+@pytest.mark.slow
+def test_wnut17_nervaluate_categories_under_its_pairing(pair, request):
+    """``pairing="nervaluate"`` gives nervaluate's counts exactly, every scheme, overall and per
+    type (under labels ignore, ``only=[type]``, as nervaluate filters the types)."""
+    recorded = json.loads(WNUT_NERVALUATE.read_text(encoding="utf-8"))["systems"][request.node.callspec.params["pair"]]
+    gold, pred = pair.read()
+    for scheme, (match, labels) in SCHEMES.items():
+        result = quiet_score(gold, pred, match=match, labels=labels, pairing="nervaluate")
+        assert (result.counts.a, result.counts.b, result.counts.c) == nervaluate_abc(*recorded["overall"][scheme])
+        for label, schemes in recorded["entities"].items():
+            if labels == "strict":
+                counts = result.pair.by_label[label]
+            else:
+                counts = quiet_score(gold, pred, match=match, labels=labels, pairing="nervaluate", only=[label]).counts
+            assert (counts.a, counts.b, counts.c) == nervaluate_abc(*schemes[scheme]), (scheme, label)
 
 
 def test_greedy_loss_names_only_real_pairs():

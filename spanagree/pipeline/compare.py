@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping
 from ..collector import collector_paused
 from ..measures.counts import Counts
 from ..errors import SpanagreeWarning, UsageError, find_stack_level
-from ..match import Alignment, MatchRule, align
+from ..match import Alignment, MatchRule, align, greedy_label_tally
 from ..slotted import Slotted
 from ..span import Document, SpanSet
 
@@ -139,7 +139,9 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
     by_document: dict[str, Counts] = {}
     alignments: dict[str, Alignment] | None = {} if keep_alignments else None
     results: list | None = [] if each is not None else None
-    strict = rule.strict_labels
+    greedy = rule.pairing != "optimal"
+    strict = rule.strict_labels and not greedy
+    by_scorer = rule.strict_labels and greedy  # a greedy pairing's per-label figures are its scorer's
     whole = rule.boundary != "partial"
     first_labels: list[str] = []
     second_labels: list[str] = []
@@ -163,6 +165,15 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
                             pair_labels.append(pair.first.label)
                         else:
                             fractions.setdefault(pair.first.label, []).append(pair.credit)
+            elif by_scorer:
+                labels1, labels2, credits = greedy_label_tally(alignment, rule)
+                first_labels += labels1
+                second_labels += labels2
+                for label, credit in credits:
+                    if credit == 1.0:
+                        pair_labels.append(label)
+                    else:
+                        fractions.setdefault(label, []).append(credit)
             dup1 += alignment.duplicates[0]
             dup2 += alignment.duplicates[1]
             if alignments is not None:

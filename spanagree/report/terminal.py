@@ -45,7 +45,8 @@ def plural(n: int, noun: str) -> str:
 
 def rule_text(rule) -> str:
     return (f"match {rule.boundary}, labels {rule.labels}"
-            + (f", partial credit {rule.partial_credit}" if rule.boundary == "partial" else ""))
+            + (f", partial credit {rule.partial_credit}" if rule.boundary == "partial" else "")
+            + (f", pairing {rule.pairing}" if rule.pairing != "optimal" else ""))
 
 
 def mean_text(mean, sd, pairs: int, skipped: int) -> str:
