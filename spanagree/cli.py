@@ -21,6 +21,7 @@ from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_lev
 from .formats import FORMATS, registered_options, writable_formats
 from .agreement import DOCUMENT_DESIGNS
 from .measures.significance import TESTS, UNITS
+from .measures.tokens import CATEGORIES
 from .match import BOUNDARIES, LABEL_RULES
 from .outputs import exit_status, signals_as_interrupts, write_stdout
 
@@ -105,6 +106,9 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--chance", action="store_true",
                        help="token-level agreement with d known: Cohen's kappa, Scott's pi, informedness, "
                             "markedness, MCC per pair, Fleiss' kappa and Krippendorff's alpha, beside the token PSA")
+    group.add_argument("--chance-categories", choices=list(CATEGORIES), default="label",
+                       help="--chance: a token's category: its label (default), its IOB2 tag (B-PER, I-PER, O; "
+                            "CoNLL's tag column as written) or the tag's letter (B, I, O), as papers report kappa")
     group.add_argument("--lang", metavar="L",
                        help="--chance: language of spaCy's blank tokenizer (default: en; CoNLL uses its own tokens)")
     group.add_argument("--spacy-model", metavar="M",
@@ -269,6 +273,8 @@ def check_common(args) -> None:
         raise UsageError("--test goes with --compare")
     if args.lang is not None and not args.chance and args.unit != "sentence":
         raise UsageError("--lang goes with --chance or --unit sentence")
+    if args.chance_categories != "label" and not args.chance:
+        raise UsageError("--chance-categories goes with --chance")
     if args.spacy_model is not None and not args.chance:
         raise UsageError("--spacy-model goes with --chance")
     if args.lang is not None and args.spacy_model is not None:
@@ -279,7 +285,7 @@ def run_options(args) -> dict:
     """The keyword arguments that ``agree`` and ``score`` share, from the command line."""
     return dict(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
                 label_map=args.map, align_whitespace=args.align_whitespace, align_text=args.align_text,
-                chance=args.chance, lang=args.lang,
+                chance=args.chance, chance_categories=args.chance_categories, lang=args.lang,
                 spacy_model=args.spacy_model, bootstrap=args.bootstrap, seed=args.seed, jobs=args.jobs,
                 compare=args.compare, test=args.test, unit=args.unit, resamples=args.resamples,
                 format=args.format, format_options=format_options(args), options=recorded_options(args),

@@ -40,7 +40,7 @@ class RunOptions:
         How the run executes: processes, a Dask scheduler or client, a progress bar.
     errors, context, report
         What is kept per document: the disagreements' listing (and its context), the HTML report's records.
-    chance, lang, spacy_model, bootstrap, seed, unitizing, compare, test, unit, resamples, beta
+    chance, chance_categories, lang, spacy_model, bootstrap, seed, unitizing, compare, test, unit, resamples, beta
         The optional analyses and their settings (:mod:`spanagree.pipeline.analyses`).
     documents
         The document design (``"common"``, ``"pairwise"``, ``"present"``).
@@ -76,6 +76,7 @@ class RunOptions:
     context: int = CONTEXT
     report: bool | str = False
     chance: bool = False
+    chance_categories: str = "label"
     lang: str | None = None
     spacy_model: str | None = None
     bootstrap: int | None = None

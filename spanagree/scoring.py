@@ -64,6 +64,9 @@ class Score:
     notes: list[str] = field(default_factory=list)
     missing_predictions: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
+    #: One document's token-level figures (``chance=True``: the ``"chance"`` part of its
+    #: ``by_document`` entry), or ``None`` when the run had no ``chance``.
+    chance_of: Callable[[str], dict | None] | None = field(default=None, repr=False, compare=False)
     #: Gives the listing (one iterable of items) read from where it was kept while comparing
     #: (``score(errors=...)``); ``None`` when it was not kept.
     listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
@@ -178,7 +181,7 @@ class Score:
 
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
           only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False,
-          errors: bool | str = False, chance: bool = False,
+          errors: bool | str = False, chance: bool = False, chance_categories: str = "label",
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
           options: dict | None = None, annotators=None, gold_name: str | None = None,
@@ -214,7 +217,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         travel back with the tallies and are kept in this process's memory (docs/cluster.md).
         Without it, :attr:`Score.items` raises :class:`~spanagree.errors.UsageError` saying so
         (nothing is compared again behind your back).
-    chance, lang, spacy_model, bootstrap, seed
+    chance, chance_categories, lang, spacy_model, bootstrap, seed
         Token-level agreement and bootstrap intervals (the prediction is the first side, the gold
         the second), as in :func:`spanagree.agree`.
     compare, test, unit, resamples
@@ -263,7 +266,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     """
     options = RunOptions(match=match, labels=labels, partial_credit=partial_credit, beta=beta, only=only,
                          label_map=label_map, align_whitespace=align_whitespace, align_text=align_text, errors=errors,
-                         chance=chance, lang=lang, spacy_model=spacy_model, bootstrap=bootstrap, seed=seed, jobs=jobs,
+                         chance=chance, chance_categories=chance_categories, lang=lang, spacy_model=spacy_model,
+                         bootstrap=bootstrap, seed=seed, jobs=jobs,
                          format=format, format_options=format_options, record=options, annotators=annotators,
                          context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
                          progress=progress, scheduler=scheduler, analyses=tuple(analyses))
@@ -291,7 +295,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         result = finished(names[0], names[p], [accumulator.notes[0], accumulator.notes[p]], rule, beta,
                           tally.pair(names[p], names[0], scored), kinds, missing, group.texts.whitespace_aligned,
                           left_out, None, options=options.record, match=match, labels=labels, only=only,
-                          label_map=label_map, align_whitespace=align_whitespace, align_text=align_text)
+                          label_map=label_map, align_whitespace=align_whitespace, align_text=align_text,
+                          chance_categories=options.chance_categories)
         aligned = aligned_texts(group.texts, scored)
         if aligned is not None:
             result.extras["aligned_texts"] = aligned
@@ -329,6 +334,9 @@ class ScoreCommand:
         from .measures.significance import check_test_options
 
         check_test_options(options.test, options.unit, options.resamples)
+        from .measures.tokens import check_categories
+
+        check_categories(options.chance_categories)
         check_jobs(options.jobs)
         check_context(options.context)
 
@@ -362,7 +370,8 @@ class ScoreCommand:
             format_of = partial(input_format, format=options.format)
             for g, pred in enumerate(preds):
                 levels[g] = TokenLevel(tokenizer_for([gold] if options.align_text else [gold, pred], format_of),
-                                       options.lang, options.spacy_model, options.labels)
+                                       options.lang, options.spacy_model, options.labels,
+                                       options.chance_categories)
             for level in levels.values():
                 level.tokenize()
         groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
@@ -409,7 +418,8 @@ def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None
 
 def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: MatchRule, beta: float, pair: PairCounts,
              tally: Counter, missing: list[str], whitespace_aligned: int, left_out: list[str], listing, *,
-             options, match, labels, only, label_map, align_whitespace, align_text: bool = False) -> Score:
+             options, match, labels, only, label_map, align_whitespace, align_text: bool = False,
+             chance_categories: str = "label") -> Score:
     """The :class:`Score` of a compared prediction, with the warnings about it (duplicates, 0/0)."""
     warn_duplicates(pred_name, pair.duplicates[0], rule)
     warn_duplicates(gold_name, pair.duplicates[1], rule)
@@ -428,4 +438,6 @@ def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: Match
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,
             "align_whitespace": align_whitespace, "align_text": align_text}
+    if chance_categories != "label":  # (the default's documents stay as they were)
+        opts["chance_categories"] = chance_categories
     return Score(gold_name, pred_name, rule, beta, pair, tally, opts, all_notes, missing, listing=listing)

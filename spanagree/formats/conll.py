@@ -446,8 +446,29 @@ def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: 
     except TagError as error:
         raise FormatError(path, error.message,
                           None if error.index is None else lines_before + error.index + 1) from None
+    written = _written_tags(tags, chunks)
     del tags
-    return _documents(tokens, docstarts, chunks, path, lines_before, documents_before), invalid
+    return _documents(tokens, docstarts, chunks, path, lines_before, documents_before, written), invalid
+
+
+def _written_tags(tags: list[str], chunks: list[tuple[int, int, str]]) -> dict[int, str]:
+    """The lines whose tag as written is not the IOB2 tag of the decoded chunks (an ``I-X``
+    that begins a chunk, another scheme's ``S-X`` or ``E-X``, a tag strict decoding dropped):
+    line index → tag. Empty for an IOB2 file with valid transitions (one list comparison).
+
+    Examples
+    --------
+    >>> _written_tags(["B-PER", "I-PER", "O", "I-LOC"], [(0, 2, "PER"), (3, 4, "LOC")])
+    {3: 'I-LOC'}
+    """
+    derived = ["O"] * len(tags)
+    for first, stop, label in chunks:
+        derived[first] = "B-" + label
+        if stop - first > 1:
+            derived[first + 1:stop] = ["I-" + label] * (stop - first - 1)
+    if derived == tags:
+        return {}
+    return {line: tag for line, (tag, own) in enumerate(zip(tags, derived)) if tag != own}
 
 
 def _columns(text: str, raw: bytes, path: str, conll_column: int | None,
@@ -623,12 +644,14 @@ def _split_columns(line: str) -> list[str]:
 
 
 def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, int, str]], path: str,
-               lines_before: int, documents_before: int) -> deque[Document]:
+               lines_before: int, documents_before: int, written: dict[int, str] | None = None) -> deque[Document]:
     """A block's documents: cut at its ``-DOCSTART-`` lines, their texts built, the chunks placed in them.
 
     Tokens before the first ``-DOCSTART-`` (only the first block can have any) form a document
     only when there are some; every ``-DOCSTART-`` begins one, even an empty one. Documents are
     numbered on from ``documents_before``; span sources count lines on from ``lines_before``.
+    ``written`` (:func:`_written_tags`) gives each document its ``tags``: token index → the tag
+    as written, where it is not the IOB2 tag of the document's spans.
     """
     n = len(tokens)
     # Document boundaries: [begin, end) line indices.
@@ -653,7 +676,28 @@ def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, 
     spans = _spans(path, chain.from_iterable(map(repeat, ids, map(sub, cuts, [0] + cuts[:-1]))), starts, ends,
                    map(_LABEL, chunks), map(add, firsts, repeat(lines_before + 1)))
     return deque(map(Document, ids, texts, map(spans.__getitem__, map(slice, [0] + cuts[:-1], cuts)), repeat(path),
-                     repeat(True)))  # tokens_from_text: the text is the tokens joined by spaces and newlines
+                     repeat(True),  # tokens_from_text: the text is the tokens joined by spaces and newlines
+                     _documents_tags(tokens, bounds, written) if written else repeat(None)))
+
+
+def _documents_tags(tokens: list[str], bounds: list[tuple[int, int]], written: dict[int, str]) -> list:
+    """Per document (its lines ``[begin, end)``), the tags as written that ``written`` holds
+    (line → tag) as token index → tag, or ``None``; lines that hold no token are left out."""
+    lines = sorted(written)
+    found = []
+    for begin, end in bounds:
+        own = lines[bisect_left(lines, begin):bisect_left(lines, end)]
+        if not own:
+            found.append(None)
+            continue
+        index, at, tags = 0, begin, {}
+        for line in own:
+            index += (line - at) - tokens[at:line].count("")
+            at = line
+            if tokens[line]:
+                tags[index] = written[line]
+        found.append(tags or None)
+    return found
 
 
 def _chunk_offsets(tokens: list[str], chunks: list[tuple[int, int, str]], bounds: list[tuple[int, int]],

@@ -203,9 +203,21 @@ class Tokens(Analysis):
         level.add(tally, spansets, batch.documents, present=self.present)
 
     def finish(self, tally, finished: Finished):
+        from functools import partial
+
         level = self.level(finished.group)
-        return tally.agreement(finished.names, finished.documents, tokenizer=level.name,
-                               labels=level.labels).to_dict()
+        figures = tally.agreement(finished.names, finished.documents, tokenizer=level.name,
+                                  labels=level.labels).to_dict()
+        if hasattr(finished.result, "chance_of"):  # each document's figures, made when asked for
+            finished.result.chance_of = partial(document_chance, tally, finished.names, level)
+        return figures
+
+
+def document_chance(tally, names: list[str], level, doc_id: str) -> dict | None:
+    """One document's token-level figures (the ``"chance"`` part of its ``by_document`` entry),
+    ``None`` when its tokens were not tallied."""
+    found = tally.document_agreement(doc_id, names, tokenizer=level.name, labels=level.labels)
+    return None if found is None else found.to_dict()
 
 
 class Unitizing(Analysis):

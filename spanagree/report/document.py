@@ -150,6 +150,17 @@ def header(result) -> dict:
             "documents": len(result.documents), "match": result.rule.boundary, "labels": result.rule.labels}
 
 
+def with_chance(entry: dict, result, doc_id: str) -> dict:
+    """A ``by_document`` entry with the document's token-level figures as ``"chance"`` when the
+    run had ``chance`` (:attr:`spanagree.agreement.Agreement.chance_of`)."""
+    chance_of = getattr(result, "chance_of", None)
+    if chance_of is not None:
+        figures = chance_of(doc_id)
+        if figures is not None:
+            entry["chance"] = figures
+    return entry
+
+
 def agreement_document(result, *, by_document: bool = False, lazy: bool = False) -> dict:
     """``agree --output json``: see the ``agree`` schema (``lazy``: ``by_document`` as a :class:`LazyMap`)."""
     mean = result.mean
@@ -173,7 +184,7 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False)
     if by_document:
         def entry(d):
             on = result.pairs_on(d)
-            return pairs_summary([p for p, _ in on], [c for _, c in on])
+            return with_chance(pairs_summary([p for p, _ in on], [c for _, c in on]), result, d)
 
         document["by_document"] = LazyMap(result.documents, entry) if lazy else {d: entry(d) for d in result.documents}
         on = [result.document_pairs(d) for d in result.documents]
@@ -211,9 +222,10 @@ def score_document(result, *, by_document: bool = False, with_header: bool = Tru
     if by_document:
         counts = result.pair.by_document
         if lazy:
-            document["by_document"] = LazyMap(list(counts), lambda d: counts_dict(counts[d], beta=beta))
+            document["by_document"] = LazyMap(list(counts), lambda d: with_chance(counts_dict(counts[d], beta=beta),
+                                                                                  result, d))
         else:
-            document["by_document"] = {d: counts_dict(c, beta=beta) for d, c in counts.items()}
+            document["by_document"] = {d: with_chance(counts_dict(c, beta=beta), result, d) for d, c in counts.items()}
         document["by_document_summary"] = {key: summary_of(value(key, c.a, c.b, c.c) for c in counts.values())
                                            for key in AVERAGED_RATES}
     document.update(result.extras)
