@@ -10,6 +10,7 @@ import stat
 from pathlib import Path
 
 from ..errors import FormatError
+from .files import shared_pipe
 from .registry import FORMATS
 
 
@@ -74,10 +75,11 @@ def recognised_format(path: Path) -> str | None:
     head = None
     if not path.is_dir():
         try:
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                return None  # a pipe or a device is never read ahead (its bytes would be lost)
-            with open(path, "rb") as file:
-                head = file.read(HEAD_BYTES)
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe: opened once, its head kept for the reader
+                head = shared_pipe(path).peek(HEAD_BYTES)
+            else:
+                with open(path, "rb") as file:
+                    head = file.read(HEAD_BYTES)
         except OSError:
             return None
     for fmt in sniffers:
