@@ -76,6 +76,8 @@ proposed span (fragments, text, label), the kinds, the votes, K and every annota
 
 Merged spans carry one BRAT note (``#:AnnotatorNotes``) with the votes and the voters, e.g.
 ``3/4 votes: Lisa, Maria, Peter``; the annotators' own attributes and notes are not carried over.
+BRAT writes the notes; the other formats leave them out, and say nothing of it (they are the
+merge's own record, not notes the inputs had).
 """
 
 from __future__ import annotations
@@ -503,8 +505,9 @@ class Vote(ListedClusters):
             prepared = PreparedOutputs(None, None, self.annotators, self.context)
 
         def produce(temporary: Path) -> None:
-            kept = self.counts()["kept"]
-            write(gold, temporary, format, attribute_keys={NOTE: kept} if kept else {},
+            # the gold's only attributes are merge's own vote notes (the annotators' are not carried
+            # over): a format that cannot hold them leaves them out without announcing dropped notes
+            write(gold, temporary, format, attribute_keys={},
                   parts=prepared.gold_for(format, format_options), **format_options)
             if adjudicate is not None:
                 write_adjudication(self, adjudicate, force=force, parts=prepared.listing_for(adjudicate, False))

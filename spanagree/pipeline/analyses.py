@@ -332,7 +332,7 @@ class Comparisons(Analysis):
                                            + (" ({sentence} splits them)" if self.unit == "document" else ""),
                                            compare=what, sentence=parameter("unit", "sentence"))
             warnings.warn(warning, stacklevel=find_stack_level())
-        warn_few_units(what, len(rows), self.unit)
+        warn_few_units(what, len(rows), self.unit, self.test)
         names = ([f"{first} × {second}" for first, second, _ in finished.pairs] if finished.command == "agree"
                  else [first for first, _, _ in finished.pairs])
         return paired_comparisons(rows, names, test=self.test, unit=self.unit, resamples=self.resamples,
