@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
+from .formats.registry import documented
 from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .match import MatchRule
 from .measures.counts import Counts
@@ -207,9 +208,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     ----------
     inputs : list of SpanSet, DocumentStream or path
         At least two annotators: span sets in memory, or files and folders read (and compared)
-        document by document. A path holding several annotators (a container: a Label Studio
-        export, an INCEpTION project, a GATE file) counts as its annotators
-        (:func:`spanagree.pipeline.expand_inputs`). An annotator may also be plain data: a list of
+        document by document. A path holding several annotators (a container: {CONTAINERS})
+        counts as its annotators (:func:`spanagree.pipeline.expand_inputs`). An annotator may also be plain data: a list of
         documents, each a list of ``(start, end, label)`` tuples or dicts
         (:meth:`spanagree.SpanSet.from_lists`), named ``ann1``, ``ann2``, ... by its place.
     match : {"exact", "overlap", "partial"}
@@ -365,6 +365,9 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         "agree", names, documents, [(p.first, p.second, t) for p, t in zip(counted, tallies)], result,
         units=units, group=ran.plan.token_group)))
     return result
+
+
+agree.__doc__ = documented(agree.__doc__)  # the containers, from the format registry
 
 
 def _common_documents(names: list[str], accumulator, paths: list) -> tuple[list[str], dict]:

@@ -69,7 +69,7 @@ class MatchRule:
     labels : {"strict", "ignore"}
     partial_credit : float or "dice"
         Credit of a non-exact overlapping pair under ``partial``: a number in (0, 1] (default
-        0.5) or ``"dice"`` for 2|x∩y| / (|x| + |y|) over characters.
+        0.5) or ``"dice"`` for ``2|x∩y| / (|x| + |y|)`` over characters.
 
     Examples
     --------
@@ -181,7 +181,7 @@ class Alignment:
 
     @property
     def counts(self) -> Counts:
-        """a = total credit, b = |first| − a, c = |second| − a.
+        """a = total credit, b = ``|first| − a``, c = ``|second| − a``.
 
         The credits are summed exactly rounded (``math.fsum``), so a does not depend on the order
         of the pairs (which side is first, the order of the input spans, the candidate index).

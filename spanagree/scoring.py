@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
+from .formats.registry import documented
 from .errors import SpanagreeWarning, UsageError, find_stack_level
 from .match import MatchRule
 from .measures.counts import Counts
@@ -194,8 +195,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     ----------
     gold : SpanSet, DocumentStream or path
         The reference; its documents are the ones scored. A path holding several span sets (a
-        container: a Label Studio export, an INCEpTION project, a GATE file) counts as each of
-        them, the first being the gold (unless ``gold_name``) and the others predictions.
+        container: {CONTAINERS}) counts as each of them, the first being the gold (unless ``gold_name``) and the others predictions.
     pred : SpanSet, DocumentStream or path, or a list of them, optional
         A prediction missing a gold document counts as empty there (warning); its documents
         that the gold lacks are ignored (warning). May be left out when ``gold`` is a container.
@@ -315,6 +315,9 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
             "score", names, results[0].documents, [(r.prediction, r.gold, g.pairs[0]) for r, g in zip(results, groups)],
             results, units=[g.analyses["units"][0] for g in groups] if "units" in groups[0].analyses else None))
     return results if several or len(results) > 1 else results[0]
+
+
+score.__doc__ = documented(score.__doc__)  # the containers, from the format registry
 
 
 class ScoreCommand:

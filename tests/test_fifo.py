@@ -13,6 +13,8 @@ import subprocess
 import sys
 import threading
 
+import pytest
+
 from spanagree.formats.files import SharedPipe, open_file, shared_pipe
 from conftest import DEMO
 
@@ -42,17 +44,24 @@ def pair_counts(document: dict) -> list[tuple]:
     return [(p["a"], p["b"], p["c"]) for p in document["pairs"]]
 
 
-def test_conll_fifos_without_from(tmp_path):
-    """Two CoNLL FIFOs: told CoNLL, read once each, the figures of the files."""
-    files = [DEMO / "conll" / "ann1.conll", DEMO / "conll" / "ann2.conll"]
-    fifos = [tmp_path / "ann1", tmp_path / "ann2"]
+@pytest.mark.parametrize("folder, suffix, named", [
+    ("conll", ".conll", ""),  # a shell's <(...): no extension, told CoNLL
+    ("jsonl", ".jsonl", ".jsonl"),
+    ("xml", ".xml", ".xml"),
+    ("docbin", ".spacy", ".spacy"),
+])
+def test_fifos_without_from(tmp_path, folder, suffix, named):
+    """Two FIFOs: their format told without ``--from``, each opened once, the figures of the files."""
+    files = [DEMO / folder / f"ann{k}{suffix}" for k in (1, 2)]
+    fifos = [tmp_path / f"ann{k}{named}" for k in (1, 2)]
     writers = [fed(fifo, path.read_bytes()) for fifo, path in zip(fifos, files)]
     piped = spanagree("agree", *fifos, "--output", "json")
     for writer in writers:
         writer.join(10)
     assert piped.returncode == 0, piped.stderr
     from_files = spanagree("agree", *files, "--output", "json")
-    assert pair_counts(json.loads(piped.stdout)) == pair_counts(json.loads(from_files.stdout)) == [(61, 14, 12)]
+    assert pair_counts(json.loads(piped.stdout)) == pair_counts(json.loads(from_files.stdout))
+    assert pair_counts(json.loads(piped.stdout))[0][0] > 0
 
 
 def test_a_fifo_detection_reads_by_content(tmp_path):

@@ -54,6 +54,7 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
+from .files import is_pipe
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
                write_documents)
 from .registry import FORMATS
@@ -337,6 +338,8 @@ def conll_document_count(path) -> int | None:
 def docstart_ids(path, known: set[str]) -> list[str] | None:
     """The gold ids a CoNLL file's ``-DOCSTART-`` lines carry, one per line in order (the first of
     a line's other fields that is a known id), or ``None`` when some line names none."""
+    if is_pipe(path):
+        return None  # (its bytes are the reader's: they cannot be read twice)
     found = []
     with open(path, "rb") as handle:
         for raw in handle:

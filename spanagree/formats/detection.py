@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..errors import FormatError
 from .files import shared_pipe
-from .registry import FORMATS
+from .registry import FORMATS, documented
 
 
 #: How much of a file the content recognisers (:attr:`~spanagree.formats.Format.recognises`) see.
@@ -26,8 +26,7 @@ def detect_format(path: str | os.PathLike) -> str:
 
     A folder holding ``.ann`` files is BRAT, else one holding ``.xml`` files XML, else ``.jsonl``
     JSONL, else ``.conll`` CoNLL (the last two are read from one file: their readers then say
-    so). A file ``.txt`` (or without extension) is CoNLL, as are ``.conll``, ``.bio``, ``.iob``,
-    ``.tsv``, ``.test``, ``.dev`` and ``.train``.
+    so). A file's extension, where its content does not tell: {EXTENSIONS}.
 
     Raises
     ------
@@ -62,6 +61,9 @@ def detect_format(path: str | os.PathLike) -> str:
         if suffix in fmt.extensions:
             return fmt.name
     raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give {{format}}", format="format")
+
+
+detect_format.__doc__ = documented(detect_format.__doc__)  # the extensions, from the registry
 
 
 def recognised_format(path: Path) -> str | None:

@@ -323,7 +323,7 @@ def read_document_file(file: str, in_folder: bool, limit: int, what: str) -> byt
     try:
         if in_folder:
             return read_regular(file, what, limit)
-        with open(file, "rb") as handle:
+        with open_bytes(file) as handle:  # (a pipe: through its one opening)
             return read_bounded(handle, file, limit, "the file")
     except FileNotFoundError:
         raise FormatError(file, "no such file") from None

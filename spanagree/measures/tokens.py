@@ -544,6 +544,7 @@ def _label_key(label) -> tuple:
 
 
 def no_text_error(doc_id: str) -> UsageError:
+    """The error for a document that cannot be tokenised: no copy of it has a text."""
     return UsageError(f"document {doc_id!r} has no text: token-level agreement ({{option}}) needs the texts",
                       option="chance")
 
