@@ -237,6 +237,12 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         With ``chance``, a token's category: its label (default), its IOB2 tag (``B-PER``,
         ``I-PER``, ``O``; CoNLL's tag column as written) or the tag's letter (``B``, ``I``, ``O``),
         as papers that report kappa over IOB tags count them (:mod:`spanagree.measures.tokens`).
+    lang, spacy_model : str, optional
+        With ``chance``: the language of spaCy's blank tokenizer (default ``en``), or an installed
+        spaCy pipeline (a name or a path) whose tokenizer to use; ``lang`` is also the language of
+        the sentencizer with ``unit="sentence"``.
+    seed : int, optional
+        Seeds ``bootstrap`` and ``compare`` (default: drawn, and reported in their figures).
     bootstrap : int, optional
         Add 95% percentile intervals from this many resamples of documents (or sentences:
         ``unit``) (:mod:`spanagree.measures.bootstrap`) as ``extras["bootstrap"]``; ``seed``
@@ -254,6 +260,11 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         resamples (CoNLL sentences, or spaCy's sentencizer on the first annotator's text).
     jobs : int
         Compare in this many processes (results are identical).
+    progress : bool
+        Show a progress bar on standard error while comparing.
+    scheduler : str or distributed.Client, optional
+        Compare on the Dask cluster of this scheduler's address, or of this client
+        (docs/cluster.md); the results are identical.
     format, format_options
         How paths are read (:func:`spanagree.formats.read`).
     options : dict, optional

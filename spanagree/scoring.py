@@ -203,7 +203,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         documents, each a list of ``(start, end, label)`` tuples or dicts
         (:meth:`spanagree.SpanSet.from_lists`); a list whose items are lists is one prediction
         given so, never several (:func:`spanagree.pipeline.score_inputs`).
-    match, labels, partial_credit, only, label_map, align_whitespace
+    match, labels, partial_credit, only, label_map, align_whitespace, align_text
         As in :func:`spanagree.agree`.
     beta : float
         F-beta's β (β > 1 favours recall).
@@ -229,6 +229,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         spaCy's sentencizer on the gold's text for ``lang``).
     jobs : int
         Compare in this many processes (the results, error items included, are identical).
+    progress, scheduler
+        A progress bar; a Dask cluster to compare on, as in :func:`spanagree.agree`.
     format, format_options, options, annotators
         As in :func:`spanagree.agree`.
     context : int

@@ -735,8 +735,13 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         As in :func:`spanagree.agree` (``--only``, ``--map``), applied first.
     align_whitespace : bool
         Merge copies of a document that differ only in whitespace (the first annotator's text is kept).
+    align_text : bool
+        Merge copies whose texts differ through a character alignment to the first annotator's
+        text (:mod:`spanagree.textalign`), as :func:`spanagree.agree` does.
     jobs : int
         Vote on documents in this many processes (the result is identical).
+    progress, scheduler
+        A progress bar; a Dask cluster to vote on, as in :func:`spanagree.agree`.
     documents : {"common", "present"}
         ``"common"``: merge the documents every annotator has (the others are left out with a
         warning). ``"present"``: designs where each document is annotated by some of the

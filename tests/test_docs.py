@@ -122,6 +122,24 @@ def test_no_docstring_keeps_a_marker():
         assert not any(marker in function.__doc__ for marker in DOC_MARKERS), function
 
 
+@pytest.mark.parametrize("function", [spanagree.agree, spanagree.score, spanagree.vote, spanagree.read],
+                         ids=lambda function: function.__name__)
+def test_every_option_of_the_commands_is_described(function):
+    """The public functions that build a run's options describe every keyword they take in their
+    numpydoc Parameters section (and :class:`~spanagree.options.RunOptions` names every field)."""
+    import dataclasses
+    import inspect
+
+    from spanagree.options import RunOptions
+
+    docscrape = pytest.importorskip("numpydoc.docscrape") if os.environ.get("CI") != "true" else importlib.import_module(
+        "numpydoc.docscrape")
+    described = {name.strip().lstrip("*") for parameter in docscrape.FunctionDoc(function)["Parameters"]
+                 for name in parameter.name.split(",")}
+    assert [name for name in inspect.signature(function).parameters if name not in described] == []
+    assert [f.name for f in dataclasses.fields(RunOptions) if f.name not in RunOptions.__doc__] == []
+
+
 def test_the_readme_links_to_the_reference():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/api.md" in readme and "python -m sphinx" in readme
