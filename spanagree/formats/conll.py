@@ -21,6 +21,10 @@ Reading
   Every document says so (``Document.tokens_from_text`` is true), so that comparisons by token
   (:func:`spanagree.texts.reconcile`, ``--chance``) know it comes with its tokens.
 * Each span's source is the file and the line of its first token.
+* Where the tag column says more than the spans do — an ``I-X`` that begins a chunk, another
+  scheme's ``S-X`` or ``E-X``, a tag strict decoding dropped — the document keeps the tags as
+  written (``Document.tags``: token index → tag; ``None`` for an IOB2 file with valid
+  transitions), for token-level agreement over tags (``chance_categories="tag"``).
 * :func:`stream_conll` is the reader: it reads the file in blocks of whole documents (cut before
   ``-DOCSTART-`` lines) as the documents are asked for, so that it never holds more than a block's
   documents; :func:`read_conll` collects it. Errors name the file's line; in a file with two, the
@@ -465,10 +469,16 @@ def _written_tags(tags: list[str], chunks: list[tuple[int, int, str]]) -> dict[i
     {3: 'I-LOC'}
     """
     derived = ["O"] * len(tags)
+    begin: dict[str, str] = {}
+    inside: dict[str, str] = {}
     for first, stop, label in chunks:
-        derived[first] = "B-" + label
+        tag = begin.get(label)
+        if tag is None:  # (each label's two tags made once)
+            tag = begin[label] = "B-" + label
+            inside[label] = "I-" + label
+        derived[first] = tag
         if stop - first > 1:
-            derived[first + 1:stop] = ["I-" + label] * (stop - first - 1)
+            derived[first + 1:stop] = [inside[label]] * (stop - first - 1)
     if derived == tags:
         return {}
     return {line: tag for line, (tag, own) in enumerate(zip(tags, derived)) if tag != own}
