@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
+from .formats.registry import documented
 from .errors import SpanagreeError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .match import MatchRule
 from .measures.counts import Counts
@@ -54,6 +55,9 @@ class Agreement:
     left_out: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
+    #: One document's token-level figures (``chance=True``: the ``"chance"`` part of its
+    #: ``by_document`` entry), or ``None`` when the run had no ``chance``.
+    chance_of: Callable[[str], dict | None] | None = field(default=None, repr=False, compare=False)
     #: Gives each pair's disagreements (an iterable per pair), read from where they were kept while
     #: comparing (``agree(errors=...)``); ``None`` when they were not kept.
     listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
@@ -194,7 +198,7 @@ class Agreement:
 
 def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, only=None,
           label_map=None, align_whitespace: bool = False, align_text: bool = False, chance: bool = False,
-          lang: str | None = None,
+          chance_categories: str = "label", lang: str | None = None,
           spacy_model: str | None = None, bootstrap: int | None = None, seed: int | None = None, jobs: int = 1,
           format: str | None = None, format_options: dict | None = None, options: dict | None = None,
           annotators=None, errors: bool | str = False, context: int = CONTEXT, report: bool | str = False,
@@ -209,9 +213,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     ----------
     inputs : list of SpanSet, DocumentStream or path
         At least two annotators: span sets in memory, or files and folders read (and compared)
-        document by document. A path holding several annotators (a container: a Label Studio
-        export, an INCEpTION project, a GATE file) counts as its annotators
-        (:func:`spanagree.pipeline.expand_inputs`). An annotator may also be plain data: a list of
+        document by document. A path holding several annotators (a container: {CONTAINERS})
+        counts as its annotators (:func:`spanagree.pipeline.expand_inputs`). An annotator may also be plain data: a list of
         documents, each a list of ``(start, end, label)`` tuples or dicts
         (:meth:`spanagree.SpanSet.from_lists`), named ``ann1``, ``ann2``, ... by its place.
     match : {"exact", "overlap", "partial"}
@@ -233,7 +236,18 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         each document is tokenised where its copies are compared, and its tokens summed up
         (:class:`~spanagree.measures.tokens.TokenTally`), so this streams, and runs under
         ``jobs`` and on a cluster, like the rest. CoNLL inputs use their own tokens; otherwise
-        spaCy's tokenizer, ``lang`` or ``spacy_model`` choosing it.
+        spaCy's tokenizer, ``lang`` or ``spacy_model`` choosing it. Each document's figures are
+        its ``by_document`` entry's ``"chance"`` (``to_dict(by_document=True)``).
+    chance_categories : {"label", "tag", "bio"}
+        With ``chance``, a token's category: its label (default), its IOB2 tag (``B-PER``,
+        ``I-PER``, ``O``; CoNLL's tag column as written) or the tag's letter (``B``, ``I``, ``O``),
+        as papers that report kappa over IOB tags count them (:mod:`spanagree.measures.tokens`).
+    lang, spacy_model : str, optional
+        With ``chance``: the language of spaCy's blank tokenizer (default ``en``), or an installed
+        spaCy pipeline (a name or a path) whose tokenizer to use; ``lang`` is also the language of
+        the sentencizer with ``unit="sentence"``.
+    seed : int, optional
+        Seeds ``bootstrap`` and ``compare`` (default: drawn, and reported in their figures).
     bootstrap : int, optional
         Add 95% percentile intervals from this many resamples of documents (or sentences:
         ``unit``) (:mod:`spanagree.measures.bootstrap`) as ``extras["bootstrap"]``; ``seed``
@@ -251,6 +265,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         resamples (CoNLL sentences, or spaCy's sentencizer on the first annotator's text).
     jobs : int
         Compare in this many processes (results are identical).
+    progress : bool
+        Show a progress bar on standard error while comparing.
     scheduler : str or distributed.Client, optional
         Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
         client of yours, used as it is; docs/cluster.md).
@@ -337,7 +353,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     [('ann1', 'ann2', 'partial', ((10, 14),), ((10, 15),))]
     """
     options = RunOptions(match=match, labels=labels, partial_credit=partial_credit, only=only, label_map=label_map,
-                         align_whitespace=align_whitespace, align_text=align_text, chance=chance, lang=lang,
+                         align_whitespace=align_whitespace, align_text=align_text, chance=chance,
+                         chance_categories=chance_categories, lang=lang,
                          spacy_model=spacy_model, bootstrap=bootstrap, seed=seed, jobs=jobs, format=format,
                          format_options=format_options, record=options, annotators=annotators, errors=errors,
                          context=context, report=report, documents=documents, unitizing=unitizing, compare=compare,
@@ -378,7 +395,7 @@ def agree_with(inputs, options: RunOptions) -> Agreement:
     result = finished(names, documents, rule, counted, ran.accumulator.notes, whitespace_aligned, left_out,
                       options=options.record, match=options.match, labels=options.labels, only=only,
                       label_map=label_map, align_whitespace=options.align_whitespace, design=options.documents,
-                      align_text=options.align_text)
+                      align_text=options.align_text, chance_categories=options.chance_categories)
     if not pairwise:
         aligned = aligned_texts(ran.accumulator.groups[0].texts, documents)
         if aligned is not None:
@@ -398,6 +415,9 @@ def agree_with(inputs, options: RunOptions) -> Agreement:
         "agree", names, documents, [(p.first, p.second, t) for p, t in zip(counted, tallies)], result,
         units=units, group=ran.plan.token_group)))
     return result
+
+
+agree.__doc__ = documented(agree.__doc__)  # the containers, from the format registry
 
 
 def _common_documents(names: list[str], accumulator, paths: list) -> tuple[list[str], dict]:
@@ -445,6 +465,9 @@ class AgreeCommand:
         from .measures.significance import check_test_options
 
         check_test_options(options.test, options.unit, options.resamples)
+        from .measures.tokens import check_categories
+
+        check_categories(options.chance_categories)
         if options.documents not in DOCUMENT_DESIGNS:
             raise UsageError(f"unknown document design {options.documents!r}; choose one of: "
                              f"{', '.join(DOCUMENT_DESIGNS)}")
@@ -481,7 +504,7 @@ class AgreeCommand:
 
             level = TokenLevel(tokenizer_for(inputs[:1] if options.align_text else inputs,
                                              partial(input_format, format=options.format)),
-                               options.lang, options.spacy_model, options.labels)
+                               options.lang, options.spacy_model, options.labels, options.chance_categories)
             level.tokenize()
         names = unique_names(inputs)
         k = len(inputs)
@@ -516,7 +539,7 @@ AGREE = AgreeCommand()
 def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: list[PairCounts],
              notes: list[list[str]], whitespace_aligned: int, left_out: dict[str, list[str]], *,
              options, match, labels, only, label_map, align_whitespace, design: str = "common",
-             align_text: bool = False) -> Agreement:
+             align_text: bool = False, chance_categories: str = "label") -> Agreement:
     """The :class:`Agreement` of compared pairs, with the warnings about them (duplicates, 0/0)."""
     duplicates = duplicates_per_annotator(pairs, len(names))
     for name, count in zip(names, duplicates):
@@ -530,6 +553,8 @@ def finished(names: list[str], documents: list[str], rule: MatchRule, pairs: lis
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "only": sorted(only) if only else None, "map": label_map or None,
             "align_whitespace": align_whitespace, "documents": design, "align_text": align_text}
+    if chance_categories != "label":  # (the default's documents stay as they were)
+        opts["chance_categories"] = chance_categories
     return Agreement(names, documents, rule, pairs, opts, left_out, all_notes)
 
 

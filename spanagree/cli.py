@@ -22,6 +22,7 @@ from .formats import FORMATS, registered_options, writable_formats
 from .agreement import DOCUMENT_DESIGNS
 from .measures.significance import TESTS, UNITS
 from .match import BOUNDARIES, LABEL_RULES, PAIRINGS
+from .measures.tokens import CATEGORIES
 from .options import RunOptions
 from .pipeline import named_input
 from .outputs import Interrupted, exit_status, received, signals_as_interrupts, write_stdout
@@ -151,6 +152,9 @@ def add_report_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--chance", action="store_true",
                        help="token-level agreement with d known: Cohen's kappa, Scott's pi, informedness, "
                             "markedness, MCC per pair, Fleiss' kappa and Krippendorff's alpha, beside the token PSA")
+    group.add_argument("--chance-categories", choices=list(CATEGORIES), default="label",
+                       help="--chance: a token's category: its label (default), its IOB2 tag (B-PER, I-PER, O; "
+                            "CoNLL's tag column as written) or the tag's letter (B, I, O), as papers report kappa")
     group.add_argument("--lang", metavar="L",
                        help="--chance: language of spaCy's blank tokenizer (default: en; CoNLL uses its own tokens)")
     group.add_argument("--spacy-model", metavar="M",
@@ -332,6 +336,8 @@ def check_common(args) -> None:
         raise UsageError("--test goes with --compare")
     if args.lang is not None and not args.chance and args.unit != "sentence":
         raise UsageError("--lang goes with --chance or --unit sentence")
+    if args.chance_categories != "label" and not args.chance:
+        raise UsageError("--chance-categories goes with --chance")
     if args.spacy_model is not None and not args.chance:
         raise UsageError("--spacy-model goes with --chance")
     if args.lang is not None and args.spacy_model is not None:
@@ -343,7 +349,8 @@ def run_options(args, **command) -> RunOptions:
     (``command``: the command's own settings, such as ``agree``'s ``documents``)."""
     return RunOptions(match=args.match, labels=args.labels, partial_credit=args.partial_credit, only=args.only,
                       label_map=args.map, align_whitespace=args.align_whitespace, align_text=args.align_text,
-                      chance=args.chance, lang=args.lang, spacy_model=args.spacy_model, bootstrap=args.bootstrap,
+                      chance=args.chance, chance_categories=args.chance_categories, lang=args.lang,
+                      spacy_model=args.spacy_model, bootstrap=args.bootstrap,
                       seed=args.seed, jobs=args.jobs, compare=args.compare, test=args.test, unit=args.unit,
                       resamples=args.resamples, format=args.format, format_options=format_options(args),
                       record=recorded_options(args), annotators=args.annotators, progress=progress_wanted(args),

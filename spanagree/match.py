@@ -84,7 +84,7 @@ class MatchRule:
     labels : {"strict", "ignore"}
     partial_credit : float or "dice"
         Credit of a non-exact overlapping pair under ``partial``: a number in (0, 1] (default
-        0.5) or ``"dice"`` for 2|x∩y| / (|x| + |y|) over characters.
+        0.5) or ``"dice"`` for ``2|x∩y| / (|x| + |y|)`` over characters.
     pairing : {"optimal", "hipe", "nervaluate"}
         How spans are paired (:data:`PAIRINGS`): the optimal one-to-one alignment, or an official
         scorer's greedy procedure (the first side is the prediction).
@@ -208,7 +208,7 @@ class Alignment:
 
     @property
     def counts(self) -> Counts:
-        """a = total credit, b = |first| − a, c = |second| − a (each second span once per pair
+        """a = total credit, b = ``|first| − a``, c = ``|second| − a`` (each second span once per pair
         that claimed it: :attr:`reclaimed` more).
 
         The credits are summed exactly rounded (``math.fsum``), so a does not depend on the order

@@ -42,7 +42,7 @@ class RunOptions:
         connection may take), a progress bar.
     errors, context, report
         What is kept per document: the disagreements' listing (and its context), the HTML report's records.
-    chance, lang, spacy_model, bootstrap, seed, unitizing, compare, test, unit, resamples, beta
+    chance, chance_categories, lang, spacy_model, bootstrap, seed, unitizing, compare, test, unit, resamples, beta
         The optional analyses and their settings (:mod:`spanagree.pipeline.analyses`).
     documents
         The document design (``"common"``, ``"pairwise"``, ``"present"``).
@@ -85,6 +85,7 @@ class RunOptions:
     context: int = CONTEXT
     report: bool | str = False
     chance: bool = False
+    chance_categories: str = "label"
     lang: str | None = None
     spacy_model: str | None = None
     bootstrap: int | None = None

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable
 
+from .formats.registry import documented
 from .errors import SpanagreeWarning, UsageError, find_stack_level
 from .match import MatchRule
 from .measures.counts import Counts
@@ -64,6 +65,9 @@ class Score:
     notes: list[str] = field(default_factory=list)
     missing_predictions: list[str] = field(default_factory=list)
     extras: dict = field(default_factory=dict)
+    #: One document's token-level figures (``chance=True``: the ``"chance"`` part of its
+    #: ``by_document`` entry), or ``None`` when the run had no ``chance``.
+    chance_of: Callable[[str], dict | None] | None = field(default=None, repr=False, compare=False)
     #: Gives the listing (one iterable of items) read from where it was kept while comparing
     #: (``score(errors=...)``); ``None`` when it was not kept.
     listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
@@ -178,7 +182,7 @@ class Score:
 
 def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", partial_credit=0.5, beta: float = 1.0,
           only=None, label_map=None, align_whitespace: bool = False, align_text: bool = False,
-          errors: bool | str = False, chance: bool = False,
+          errors: bool | str = False, chance: bool = False, chance_categories: str = "label",
           lang: str | None = None, spacy_model: str | None = None, bootstrap: int | None = None,
           seed: int | None = None, jobs: int = 1, format: str | None = None, format_options: dict | None = None,
           options: dict | None = None, annotators=None, gold_name: str | None = None,
@@ -192,8 +196,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     ----------
     gold : SpanSet, DocumentStream or path
         The reference; its documents are the ones scored. A path holding several span sets (a
-        container: a Label Studio export, an INCEpTION project, a GATE file) counts as each of
-        them, the first being the gold (unless ``gold_name``) and the others predictions.
+        container: {CONTAINERS}) counts as each of them, the first being the gold (unless ``gold_name``) and the others predictions.
     pred : SpanSet, DocumentStream or path, or a list of them, optional
         A prediction missing a gold document counts as empty there (warning); its documents
         that the gold lacks are ignored (warning). May be left out when ``gold`` is a container.
@@ -201,7 +204,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         documents, each a list of ``(start, end, label)`` tuples or dicts
         (:meth:`spanagree.SpanSet.from_lists`); a list whose items are lists is one prediction
         given so, never several (:func:`spanagree.pipeline.score_inputs`).
-    match, labels, partial_credit, only, label_map, align_whitespace
+    match, labels, partial_credit, only, label_map, align_whitespace, align_text
         As in :func:`spanagree.agree`.
     beta : float
         F-beta's β (β > 1 favours recall).
@@ -224,7 +227,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         travel back with the tallies and are kept in this process's memory (docs/cluster.md).
         Without it, :attr:`Score.items` raises :class:`~spanagree.errors.UsageError` saying so
         (nothing is compared again behind your back).
-    chance, lang, spacy_model, bootstrap, seed
+    chance, chance_categories, lang, spacy_model, bootstrap, seed
         Token-level agreement and bootstrap intervals (the prediction is the first side, the gold
         the second), as in :func:`spanagree.agree`.
     compare, test, unit, resamples
@@ -236,6 +239,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         spaCy's sentencizer on the gold's text for ``lang``).
     jobs : int
         Compare in this many processes (the results, error items included, are identical).
+    progress : bool
+        A progress bar, as in :func:`spanagree.agree`.
     scheduler : str or distributed.Client, optional
         Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
         client of yours, used as it is; docs/cluster.md).
@@ -282,7 +287,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
     """
     options = RunOptions(match=match, labels=labels, partial_credit=partial_credit, pairing=pairing, beta=beta, only=only,
                          label_map=label_map, align_whitespace=align_whitespace, align_text=align_text, errors=errors,
-                         chance=chance, lang=lang, spacy_model=spacy_model, bootstrap=bootstrap, seed=seed, jobs=jobs,
+                         chance=chance, chance_categories=chance_categories, lang=lang, spacy_model=spacy_model,
+                         bootstrap=bootstrap, seed=seed, jobs=jobs,
                          format=format, format_options=format_options, record=options, annotators=annotators,
                          context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
                          progress=progress, scheduler=scheduler, scheduler_timeout=scheduler_timeout,
@@ -318,7 +324,7 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
                           tally.pair(names[p], names[0], scored), kinds, missing, group.texts.whitespace_aligned,
                           left_out, None, options=options.record, match=options.match, labels=options.labels,
                           only=only, label_map=label_map, align_whitespace=options.align_whitespace,
-                          align_text=options.align_text)
+                          align_text=options.align_text, chance_categories=options.chance_categories)
         aligned = aligned_texts(group.texts, scored)
         if aligned is not None:
             result.extras["aligned_texts"] = aligned
@@ -339,6 +345,9 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
     return results if several or len(results) > 1 else results[0]
 
 
+score.__doc__ = documented(score.__doc__)  # the containers, from the format registry
+
+
 class ScoreCommand:
     """``score``'s part of the command skeleton (:mod:`spanagree.pipeline.command`): each
     prediction aligned with the gold on the gold's documents (a group each)."""
@@ -356,6 +365,9 @@ class ScoreCommand:
         from .measures.significance import check_test_options
 
         check_test_options(options.test, options.unit, options.resamples)
+        from .measures.tokens import check_categories
+
+        check_categories(options.chance_categories)
         check_jobs(options.jobs)
         check_context(options.context)
 
@@ -393,7 +405,8 @@ class ScoreCommand:
             format_of = partial(input_format, format=options.format)
             for g, pred in enumerate(preds):
                 levels[g] = TokenLevel(tokenizer_for([gold] if options.align_text else [gold, pred], format_of),
-                                       options.lang, options.spacy_model, options.labels)
+                                       options.lang, options.spacy_model, options.labels,
+                                       options.chance_categories)
             for level in levels.values():
                 level.tokenize()
         groups = [Group((0, p), every_copy=False) for p in range(1, len(inputs))]
@@ -440,7 +453,8 @@ def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None
 
 def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: MatchRule, beta: float, pair: PairCounts,
              tally: Counter, missing: list[str], whitespace_aligned: int, left_out: list[str], listing, *,
-             options, match, labels, only, label_map, align_whitespace, align_text: bool = False) -> Score:
+             options, match, labels, only, label_map, align_whitespace, align_text: bool = False,
+             chance_categories: str = "label") -> Score:
     """The :class:`Score` of a compared prediction, with the warnings about it (duplicates, 0/0)."""
     warn_duplicates(pred_name, pair.duplicates[0], rule)
     warn_duplicates(gold_name, pair.duplicates[1], rule)
@@ -459,4 +473,6 @@ def finished(gold_name: str, pred_name: str, notes: list[list[str]], rule: Match
     opts = {**(options or {}), "match": match, "labels": labels, "partial_credit": rule.partial_credit,
             "pairing": rule.pairing, "beta": beta, "only": sorted(only) if only else None, "map": label_map or None,
             "align_whitespace": align_whitespace, "align_text": align_text}
+    if chance_categories != "label":  # (the default's documents stay as they were)
+        opts["chance_categories"] = chance_categories
     return Score(gold_name, pred_name, rule, beta, pair, tally, opts, all_notes, missing, listing=listing)

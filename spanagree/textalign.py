@@ -94,7 +94,8 @@ def onto_text(document: Document, reference: str) -> tuple[Document, int, list] 
                                       span.attributes))
         if touched:  # as the copy had it, and where it went (None: all its characters were removed)
             affected.append((span.fragments, span.label, spans[-1].fragments if fragments else None))
-    return Document(document.id, reference, spans, document.source, False), differing, affected
+    tags = document.tags if document.tags and document.text.split() == reference.split() else None  # same tokens
+    return Document(document.id, reference, spans, document.source, False, tags), differing, affected
 
 
 def stretches(opcodes) -> list[tuple[bool, int, int, int, int]]:

@@ -219,7 +219,8 @@ def onto_reference(document: Document, reference: str, reference_positions: list
         else:
             warnings.warn(f"{span.source or document.id}: a span covers only whitespace and is left out",
                           SpanagreeWarning, stacklevel=find_stack_level())
-    return Document(document.id, reference, spans, document.source, tokens_from_text)
+    tags = document.tags if document.tags and document.text.split() == reference.split() else None  # same tokens
+    return Document(document.id, reference, spans, document.source, tokens_from_text, tags)
 
 
 def token_offsets(text: str) -> list[list[tuple[int, int]]]:

@@ -76,6 +76,8 @@ proposed span (fragments, text, label), the kinds, the votes, K and every annota
 
 Merged spans carry one BRAT note (``#:AnnotatorNotes``) with the votes and the voters, e.g.
 ``3/4 votes: Lisa, Maria, Peter``; the annotators' own attributes and notes are not carried over.
+BRAT writes the notes; the other formats leave them out, and say nothing of it (they are the
+merge's own record, not notes the inputs had).
 """
 
 from __future__ import annotations
@@ -503,8 +505,9 @@ class Vote(ListedClusters):
             prepared = PreparedOutputs(None, None, self.annotators, self.context)
 
         def produce(temporary: Path) -> None:
-            kept = self.counts()["kept"]
-            write(gold, temporary, format, attribute_keys={NOTE: kept} if kept else {},
+            # the gold's only attributes are merge's own vote notes (the annotators' are not carried
+            # over): a format that cannot hold them leaves them out without announcing dropped notes
+            write(gold, temporary, format, attribute_keys={},
                   parts=prepared.gold_for(format, format_options), **format_options)
             if adjudicate is not None:
                 write_adjudication(self, adjudicate, force=force, parts=prepared.listing_for(adjudicate, False))
@@ -737,8 +740,13 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         As in :func:`spanagree.agree` (``--only``, ``--map``), applied first.
     align_whitespace : bool
         Merge copies of a document that differ only in whitespace (the first annotator's text is kept).
+    align_text : bool
+        Merge copies whose texts differ through a character alignment to the first annotator's
+        text (:mod:`spanagree.textalign`), as :func:`spanagree.agree` does.
     jobs : int
         Vote on documents in this many processes (the result is identical).
+    progress : bool
+        A progress bar, as in :func:`spanagree.agree`.
     scheduler : str or distributed.Client, optional
         Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
         client of yours, used as it is; docs/cluster.md).

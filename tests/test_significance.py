@@ -142,8 +142,12 @@ def test_agree_compare_and_the_json_contract(demo, capsys):
     assert [e["measure"] for e in data["comparisons"]] == ["f1"] * 3 + ["precision"] * 3 + ["recall"] * 3
     assert {(e["first"], e["second"]) for e in data["comparisons"]} == {
         ("ann1 × ann3", "ann1 × ann2"), ("ann1 × ann3", "ann2 × ann3"), ("ann1 × ann2", "ann2 × ann3")}
-    # ten documents: fewer than 30 units, and the warning says what that means
-    assert "only 10 documents to resample" in err and "--unit sentence" in err
+    # ten documents: fewer than 30 units, and the warning says what that means for this run: its
+    # intervals and its randomization test's p-values (and not an option the run did not use)
+    assert ("agree --compare: only 10 documents to resample and swap: with fewer than 30 units the intervals are "
+            "too narrow and unstable and the p-values coarse (a randomization test over 10 units has at most 2^10 "
+            "distinct swaps); read them with care") in err
+    assert "--unit" not in err
     code, out, _ = run(capsys, "agree", brat / "ann1", brat / "ann2", brat / "ann3", "--compare", "--seed", "2",
                        "--resamples", "500")
     assert "paired comparisons of pairs of annotators (approximate randomization, 500 rounds over 10 documents" in out
@@ -179,8 +183,22 @@ def test_bootstrap_warns_with_few_documents(shared_corpora, capsys):
     code, out, err = run(capsys, "agree", *(project / n for n in ("Lisa", "Maria", "Max", "Peter")),
                          "--bootstrap", "200", "--seed", "1", "--output", "json")
     assert code == 0
-    assert "bootstrap: only 7 documents to resample: with fewer than 30 units the intervals are too narrow" in err
+    # what a bootstrap computes: intervals; no p-value, randomization test or --unit sentence
+    assert ("spanagree: warning: bootstrap: only 7 documents to resample: with fewer than 30 units the intervals are "
+            "too narrow and unstable; read them with care\n") in err
+    assert "p-value" not in err and "randomization" not in err and "--unit" not in err
     assert json.loads(out)["bootstrap"]["units"] == 7
+
+
+def test_few_units_under_the_bootstrap_test(demo, capsys):
+    """``--compare --test bootstrap``: intervals and p-values, no randomization swaps."""
+    brat = demo / "brat"
+    code, _, err = run(capsys, "score", brat / "ann1", brat / "ann2", brat / "ann3", "--compare", "--test",
+                       "bootstrap", "--seed", "7", "--resamples", "200")
+    assert code == 0
+    assert ("score --compare: only 10 documents to resample: with fewer than 30 units the intervals are too narrow "
+            "and unstable and the p-values coarse; read them with care") in err
+    assert "swap" not in err and "randomization" not in err
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -79,6 +79,23 @@ def test_conll_writes_names_and_announces_the_ids_it_renumbers(demo, tmp_path, c
 def test_merge_output_announces_too(demo, tmp_path, capsys):
     paths = [str(demo / "jsonl" / f"ann{k}.jsonl") for k in (1, 2, 3)]
     assert main(["merge", *paths, "--to", "conll", "--out", str(tmp_path / "m.conll")]) == 0
-    # The merged spans' vote notes (one per span: "2/3 votes: ...") and the ids.
-    assert ("spanagree: warning: CoNLL output: not written: 74 notes (BRAT #, e.g. AnnotatorNotes) on spans\n") \
-        in capsys.readouterr().err
+    # The ids; not the merged spans' vote notes (merge's own record, not the inputs' notes).
+    err = capsys.readouterr().err
+    assert ("spanagree: warning: CoNLL output: not written: the document ids (clinic-01, clinic-02, clinic-03, "
+            "...): CoNLL numbers its documents 1 to 10\n") in err
+    assert "note" not in err
+
+
+def test_merge_of_conll_to_conll_says_nothing_of_notes(demo, tmp_path, capsys):
+    """The inputs had no notes: merge's own vote notes are not announced as dropped (nor under --jobs)."""
+    paths = [str(demo / "conll" / f"ann{k}.conll") for k in (1, 2, 3)]
+    for jobs in ("1", "2"):
+        out = tmp_path / f"m{jobs}.conll"
+        assert main(["merge", *paths, "--to", "conll", "--out", str(out), "--jobs", jobs]) == 0
+        err = capsys.readouterr().err
+        assert "note" not in err and "warning" not in err, err
+    # BRAT still writes them, one per merged span
+    assert main(["merge", *paths, "--to", "brat", "--out", str(tmp_path / "b")]) == 0
+    notes = [line for ann in (tmp_path / "b").glob("*.ann") for line in ann.read_text().splitlines()
+             if line.startswith("#")]
+    assert len(notes) == 74 and all("votes:" in note for note in notes)

@@ -25,6 +25,10 @@ Reading
   Every document says so (``Document.tokens_from_text`` is true), so that comparisons by token
   (:func:`spanagree.texts.reconcile`, ``--chance``) know it comes with its tokens.
 * Each span's source is the file and the line of its first token.
+* Where the tag column says more than the spans do — an ``I-X`` that begins a chunk, another
+  scheme's ``S-X`` or ``E-X``, a tag strict decoding dropped — the document keeps the tags as
+  written (``Document.tags``: token index → tag; ``None`` for an IOB2 file with valid
+  transitions), for token-level agreement over tags (``chance_categories="tag"``).
 * :func:`stream_conll` is the reader: it reads the file in blocks of whole documents (cut before
   ``-DOCSTART-`` lines) as the documents are asked for, so that it never holds more than a block's
   documents; :func:`read_conll` collects it. Errors name the file's line; in a file with two, the
@@ -60,6 +64,7 @@ from ..collector import collector_paused
 from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level, parameter
 from .schemes import Scheme, TagError, get_scheme, spans_to_tags, tags_to_spans
 from ..span import Document, Source, Span, SpanSet
+from .files import is_pipe
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
                write_documents)
 from .columns import Layout, comment_kind, docstart_name, layout_of, plain_column, rich_documents
@@ -345,6 +350,8 @@ def conll_document_count(path) -> int | None:
 def docstart_ids(path, known: set[str]) -> list[str] | None:
     """The gold ids a CoNLL file's ``-DOCSTART-`` lines carry, one per line in order (the first of
     a line's other fields that is a known id), or ``None`` when some line names none."""
+    if is_pipe(path):
+        return None  # (its bytes are the reader's: they cannot be read twice)
     found = []
     with open(path, "rb") as handle:
         for raw in handle:
@@ -462,9 +469,10 @@ def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: 
     except TagError as error:
         raise FormatError(path, error.message,
                           None if error.index is None else lines_before + error.index + 1) from None
+    written = _written_tags(tags, chunks)
     del tags
     names = _docstart_names(block, docstarts) if _NAMED_DOCSTART.search(block) else None
-    return _documents(tokens, docstarts, chunks, path, lines_before, documents_before, names), invalid
+    return _documents(tokens, docstarts, chunks, path, lines_before, documents_before, names, written), invalid
 
 
 def _has_comments(text: str) -> bool:
@@ -479,6 +487,32 @@ def _docstart_names(block: bytes, docstarts: list[int]) -> list[str | None]:
     (:func:`~spanagree.formats.columns.docstart_name`), ``None`` for one that names none."""
     lines = block.split(b"\n")
     return [docstart_name(_split_columns(lines[index].decode("utf-8"))) for index in docstarts]
+
+
+def _written_tags(tags: list[str], chunks: list[tuple[int, int, str]]) -> dict[int, str]:
+    """The lines whose tag as written is not the IOB2 tag of the decoded chunks (an ``I-X``
+    that begins a chunk, another scheme's ``S-X`` or ``E-X``, a tag strict decoding dropped):
+    line index → tag. Empty for an IOB2 file with valid transitions (one list comparison).
+
+    Examples
+    --------
+    >>> _written_tags(["B-PER", "I-PER", "O", "I-LOC"], [(0, 2, "PER"), (3, 4, "LOC")])
+    {3: 'I-LOC'}
+    """
+    derived = ["O"] * len(tags)
+    begin: dict[str, str] = {}
+    inside: dict[str, str] = {}
+    for first, stop, label in chunks:
+        tag = begin.get(label)
+        if tag is None:  # (each label's two tags made once)
+            tag = begin[label] = "B-" + label
+            inside[label] = "I-" + label
+        derived[first] = tag
+        if stop - first > 1:
+            derived[first + 1:stop] = [inside[label]] * (stop - first - 1)
+    if derived == tags:
+        return {}
+    return {line: tag for line, (tag, own) in enumerate(zip(tags, derived)) if tag != own}
 
 
 def _columns(text: str, raw: bytes, path: str, conll_column: int | None,
@@ -654,13 +688,16 @@ def _split_columns(line: str) -> list[str]:
 
 
 def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, int, str]], path: str,
-               lines_before: int, documents_before: int, names: list[str | None] | None = None) -> deque[Document]:
+               lines_before: int, documents_before: int, names: list[str | None] | None = None,
+               written: dict[int, str] | None = None) -> deque[Document]:
     """A block's documents: cut at its ``-DOCSTART-`` lines, their texts built, the chunks placed in them.
 
     Tokens before the first ``-DOCSTART-`` (only the first block can have any) form a document
     only when there are some; every ``-DOCSTART-`` begins one, even an empty one. Documents are
     numbered on from ``documents_before``, or named by ``names`` (one per ``-DOCSTART-`` line, ``None``
     for one that names none); span sources count lines on from ``lines_before``.
+    ``written`` (:func:`_written_tags`) gives each document its ``tags``: token index → the tag
+    as written, where it is not the IOB2 tag of the document's spans.
     """
     n = len(tokens)
     # Document boundaries: [begin, end) line indices.
@@ -688,7 +725,28 @@ def _documents(tokens: list[str], docstarts: list[int], chunks: list[tuple[int, 
     spans = _spans(path, chain.from_iterable(map(repeat, ids, map(sub, cuts, [0] + cuts[:-1]))), starts, ends,
                    map(_LABEL, chunks), map(add, firsts, repeat(lines_before + 1)))
     return deque(map(Document, ids, texts, map(spans.__getitem__, map(slice, [0] + cuts[:-1], cuts)), repeat(path),
-                     repeat(True)))  # tokens_from_text: the text is the tokens joined by spaces and newlines
+                     repeat(True),  # tokens_from_text: the text is the tokens joined by spaces and newlines
+                     _documents_tags(tokens, bounds, written) if written else repeat(None)))
+
+
+def _documents_tags(tokens: list[str], bounds: list[tuple[int, int]], written: dict[int, str]) -> list:
+    """Per document (its lines ``[begin, end)``), the tags as written that ``written`` holds
+    (line → tag) as token index → tag, or ``None``; lines that hold no token are left out."""
+    lines = sorted(written)
+    found = []
+    for begin, end in bounds:
+        own = lines[bisect_left(lines, begin):bisect_left(lines, end)]
+        if not own:
+            found.append(None)
+            continue
+        index, at, tags = 0, begin, {}
+        for line in own:
+            index += (line - at) - tokens[at:line].count("")
+            at = line
+            if tokens[line]:
+                tags[index] = written[line]
+        found.append(tags or None)
+    return found
 
 
 def _chunk_offsets(tokens: list[str], chunks: list[tuple[int, int, str]], bounds: list[tuple[int, int]],

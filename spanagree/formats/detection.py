@@ -10,7 +10,8 @@ import stat
 from pathlib import Path
 
 from ..errors import FormatError
-from .registry import FORMATS
+from .files import shared_pipe
+from .registry import FORMATS, documented
 
 
 #: How much of a file the content recognisers (:attr:`~spanagree.formats.Format.recognises`) see.
@@ -25,8 +26,7 @@ def detect_format(path: str | os.PathLike) -> str:
 
     A folder holding ``.ann`` files is BRAT, else one holding ``.xml`` files XML, else ``.jsonl``
     JSONL, else ``.conll`` CoNLL (the last two are read from one file: their readers then say
-    so). A file ``.txt`` (or without extension) is CoNLL, as are ``.conll``, ``.bio``, ``.iob``,
-    ``.tsv``, ``.test``, ``.dev`` and ``.train``.
+    so). A file's extension, where its content does not tell: {EXTENSIONS}.
 
     Raises
     ------
@@ -63,6 +63,9 @@ def detect_format(path: str | os.PathLike) -> str:
     raise FormatError(path, f"cannot tell the format from the extension {suffix!r}; give {{format}}", format="format")
 
 
+detect_format.__doc__ = documented(detect_format.__doc__)  # the extensions, from the registry
+
+
 def recognised_format(path: Path) -> str | None:
     """The first format whose recogniser claims ``path`` by its content (:attr:`~spanagree.formats.Format.recognises`),
     containers before the others, else in registry order; ``None`` when none does."""
@@ -74,10 +77,11 @@ def recognised_format(path: Path) -> str | None:
     head = None
     if not path.is_dir():
         try:
-            if not stat.S_ISREG(os.stat(path).st_mode):
-                return None  # a pipe or a device is never read ahead (its bytes would be lost)
-            with open(path, "rb") as file:
-                head = file.read(HEAD_BYTES)
+            if not stat.S_ISREG(os.stat(path).st_mode):  # a pipe: opened once, its head kept for the reader
+                head = shared_pipe(path).peek(HEAD_BYTES)
+            else:
+                with open(path, "rb") as file:
+                    head = file.read(HEAD_BYTES)
         except OSError:
             return None
     for fmt in sniffers:

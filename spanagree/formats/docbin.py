@@ -45,6 +45,7 @@ import zlib
 
 from ..errors import FormatError, UsageError
 from ..span import Document, Source, Span, SpanSet
+from .files import open_bytes
 from . import MAX_RECORD_BYTES, DocumentStream, collect, read_bounded, too_large
 from .registry import FORMATS
 
@@ -76,7 +77,7 @@ def _inflated_size_checked(path: str, data: bytes, limit: int) -> None:
 def _load(path: str, limit: int):
     """The DocBin of ``path``, and a fresh vocabulary to read its docs with."""
     try:
-        with open(path, "rb") as file:
+        with open_bytes(path) as file:  # (a pipe: through its one opening)
             data = read_bounded(file, path, limit, "the DocBin")
     except FileNotFoundError:
         raise FormatError(path, "no such file") from None

@@ -1,12 +1,15 @@
 """Safe file I/O for the readers and writers: reading bounded by :data:`MAX_RECORD_BYTES` (even
 endless input ends in one error), files found in folders opened without blocking and refused
-unless regular, one-document files, a written file removed again when writing fails; and the
-names and order of what folders hold (:func:`default_name`, :func:`natural_key`).
+unless regular, one-document files, a written file removed again when writing fails; a pipe
+given as an input path opened once, its bytes shared by detection and the reader
+(:func:`shared_pipe`); and the names and order of what folders hold (:func:`default_name`,
+:func:`natural_key`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import stat
@@ -73,19 +76,138 @@ def default_name(path: str | os.PathLike) -> str:
 def open_file(path: str, what: str):
     """A one-file format's file (``what``: ``"CoNLL"``, ``"JSONL"``) opened for reading bytes.
 
+    A pipe (a FIFO, a shell's ``<(...)``, ``/dev/stdin``) is read through :func:`shared_pipe`:
+    opened once, the bytes detection looked at given again to the reader.
+
     Raises
     ------
     FormatError
         No such file, a folder, or unreadable.
     """
     try:
-        return open(path, "rb")
+        return open_bytes(path)
     except FileNotFoundError:
         raise FormatError(path, "no such file or folder") from None
     except IsADirectoryError:
         raise FormatError(path, f"is a folder; {what} is read from one file") from None
     except OSError as error:
         raise FormatError(path, f"cannot read: {error.strerror or error}") from None
+
+
+def open_bytes(path):
+    """``open(path, "rb")``, except that a pipe is read through its one opening
+    (:func:`shared_pipe`): what detection read of it is read again. Raises what ``open`` raises."""
+    if is_pipe(path):
+        return io.BufferedReader(_PipeReader(shared_pipe(path)))
+    return open(path, "rb")
+
+
+def is_pipe(path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a folder (a FIFO, a device): a
+    file that can be read only once."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+class SharedPipe:
+    """A pipe given as an input path, opened once in this process: what was looked at first (the
+    ``head`` that detection reads: :meth:`peek`) is read again by the reader, then the rest.
+
+    Opening a FIFO a second time would wait for a writer that has gone (the first reader's close
+    ended its writing), so every reading of the path in a run goes through this one opening
+    (:func:`shared_pipe`); once read to its end and closed, the path is opened anew if asked again.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self.file = open(path, "rb", buffering=0)
+        self.head = b""
+        self.ended = False
+
+    def peek(self, size: int) -> bytes:
+        """The first ``size`` bytes (fewer at the end), read once and kept for the reader."""
+        while len(self.head) < size and not self.ended:
+            more = self.file.read(size - len(self.head))
+            if not more:
+                self.ended = True
+            self.head += more or b""
+        return self.head[:size]
+
+    def take(self, size: int) -> bytes:
+        """The next ``size`` bytes at most: the kept head first, then the pipe."""
+        if self.head:
+            data, self.head = self.head[:size], self.head[size:]
+            return data
+        if self.ended:
+            return b""
+        data = self.file.read(size)
+        if not data:
+            self.ended = True
+        return data or b""
+
+    def release(self) -> None:
+        """A reader closed: once everything was read, the pipe is closed and forgotten."""
+        if self.ended and not self.head:
+            self.file.close()
+            if _PIPES.get(self.path) is self:
+                del _PIPES[self.path]
+
+
+#: The pipes opened in this process (:class:`SharedPipe`), by path, until read to their end.
+_PIPES: dict[str, SharedPipe] = {}
+
+
+def shared_pipe(path) -> SharedPipe:
+    """The one opening of the pipe at ``path`` in this process (opened on first use).
+
+    Examples
+    --------
+    >>> import os, tempfile, threading
+    >>> fifo = os.path.join(tempfile.mkdtemp(), "fifo")
+    >>> os.mkfifo(fifo)
+    >>> def write():
+    ...     with open(fifo, "wb") as file:
+    ...         file.write(b"EU B-ORG\\nrejects O\\n")
+    >>> writer = threading.Thread(target=write); writer.start()
+    >>> shared_pipe(fifo).peek(2)
+    b'EU'
+    >>> with open_file(fifo, "CoNLL") as file:
+    ...     file.read()
+    b'EU B-ORG\\nrejects O\\n'
+    >>> writer.join()
+    """
+    key = os.fspath(path)
+    pipe = _PIPES.get(key)
+    if pipe is None:
+        pipe = _PIPES[key] = SharedPipe(key)
+    return pipe
+
+
+class _PipeReader(io.RawIOBase):
+    """One reading of a :class:`SharedPipe` (wrapped in a buffered reader by :func:`open_file`);
+    closing it leaves the pipe open for the next reading until everything was read."""
+
+    def __init__(self, pipe: SharedPipe):
+        self.pipe = pipe
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.pipe.take(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def fileno(self) -> int:
+        return self.pipe.file.fileno()
+
+    def close(self) -> None:
+        if not self.closed:
+            self.pipe.release()
+        super().close()
 
 
 # Opening without waiting: a FIFO with no writer would otherwise block the run for ever.
@@ -201,7 +323,7 @@ def read_document_file(file: str, in_folder: bool, limit: int, what: str) -> byt
     try:
         if in_folder:
             return read_regular(file, what, limit)
-        with open(file, "rb") as handle:
+        with open_bytes(file) as handle:  # (a pipe: through its one opening)
             return read_bounded(handle, file, limit, "the file")
     except FileNotFoundError:
         raise FormatError(file, "no such file") from None

@@ -75,6 +75,7 @@ from pathlib import Path
 from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level
 from ..span import Document, Source, Span, SpanSet
 from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, read_bounded
+from .files import open_bytes
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
@@ -113,7 +114,7 @@ class _Export:
 
     def _load(self, limit: int) -> list:
         try:
-            with open(self.path, "rb") as file:
+            with open_bytes(self.path) as file:  # (a pipe: what detection read of it, then the rest)
                 data = read_bounded(file, self.path, limit, "the export")
         except FileNotFoundError:
             raise FormatError(self.path, "no such file") from None

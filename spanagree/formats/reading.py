@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import FormatError, UsageError
 from ..span import SpanSet
 from .detection import detect_format
-from .registry import Format, get_format
+from .registry import Format, documented, get_format
 from .stream import DocumentStream, collect
 
 
@@ -24,8 +24,8 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
     path : str or path
         A file or a folder.
     format : str, optional
-        A registered format's name (:data:`~spanagree.formats.FORMATS`); detected from the path
-        when not given.
+        A registered format's name (:data:`~spanagree.formats.FORMATS`: {FORMATS}); detected from
+        the path when not given.
     name : str, optional
         The span set's name; defaults to the file stem or folder name (in a container: the
         annotator's id).
@@ -33,9 +33,9 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
         In a container (:attr:`~spanagree.formats.Format.container`), whose span set to read; may be left out when
         the container holds one annotator. Elsewhere it must be left out.
     **options
-        Format options by keyword (:func:`~spanagree.formats.registered_options`: ``xml_label_attr``,
-        ``conll_column``, ``scheme``, ...); those the format's reader does not take are ignored,
-        so one set of options can serve a mixed call.
+        Format options by keyword (:func:`~spanagree.formats.registered_options`: {READER OPTIONS});
+        those the format's reader does not take are ignored, so one set of options can serve a
+        mixed call.
 
     Raises
     ------
@@ -62,6 +62,9 @@ def read(path: str | os.PathLike, format: str | None = None, *, name: str | None
             stream.name = name
         return collect(stream)
     return collect(open_stream(path, format, name=name, **options))
+
+
+read.__doc__ = documented(read.__doc__)  # the formats and their options, from the registry
 
 
 def is_container(path: str | os.PathLike, format: str | None = None) -> bool:

@@ -41,7 +41,7 @@ class FormatOption:
         ``<format>_<option>`` (``xml_label_attr``); also the attribute of the parsed arguments.
         One exception, kept for its users: CoNLL's ``scheme``.
     help : str
-        The command line's help text, without the format's name (``XML: `` is put before it).
+        The command line's help text, without the format's name (``"XML: "`` is put before it).
     metavar : str, optional
         The value's placeholder in the help (``ATTR``); options with ``choices`` show those.
     type : callable, optional
@@ -493,6 +493,45 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
 def writable_formats() -> list[str]:
     """The names of the formats that can be written (:attr:`Format.writable`), in registry order."""
     return [name for name, fmt in FORMATS.items() if fmt.writable]
+
+
+#: The markers :func:`documented` replaces in a docstring, each with what the registry gives.
+DOC_MARKERS = ("{FORMATS}", "{WRITABLE FORMATS}", "{CONTAINERS}", "{READER OPTIONS}", "{WRITER OPTIONS}",
+               "{EXTENSIONS}")
+
+
+def documented(doc: str | None) -> str | None:
+    """``doc`` (a docstring) with the registry's lists in place of its markers (:data:`DOC_MARKERS`),
+    so that a docstring listing the formats or their options lists every one of them:
+    ``{FORMATS}`` every format's name and title, ``{WRITABLE FORMATS}`` those written,
+    ``{CONTAINERS}`` those holding several annotators, ``{READER OPTIONS}`` and ``{WRITER OPTIONS}``
+    the keywords readers and writers take, ``{EXTENSIONS}`` the file extensions by format.
+
+    Examples
+    --------
+    >>> documented("Containers: {CONTAINERS}.")
+    'Containers: ``jsonl`` (JSONL), ``gate`` (GATE), ``labelstudio`` (Label Studio), ``inception`` (INCEpTION).'
+    """
+    def formats(entries) -> str:
+        return ", ".join(f"``{fmt.name}`` ({fmt.title})" for fmt in entries)
+
+    def options(side: str) -> str:
+        return ", ".join(f"``{option.keyword}``" for option, _ in registered_options() if getattr(option, side))
+
+    def extensions() -> str:
+        return "; ".join(f"{fmt.title}: " + ", ".join(f"``{suffix}``" if suffix else "no extension"
+                                                       for suffix in fmt.extensions)
+                         for fmt in FORMATS.values() if fmt.extensions)
+
+    found = {"{FORMATS}": lambda: formats(FORMATS.values()),
+             "{WRITABLE FORMATS}": lambda: formats(fmt for fmt in FORMATS.values() if fmt.writable),
+             "{CONTAINERS}": lambda: formats(fmt for fmt in FORMATS.values() if fmt.container),
+             "{READER OPTIONS}": lambda: options("reader"), "{WRITER OPTIONS}": lambda: options("writer"),
+             "{EXTENSIONS}": extensions}
+    for marker in DOC_MARKERS if doc else ():  # (no docstring under python -OO)
+        if marker in doc:
+            doc = doc.replace(marker, found[marker]())
+    return doc
 
 
 def registered_options() -> list[tuple[FormatOption, list[Format]]]:

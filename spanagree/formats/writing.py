@@ -15,7 +15,7 @@ from ..errors import UsageError, find_stack_level
 from ..span import Document, SpanSet
 from .files import written_or_removed
 from .reading import read
-from .registry import FORMATS, declares, get_format, writable_formats
+from .registry import FORMATS, declares, documented, get_format, writable_formats
 
 
 @dataclass
@@ -65,11 +65,12 @@ def write_documents(writer: FileWriter, spanset: SpanSet, dest: str | os.PathLik
 
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dict[str, int] | None = None,
           attribute_keys: dict[str, int] | None = None, parts=None, **options) -> None:
-    """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``.
+    """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``: one of
+    {WRITABLE FORMATS}.
 
     Only the options the chosen format's writer takes (:attr:`~spanagree.formats.Format.writer_keywords`) are passed
     on, so one set of command-line options can serve a reader and a writer (``--conll-column``
-    means something to the CoNLL reader only). The caller decides about overwriting. What the
+    means something to the CoNLL reader only; the writers take {WRITER OPTIONS}). The caller decides about overwriting. What the
     format cannot hold (:func:`dropped`, and ``unkept``: what the reader read and no span set
     holds, such as BRAT's relations) is announced in one
     :class:`~spanagree.errors.SpanagreeWarning` once written. ``attribute_keys``: the spans'
@@ -95,6 +96,9 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
 
         warnings.warn(f"{fmt.title} output: not written: {'; '.join(lost)}", SpanagreeWarning,
                       stacklevel=find_stack_level())
+
+
+write.__doc__ = documented(write.__doc__)  # the formats written and their options, from the registry
 
 
 # Span attributes by key prefix (spanagree.formats.brat keeps BRAT's lines on spans this way).

@@ -50,6 +50,7 @@ from pathlib import Path
 
 from ..errors import FormatError, parameter
 from ..span import Document, Source, Span
+from .files import open_bytes
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, document_files, listed_documents,
                natural_key, read_bounded, read_document_file, read_regular)
 from .registry import FORMATS
@@ -183,7 +184,7 @@ def load_typesystem(paths, limit: int = MAX_RECORD_BYTES, data: bytes | None = N
     for path, content in sources:
         if content is None:
             try:
-                with open(path, "rb") as handle:
+                with open_bytes(path) as handle:
                     content = read_bounded(handle, path, limit, "the type system")
             except FileNotFoundError:
                 raise FormatError(path, "no such type system file") from None

@@ -117,6 +117,7 @@ from lxml import etree
 
 from ..errors import FormatError, UsageError, parameter
 from ..span import Document, Source, Span, SpanSet
+from .files import is_pipe, open_bytes
 from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, FolderListing, collect, listed_documents,
                natural_key, open_regular, read_bounded, read_regular, write_documents)
 from .registry import FORMATS
@@ -443,8 +444,8 @@ class _FileReader:
                 return
             if self.in_folder:  # a regular file only, never waited on
                 data = read_regular(path, "a folder's .xml files", self.limit)
-            else:  # the file given as the path: a pipe too
-                with open(path, "rb") as file:
+            else:  # the file given as the path: a pipe too (through its one opening)
+                with open_bytes(path) as file:
                     data = read_bounded(file, path, self.limit, "the file")
             if self.options.unset:  # a pipe (a regular file's marker was looked for before)
                 marked = _marked_in(data[:HEAD_BYTES])
@@ -465,7 +466,7 @@ class _FileReader:
 
     def _open(self):
         """The file for reading bytes; in a folder, only a regular file (never waiting on a FIFO)."""
-        return open_regular(self.path, "a folder's .xml files") if self.in_folder else open(self.path, "rb")
+        return open_regular(self.path, "a folder's .xml files") if self.in_folder else open_bytes(self.path)
 
     def _documents_by_tag(self, doc_tag: str, source=None):
         """Stream the file (or ``source``, its bytes already read): each document element is read
@@ -614,7 +615,10 @@ class _FileReader:
 
 
 def _utf8_error(path: str) -> tuple[str, int] | None:
-    """For a file meant to be UTF-8 (no other encoding declared): its first bad byte and line."""
+    """For a file meant to be UTF-8 (no other encoding declared): its first bad byte and line
+    (``None`` for a pipe: its bytes cannot be read again)."""
+    if is_pipe(path):
+        return None
     try:
         with open(path, "rb") as file:
             data = file.read()

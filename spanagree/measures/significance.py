@@ -22,9 +22,9 @@ also adjusted by Holm's step-down method (Holm 1979), which controls the family-
 without assuming independence. Resamples and rounds where a measure is undefined (0/0) are left
 out of its figures.
 
-With few units (fewer than :data:`FEW_UNITS`) a warning says what that means: the interval is too
-narrow and unstable, and the randomization test's p-value is coarse (with ``n`` units there are
-at most ``2ⁿ`` distinct swaps).
+With few units (fewer than :data:`FEW_UNITS`) a warning says what that means for what the run
+computes: a bootstrap's intervals are too narrow and unstable; a test's p-values are coarse too
+(the randomization test over ``n`` units has at most ``2ⁿ`` distinct swaps).
 
 References
 ----------
@@ -45,7 +45,7 @@ import math
 import warnings
 from typing import Sequence
 
-from ..errors import Parameter, SpanagreeWarning, UsageError, find_stack_level, parameter
+from ..errors import Parameter, SpanagreeWarning, UsageError, find_stack_level
 from .registry import MEASURES as REGISTRY
 
 #: The tests (``--test``).
@@ -70,17 +70,36 @@ def check_test_options(test: str, unit: str, resamples) -> None:
         raise UsageError(f"{{option}} must be a whole number, at least 1; got {resamples!r}", option="resamples")
 
 
-def warn_few_units(what: str | Parameter, units: int, unit: str) -> None:
+def warn_few_units(what: str | Parameter, units: int, unit: str, test: str | None = None) -> None:
     """The warning for a bootstrap or a test over fewer than :data:`FEW_UNITS` units; ``what``
-    (a :class:`~spanagree.errors.Parameter` when it names one) begins it."""
-    if 2 <= units < FEW_UNITS:
-        warnings.warn(SpanagreeWarning(
-            f"{{what}}: only {units} {unit}s to resample: with fewer than {FEW_UNITS} units the intervals "
-            "are too narrow and unstable and the p-values coarse (a randomization test over "
-            f"{units} units has at most 2^{units} distinct swaps); read them with care"
-            + (" ({sentence} resamples sentences)" if unit == "document" else ""),
-            what=what if isinstance(what, Parameter) else Parameter(what, what),
-            sentence=parameter("unit", "sentence")), stacklevel=find_stack_level())
+    (a :class:`~spanagree.errors.Parameter` when it names one) begins it. It speaks of what the
+    run computes: ``test=None`` (a bootstrap), intervals; a test (``"randomization"``,
+    ``"bootstrap"``: ``compare``), its intervals and p-values, and of the randomization test's swaps
+    only when that is the test.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_few_units("bootstrap", 7, "document")
+    >>> print(caught[0].message)
+    bootstrap: only 7 documents to resample: with fewer than 30 units the intervals are too narrow and unstable; read them with care
+    """
+    if not 2 <= units < FEW_UNITS:
+        return
+    if test is None:
+        text = f"only {units} {unit}s to resample: with fewer than {FEW_UNITS} units the intervals are too narrow and unstable"
+    elif test == "randomization":
+        text = (f"only {units} {unit}s to resample and swap: with fewer than {FEW_UNITS} units the intervals are too "
+                f"narrow and unstable and the p-values coarse (a randomization test over {units} units has at most "
+                f"2^{units} distinct swaps)")
+    else:
+        text = (f"only {units} {unit}s to resample: with fewer than {FEW_UNITS} units the intervals are too narrow "
+                "and unstable and the p-values coarse")
+    warnings.warn(SpanagreeWarning(f"{{what}}: {text}; read them with care",
+                                   what=what if isinstance(what, Parameter) else Parameter(what, what)),
+                  stacklevel=find_stack_level())
 
 
 def paired_comparisons(unit_counts, names: Sequence[str], *, test: str = "randomization", unit: str = "document",

@@ -20,6 +20,16 @@ Labels
     gets **one** label — the innermost span's: fewest covered characters, then the later start,
     then the label in alphabetical order — and a warning gives the number of such tokens.
     Every other token is ``O``. With ``labels="ignore"`` every label becomes ``marked``.
+Categories
+    By default (``categories="label"``) a token's category is its label, as above. Papers often
+    report kappa over the tokens' IOB tags instead: ``categories="tag"`` makes it the token's
+    IOB2 tag — ``B-`` + the label on the first token the labelling span covers, ``I-`` + the
+    label on the next ones, ``O`` elsewhere — and, for a CoNLL document, the tag column as
+    written where it says otherwise (``Document.tags``: an ``I-X`` that begins a chunk, another
+    scheme's ``S-X``; not after ``label_map``/``only`` relabel the spans, nor through a text
+    alignment that changes the tokens); ``categories="bio"`` the letter before the tag's hyphen
+    (``B``, ``I``, ``O``). The tables, counts and measures below are the same, over these
+    categories (``a`` counts the tokens both gave the same tag).
 Two tables per pair of annotators (first, second)
     - the **k×k table** over the categories (labels + ``O``; rows = first, columns = second):
       Cohen's kappa, Scott's pi, informedness, markedness and MCC (:mod:`spanagree.measures.tables`);
@@ -63,6 +73,10 @@ from ..slotted import Slotted
 from ..span import Document, Span, SpanSet
 
 TOKENIZERS = ("conll", "spacy")
+#: What a token's category is (``chance_categories``): its ``label`` (the label of the span that
+#: covers it, or ``O``), its IOB2 ``tag`` (``B-PER``, ``I-PER``, ``O``; CoNLL's tag as written), or
+#: the ``bio`` letter of that tag (``B``, ``I``, ``O``).
+CATEGORIES = ("label", "tag", "bio")
 MARKED = "marked"
 #: The code of a token an annotator did not see (its document is not among the annotator's:
 #: ``agree --documents pairwise``).
@@ -138,6 +152,13 @@ def tokenizer_for(inputs, format_of=None) -> str:
     return "conll" if documents else "spacy"
 
 
+def check_categories(categories: str) -> None:
+    """Raise :class:`~spanagree.errors.UsageError` unless ``categories`` is one of :data:`CATEGORIES`."""
+    if categories not in CATEGORIES:
+        raise UsageError(f"{{option}} must be one of {', '.join(CATEGORIES)}, got {categories!r}",
+                         option="chance_categories")
+
+
 def tokenizer_name(tokens: str, *, lang: str | None = "en", spacy_model: str | None = None) -> str:
     """The tokenizer as the JSON's ``chance.tokenizer`` names it.
 
@@ -201,7 +222,7 @@ def spacy_tokenizer(*, lang: str | None = "en", spacy_model: str | None = None):
 @dataclass(frozen=True)
 class TokenLevel:
     """How a run tallies tokens (``agree --chance``): the tokenizer (``tokens``, ``lang``,
-    ``spacy_model`` as in :func:`token_agreement`) and the ``labels`` rule. Plain values: it
+    ``spacy_model`` as in :func:`token_agreement`), the ``labels`` rule and the ``categories``. Plain values: it
     travels to forked workers and a cluster's workers with the comparison, and each process makes
     its own tokenizer (:func:`tokenizer_function`)."""
 
@@ -209,6 +230,7 @@ class TokenLevel:
     lang: str | None = None
     spacy_model: str | None = None
     labels: str = "strict"
+    categories: str = "label"
 
     @property
     def name(self) -> str:
@@ -233,11 +255,12 @@ class TokenLevel:
                 absent = [copy is None for copy in copies]
                 if len(copies) - sum(absent) < 2:
                     continue
-            tally.add(doc_id, copies, tokenize, labels=self.labels, absent=absent)
+            tally.add(doc_id, copies, tokenize, labels=self.labels, absent=absent, categories=self.categories)
 
 
-def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: str = "strict") -> tuple[list, int]:
-    """Each token's label (``None`` for ``O``) and the number of tokens several spans cover.
+def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: str = "strict",
+                 categories: str = "label", written: dict | None = None) -> tuple[list, int]:
+    """Each token's category (``None`` for ``O``) and the number of tokens several spans cover.
 
     Parameters
     ----------
@@ -247,6 +270,11 @@ def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: st
         Sorted, non-overlapping token offsets ``[start, end)``.
     labels : {"strict", "ignore"}
         With ``"ignore"`` every covered token is :data:`MARKED`.
+    categories : {"label", "tag", "bio"}
+        The token's label, its IOB2 tag, or the tag's letter (:data:`CATEGORIES`).
+    written : dict of int to str, optional
+        With ``"tag"`` and ``"bio"``: tags as written that replace the IOB2 ones (token index →
+        tag, ``Document.tags``; ``"O"`` for outside).
 
     Examples
     --------
@@ -261,6 +289,13 @@ def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: st
     >>> tokens = [(0, 6), (7, 10), (11, 18), (19, 25)]
     >>> token_labels([Span("d", ((0, 6), (19, 25)), "DISEASE")], tokens)
     (['DISEASE', None, None, 'DISEASE'], 0)
+
+    As tags, and as their letters (each fragment begins with ``B``):
+
+    >>> token_labels([Span("d", ((0, 6), (19, 25)), "DISEASE")], tokens, categories="tag")
+    (['B-DISEASE', None, None, 'B-DISEASE'], 0)
+    >>> token_labels([Span("d", (0, 18), "DISEASE")], tokens, categories="bio", written={1: "E-DISEASE"})
+    (['B', 'E', 'I', None], 0)
     """
     found: list[str | None] = [None] * len(tokens)
     if not tokens or not spans:
@@ -285,7 +320,26 @@ def token_labels(spans: list[Span], tokens: list[tuple[int, int]], *, labels: st
             if best[k] is None or key < best[k]:
                 best[k] = key
                 found[k] = label
-    return found, len(covering) - covering.count(0) - covering.count(1)
+    several = len(covering) - covering.count(0) - covering.count(1)
+    if categories != "label":
+        found = as_tags(found, best, written, labels)
+        if categories == "bio":
+            found = [None if tag is None else tag.split("-", 1)[0] for tag in found]
+    return found, several
+
+
+def as_tags(found: list, best: list, written: dict | None, labels: str) -> list:
+    """Each token's IOB2 tag from its label and the span that gave it (``best``: the span's key,
+    the same on the span's next token), the tags as written (``written``) in their place."""
+    tags = [None if label is None else ("I-" if k and best[k - 1] == best[k] else "B-") + label
+            for k, label in enumerate(found)]
+    if written:
+        for k, tag in written.items():
+            if k < len(tags):
+                if tag != "O" and labels != "strict":
+                    tag = tag.split("-", 1)[0] + "-" + MARKED if "-" in tag else MARKED
+                tags[k] = None if tag == "O" else tag
+    return tags
 
 
 @dataclass
@@ -347,11 +401,14 @@ class TokenTally(Slotted):
     kept : tuple or None
         With ``keep_tokens``: ``(token_index, labels)`` — each token's ``(document, start, end)``
         and each annotator's labels, token by token (:meth:`TokenAgreement.token_frame`).
+    by_document : dict of str to Counter
+        Each document's rows (the figures per document: :meth:`document_agreement`).
     """
 
-    __slots__ = ("rows", "multiply", "documents", "no_text", "kept")
+    __slots__ = ("rows", "multiply", "documents", "no_text", "kept", "by_document")
 
     def __init__(self, *, keep_tokens: bool = False):
+        self.by_document: dict[str, Counter] = {}
         self.rows: Counter = Counter()
         self.multiply: list[int] = []
         self.documents: list[str] = []
@@ -359,7 +416,7 @@ class TokenTally(Slotted):
         self.kept = ([], []) if keep_tokens else None
 
     def add(self, doc_id: str, copies: list, tokenize, *, labels: str = "strict",
-            absent: list[bool] | None = None) -> None:
+            absent: list[bool] | None = None, categories: str = "label") -> None:
         """Tally one document.
 
         Parameters
@@ -373,6 +430,8 @@ class TokenTally(Slotted):
         labels : {"strict", "ignore"}
         absent : list of bool, optional
             The annotators who did not see the document: their labels are :data:`MISSING`.
+        categories : {"label", "tag", "bio"}
+            What a token's category is (:data:`CATEGORIES`).
         """
         text = next((c.text for c in copies if c is not None and c.text is not None), None)
         if text is None:
@@ -386,10 +445,13 @@ class TokenTally(Slotted):
             if absent is not None and absent[k]:
                 columns.append([MISSING] * len(offsets))
                 continue
-            found, several = token_labels(copy.spans if copy is not None else [], offsets, labels=labels)
+            found, several = token_labels(copy.spans if copy is not None else [], offsets, labels=labels,
+                                          categories=categories, written=copy.tags if copy is not None else None)
             columns.append(found)
             self.multiply[k] += several
-        self.rows.update(zip(*columns))
+        own = Counter(zip(*columns))
+        self.rows.update(own)
+        self.by_document[doc_id] = own
         self.documents.append(doc_id)
         if self.kept is not None:
             token_index, kept = self.kept
@@ -400,6 +462,7 @@ class TokenTally(Slotted):
 
     def __iadd__(self, other: "TokenTally") -> "TokenTally":
         self.rows.update(other.rows)
+        self.by_document.update(other.by_document)
         if len(self.multiply) < len(other.multiply):
             self.multiply += [0] * (len(other.multiply) - len(self.multiply))
         for k, count in enumerate(other.multiply):
@@ -422,8 +485,6 @@ class TokenTally(Slotted):
         not be tokenised (no text), and warns, per annotator, about the tokens several of its
         spans cover.
         """
-        import numpy as np
-
         tallied = set(self.documents)
         unread = set(self.no_text)
         for doc_id in documents:
@@ -435,29 +496,47 @@ class TokenTally(Slotted):
                 warnings.warn(f"{name}: {count} token(s) covered by more than one span (nested or overlapping "
                               "spans) get the innermost span's label at token level", SpanagreeWarning,
                               stacklevel=find_stack_level())
-        # the rows in a canonical order: the figures do not depend on the order documents came in
-        patterns = sorted(self.rows.items(), key=lambda item: tuple(map(_label_key, item[0])))
-        used = sorted({label for row in self.rows for label in row if label is not None and label != MISSING})
-        outside = "O" if "O" not in used else "(unmarked)"
-        categories = used + [outside]
-        index = {label: k for k, label in enumerate(used)}
-        unmarked = len(used)
+        return rows_agreement(self.rows, names, documents, tokenizer=tokenizer, labels=labels,
+                              multiply_covered={name: count for name, count in zip(names, multiply) if count},
+                              kept=self.kept)
 
-        def code(label) -> int:
-            return unmarked if label is None else MISSING if label == MISSING else index[label]
+    def document_agreement(self, doc_id: str, names: list[str], *, tokenizer: str,
+                           labels: str = "strict") -> "TokenAgreement | None":
+        """The :class:`TokenAgreement` of one document's tokens (``None``: it was not tallied)."""
+        own = self.by_document.get(doc_id)
+        if own is None:
+            return None
+        return rows_agreement(own, names, [doc_id], tokenizer=tokenizer, labels=labels)
 
-        k = len(names)
-        rows = np.array([[code(label) for label in row] for row, _ in patterns], dtype=np.int64).reshape(-1, k)
-        weights = np.array([count for _, count in patterns], dtype=np.int64)
-        codes = token_index = None
-        if self.kept is not None:
-            token_index, kept = self.kept
-            kept = kept + [[] for _ in range(k - len(kept))]
-            codes = np.array([[code(label) for label in own] for own in kept],
-                             dtype=np.int64).reshape(k, len(token_index))
-        return TokenAgreement(names, list(documents), categories, tokenizer, labels, rows, weights,
-                              token_pairs(names, rows, weights, len(categories), unmarked),
-                              {name: count for name, count in zip(names, multiply) if count}, codes, token_index)
+
+def rows_agreement(found: Counter, names: list[str], documents: list[str], *, tokenizer: str, labels: str,
+                   multiply_covered: dict | None = None, kept=None) -> "TokenAgreement":
+    """The :class:`TokenAgreement` of a tally's rows (``found``: labels of each annotator → tokens)."""
+    import numpy as np
+
+    # the rows in a canonical order: the figures do not depend on the order documents came in
+    patterns = sorted(found.items(), key=lambda item: tuple(map(_label_key, item[0])))
+    used = sorted({label for row in found for label in row if label is not None and label != MISSING})
+    outside = "O" if "O" not in used else "(unmarked)"
+    categories = used + [outside]
+    index = {label: k for k, label in enumerate(used)}
+    unmarked = len(used)
+
+    def code(label) -> int:
+        return unmarked if label is None else MISSING if label == MISSING else index[label]
+
+    k = len(names)
+    rows = np.array([[code(label) for label in row] for row, _ in patterns], dtype=np.int64).reshape(-1, k)
+    weights = np.array([count for _, count in patterns], dtype=np.int64)
+    codes = token_index = None
+    if kept is not None:
+        token_index, own = kept
+        own = own + [[] for _ in range(k - len(own))]
+        codes = np.array([[code(label) for label in column] for column in own],
+                         dtype=np.int64).reshape(k, len(token_index))
+    return TokenAgreement(names, list(documents), categories, tokenizer, labels, rows, weights,
+                          token_pairs(names, rows, weights, len(categories), unmarked),
+                          dict(multiply_covered or {}), codes, token_index)
 
 
 def _label_key(label) -> tuple:
@@ -465,6 +544,7 @@ def _label_key(label) -> tuple:
 
 
 def no_text_error(doc_id: str) -> UsageError:
+    """The error for a document that cannot be tokenised: no copy of it has a text."""
     return UsageError(f"document {doc_id!r} has no text: token-level agreement ({{option}}) needs the texts",
                       option="chance")
 
@@ -583,7 +663,8 @@ class TokenAgreement:
 
 def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None, *, tokens: str = "spacy",
                     lang: str | None = "en", spacy_model: str | None = None, labels: str = "strict",
-                    names: list[str] | None = None, present: list | None = None) -> TokenAgreement:
+                    names: list[str] | None = None, present: list | None = None,
+                    categories: str = "label") -> TokenAgreement:
     """Token-level agreement of two or more annotators, with ``d`` known.
 
     Parameters
@@ -610,6 +691,10 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
         its labels are missing, not ``O`` — each pair is compared on the tokens of the documents
         both have, Krippendorff's alpha takes the missing ratings, Fleiss' kappa (which needs
         every rater on every item) is ``None``. Default: every annotator annotated every document.
+    categories : {"label", "tag", "bio"}
+        A token's category: its label (default), its IOB2 tag (``B-PER``, ``I-PER``, ``O``; a
+        CoNLL document's tags as written) or the tag's letter (``B``, ``I``, ``O``), as papers
+        that report kappa over IOB tags count them (the module's "Categories").
 
     Returns
     -------
@@ -633,6 +718,17 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
     (Counts(a=3, b=2, c=1), 3)
     >>> round(pair.figures()["cohen_kappa"], 4)
     0.6
+
+    Over the tokens' tags (ann2's ``Li`` is ``O``, ann1's ``I-PER``):
+
+    >>> tags = token_agreement([ann1, ann2], tokens="conll", categories="tag")
+    >>> tags.categories
+    ['B-LOC', 'B-ORG', 'B-PER', 'I-PER', 'O']
+    >>> round(tags.pairs[0].figures()["cohen_kappa"], 4)
+    0.6522
+    >>> bio = token_agreement([ann1, ann2], tokens="conll", categories="bio")
+    >>> bio.categories, round(bio.pairs[0].figures()["cohen_kappa"], 4)
+    (['B', 'I', 'O'], 0.8049)
     """
     if len(spansets) < 2:
         raise UsageError("token-level agreement needs at least two annotators")
@@ -640,6 +736,7 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
         raise UsageError(f"tokens must be one of {TOKENIZERS}, got {tokens!r}")
     if labels not in ("strict", "ignore"):
         raise UsageError(f"labels must be strict or ignore, got {labels!r}")
+    check_categories(categories)
     names = list(names) if names is not None else [s.name for s in spansets]
     if documents is None:
         documents = list(spansets[0].documents)
@@ -648,7 +745,7 @@ def token_agreement(spansets: list[SpanSet], documents: list[str] | None = None,
     for doc_id in documents:
         copies = [s.documents.get(doc_id) for s in spansets]
         absent = None if present is None else [doc_id not in own for own in present]
-        tally.add(doc_id, copies, tokenize, labels=labels, absent=absent)
+        tally.add(doc_id, copies, tokenize, labels=labels, absent=absent, categories=categories)
         if tally.no_text:
             raise no_text_error(doc_id)
     return tally.agreement(names, documents, tokenizer=tokenizer_name(tokens, lang=lang, spacy_model=spacy_model),

@@ -329,7 +329,8 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
     renamed = []
     for document, doc_id in pairs:
         spans = [Span.trusted(doc_id, span.fragments, span.label, span.source, span.attributes) for span in document.spans]
-        renamed.append(Document(doc_id, document.text, spans, document.source, document.tokens_from_text))
+        renamed.append(Document(doc_id, document.text, spans, document.source, document.tokens_from_text,
+                                document.tags))
     return DocumentStream(stream.name, stream.format, iter(renamed), list(stream.notes))
 
 

@@ -204,9 +204,21 @@ class Tokens(Analysis):
         level.add(tally, spansets, batch.documents, present=self.present)
 
     def finish(self, tally, finished: Finished):
+        from functools import partial
+
         level = self.level(finished.group)
-        return tally.agreement(finished.names, finished.documents, tokenizer=level.name,
-                               labels=level.labels).to_dict()
+        figures = tally.agreement(finished.names, finished.documents, tokenizer=level.name,
+                                  labels=level.labels).to_dict()
+        if hasattr(finished.result, "chance_of"):  # each document's figures, made when asked for
+            finished.result.chance_of = partial(document_chance, tally, finished.names, level)
+        return figures
+
+
+def document_chance(tally, names: list[str], level, doc_id: str) -> dict | None:
+    """One document's token-level figures (the ``"chance"`` part of its ``by_document`` entry),
+    ``None`` when its tokens were not tallied."""
+    found = tally.document_agreement(doc_id, names, tokenizer=level.name, labels=level.labels)
+    return None if found is None else found.to_dict()
 
 
 class Unitizing(Analysis):
@@ -375,7 +387,7 @@ class Comparisons(Analysis):
                                            + (" ({sentence} splits them)" if self.unit == "document" else ""),
                                            compare=what, sentence=parameter("unit", "sentence"))
             warnings.warn(warning, stacklevel=find_stack_level())
-        warn_few_units(what, len(rows), self.unit)
+        warn_few_units(what, len(rows), self.unit, self.test)
         names = ([f"{first} × {second}" for first, second, _ in finished.pairs] if finished.command == "agree"
                  else [first for first, _, _ in finished.pairs])
         return paired_comparisons(rows, names, test=self.test, unit=self.unit, resamples=self.resamples,

@@ -70,6 +70,11 @@ def unknown_labels(labels: Sequence[Counter], label_map: Mapping[str, str] | Non
      'only names a label no input has (after label_map): MISC (the inputs have: ORG, PER); it selects nothing']
     >>> found[1].command_line_message()
     '--only names a label no input has (after --map): MISC (the inputs have: ORG, PER); it selects nothing'
+
+    Without ``label_map`` the message does not speak of it:
+
+    >>> str(unknown_labels([Counter({"PER": 2})], None, frozenset({"MISC"}))[0])
+    'only names a label no input has: MISC (the inputs have: PER); it selects nothing'
     """
     every: Counter = Counter()
     for counts in labels:
@@ -87,7 +92,8 @@ def unknown_labels(labels: Sequence[Counter], label_map: Mapping[str, str] | Non
         if missing:
             have = sorted(label for label, count in mapped.items() if count)
             messages.append(SpanagreeWarning(
-                f"{{only}} names {_a_label(missing)} no input has (after {{label_map}}): {', '.join(missing)} (the "
+                f"{{only}} names {_a_label(missing)} no input has{' (after {label_map})' if label_map else ''}: "
+                f"{', '.join(missing)} (the "
                 f"inputs have: {_listed(have)}); {'it selects' if len(missing) == 1 else 'they select'} nothing",
                 only="only", label_map=LABEL_MAP))
     return messages

@@ -139,16 +139,16 @@ def _added_in_memory(results: list[Accumulator], *, spansets) -> Accumulator:
 def packed(document) -> tuple:
     """A document as plain tuples (:func:`unpacked` rebuilds it)."""
     return (document.id, document.text, document.source, document.tokens_from_text,
-            [(span.fragments, span.label, span.source, span.attributes) for span in document.spans])
+            [(span.fragments, span.label, span.source, span.attributes) for span in document.spans], document.tags)
 
 
 def unpacked(values: tuple):
     """:func:`packed`'s document rebuilt (the spans were checked when read: :meth:`Span.trusted`)."""
     from ..span import Document, Span
 
-    doc_id, text, source, tokens_from_text, spans = values
+    doc_id, text, source, tokens_from_text, spans, tags = values
     return Document(doc_id, text, [Span.trusted(doc_id, fragments, label, where, attributes)
-                                   for fragments, label, where, attributes in spans], source, tokens_from_text)
+                                   for fragments, label, where, attributes in spans], source, tokens_from_text, tags)
 
 
 def folder_listings(inputs, format, format_options=None) -> list | None:
