@@ -91,8 +91,10 @@ def recognise_gate(path: Path, head: bytes | None) -> bool:
     whose first ``.xml`` file is one."""
     if head is not None:
         tag = root_tag(head)
-        if tag is None and len(head) == HEAD_BYTES:  # a long prolog: read on (a regular file: detection's)
-            try:
+        if tag is None and len(head) == HEAD_BYTES:  # a long prolog: read on (a regular file only:
+            try:                                     # a pipe's bytes are the reader's, never read twice)
+                if not stat.S_ISREG(os.stat(path).st_mode):
+                    return False
                 with open(path, "rb") as file:
                     tag = root_tag_in(file, PROLOG_BYTES)
             except OSError:
