@@ -180,14 +180,3 @@ def test_conll_tags_as_written(tmp_path):
     assert result.extras["chance"]["pairs"][0]["cohen_kappa"] == pytest.approx(cohen_kappa_score(*written))
     mapped = score(str(iob2), str(iob1), chance=True, chance_categories="tag", label_map={"ORG": "ORG"})
     assert mapped.extras["chance"]["categories"] == ["B-ORG", "B-PER", "I-PER", "O"]
-
-
-def test_the_report_leaves_document_figures_out(demo):
-    """The HTML report's summary shows no per-document token figures: they are not computed for it."""
-    from spanagree.report.view import view_of
-
-    result = agree([str(demo / p) for p in CONLL[:2]], chance=True, chance_categories="tag", report=True)
-    assert result.chance_of is not None and result.chance_of("1")["tokens"] > 0
-    view = view_of(result)
-    assert all("chance" not in entry for entry in view.summary["by_document"].values())
-    assert all("chance" in entry for entry in result.to_dict(by_document=True)["by_document"].values())
