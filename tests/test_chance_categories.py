@@ -180,3 +180,16 @@ def test_conll_tags_as_written(tmp_path):
     assert result.extras["chance"]["pairs"][0]["cohen_kappa"] == pytest.approx(cohen_kappa_score(*written))
     mapped = score(str(iob2), str(iob1), chance=True, chance_categories="tag", label_map={"ORG": "ORG"})
     assert mapped.extras["chance"]["categories"] == ["B-ORG", "B-PER", "I-PER", "O"]
+
+
+def test_the_report_embeds_the_document_figures_too(demo, tmp_path, capsys):
+    """The HTML report embeds the JSON output as ``--output json --by document`` gives it: each
+    document's token figures included."""
+    page = tmp_path / "agree.html"
+    code, out, _ = run(capsys, "agree", *(demo / p for p in CONLL[:2]), "--chance", "--chance-categories", "tag",
+                       "--by", "document", "--output", "json", "--report", page)
+    assert code == 0
+    shown = json.loads(out)
+    assert all("chance" in entry for entry in shown["by_document"].values())
+    text = page.read_text(encoding="utf-8")
+    assert text.count('"chance":') >= len(shown["by_document"]) + 1
