@@ -182,12 +182,14 @@ def test_conll_tags_as_written(tmp_path):
     assert mapped.extras["chance"]["categories"] == ["B-ORG", "B-PER", "I-PER", "O"]
 
 
-def test_the_report_leaves_document_figures_out(demo):
-    """The HTML report's summary shows no per-document token figures: they are not computed for it."""
-    from spanagree.report.view import view_of
-
-    result = agree([str(demo / p) for p in CONLL[:2]], chance=True, chance_categories="tag", report=True)
-    assert result.chance_of is not None and result.chance_of("1")["tokens"] > 0
-    view = view_of(result)
-    assert all("chance" not in entry for entry in view.summary["by_document"].values())
-    assert all("chance" in entry for entry in result.to_dict(by_document=True)["by_document"].values())
+def test_the_report_embeds_the_document_figures_too(demo, tmp_path, capsys):
+    """The HTML report embeds the JSON output as ``--output json --by document`` gives it: each
+    document's token figures included."""
+    page = tmp_path / "agree.html"
+    code, out, _ = run(capsys, "agree", *(demo / p for p in CONLL[:2]), "--chance", "--chance-categories", "tag",
+                       "--by", "document", "--output", "json", "--report", page)
+    assert code == 0
+    shown = json.loads(out)
+    assert all("chance" in entry for entry in shown["by_document"].values())
+    text = page.read_text(encoding="utf-8")
+    assert text.count('"chance":') >= len(shown["by_document"]) + 1

@@ -13,6 +13,7 @@ import io
 import os
 import re
 import stat
+import weakref
 from pathlib import Path
 from typing import Callable
 
@@ -124,6 +125,7 @@ class SharedPipe:
     def __init__(self, path: str):
         self.path = path
         self.file = open(path, "rb", buffering=0)
+        weakref.finalize(self, self.file.close)  # (closed at exit too: an endless device never ends)
         self.head = b""
         self.ended = False
 

@@ -150,10 +150,10 @@ def header(result) -> dict:
             "documents": len(result.documents), "match": result.rule.boundary, "labels": result.rule.labels}
 
 
-def with_chance(entry: dict, result, doc_id: str, wanted: bool = True) -> dict:
+def with_chance(entry: dict, result, doc_id: str) -> dict:
     """A ``by_document`` entry with the document's token-level figures as ``"chance"`` when the
-    run had ``chance`` (:attr:`spanagree.agreement.Agreement.chance_of`) and they are ``wanted``."""
-    chance_of = getattr(result, "chance_of", None) if wanted else None
+    run had ``chance`` (:attr:`spanagree.agreement.Agreement.chance_of`)."""
+    chance_of = getattr(result, "chance_of", None)
     if chance_of is not None:
         figures = chance_of(doc_id)
         if figures is not None:
@@ -161,10 +161,8 @@ def with_chance(entry: dict, result, doc_id: str, wanted: bool = True) -> dict:
     return entry
 
 
-def agreement_document(result, *, by_document: bool = False, lazy: bool = False, document_chance: bool = True) -> dict:
-    """``agree --output json``: see the ``agree`` schema (``lazy``: ``by_document`` as a :class:`LazyMap`;
-    ``document_chance=False``: its entries without their token-level figures, which the HTML
-    report does not show)."""
+def agreement_document(result, *, by_document: bool = False, lazy: bool = False) -> dict:
+    """``agree --output json``: see the ``agree`` schema (``lazy``: ``by_document`` as a :class:`LazyMap`)."""
     mean = result.mean
     pooled = result.pooled
     document = {
@@ -188,7 +186,7 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False,
 
         def entry(d):
             on = result.pairs_on(d)
-            found = with_chance(pairs_summary([p for p, _ in on], [c for _, c in on]), result, d, document_chance)
+            found = with_chance(pairs_summary([p for p, _ in on], [c for _, c in on]), result, d)
             if gamma is not None:
                 found["gamma"] = gamma[d]
             return found
@@ -203,11 +201,9 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False,
     return document
 
 
-def score_document(result, *, by_document: bool = False, with_header: bool = True, lazy: bool = False,
-                   document_chance: bool = True) -> dict:
+def score_document(result, *, by_document: bool = False, with_header: bool = True, lazy: bool = False) -> dict:
     """``score --output json`` of one prediction (``with_header=False``: an entry of several;
-    ``lazy``: ``by_document`` as a :class:`LazyMap`; ``document_chance``: as in
-    :func:`agreement_document`)."""
+    ``lazy``: ``by_document`` as a :class:`LazyMap`)."""
     beta = result.beta
     support = score_support(result)
     document = {"spanagree": __version__, "options": result.options} if with_header else {}
@@ -232,24 +228,21 @@ def score_document(result, *, by_document: bool = False, with_header: bool = Tru
         counts = result.pair.by_document
         if lazy:
             document["by_document"] = LazyMap(list(counts), lambda d: with_chance(counts_dict(counts[d], beta=beta),
-                                                                                  result, d, document_chance))
+                                                                                  result, d))
         else:
-            document["by_document"] = {d: with_chance(counts_dict(c, beta=beta), result, d, document_chance)
-                                       for d, c in counts.items()}
+            document["by_document"] = {d: with_chance(counts_dict(c, beta=beta), result, d) for d, c in counts.items()}
         document["by_document_summary"] = {key: summary_of(value(key, c.a, c.b, c.c) for c in counts.values())
                                            for key in AVERAGED_RATES}
     document.update(result.extras)
     return document
 
 
-def scores_document(results: list, *, by_document: bool = False, lazy: bool = False,
-                    document_chance: bool = True) -> dict:
+def scores_document(results: list, *, by_document: bool = False, lazy: bool = False) -> dict:
     """``score --output json``: one prediction's document, or several under ``predictions``."""
     if len(results) == 1:
-        return score_document(results[0], by_document=by_document, lazy=lazy, document_chance=document_chance)
+        return score_document(results[0], by_document=by_document, lazy=lazy)
     first = results[0]
-    predictions = [score_document(r, by_document=by_document, with_header=False, lazy=lazy,
-                                  document_chance=document_chance) for r in results]
+    predictions = [score_document(r, by_document=by_document, with_header=False, lazy=lazy) for r in results]
     for entry, rank in zip(predictions, ranks([r.counts.as_dict()["f1"] for r in results])):
         entry["rank"] = rank
     document = {"spanagree": __version__, "options": first.options, "gold": first.gold, "predictions": predictions}

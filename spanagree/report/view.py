@@ -636,7 +636,7 @@ def missing_spool(spools: list, call: str) -> None:
 def agreement_view(result, limit: int | None = None) -> ReportView:
     """``agree``: every pair of annotators; the second of a pair plays the reference."""
     missing_spool([result.spool], "agree")
-    summary = agreement_document(result, by_document=True, lazy=True, document_chance=False)
+    summary = agreement_document(result, by_document=True, lazy=True)
     names = list(result.annotators)
     index = {name: k for k, name in enumerate(names)}
     comparisons = [Comparison(index[p.first], index[p.second], f"{p.first} × {p.second}") for p in result.pairs]
@@ -702,7 +702,7 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
 def scores_view(results: list, limit: int | None = None) -> ReportView:
     """``score``: each prediction against the gold (annotator 0)."""
     missing_spool([r.spool for r in results], "score")
-    summary = scores_document(results, by_document=True, lazy=True, document_chance=False)
+    summary = scores_document(results, by_document=True, lazy=True)
     predictions = summary.get("predictions") or [summary]
     first = results[0]
     names = [first.gold, *(r.prediction for r in results)]
