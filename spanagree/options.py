@@ -47,6 +47,9 @@ class RunOptions:
     document_key
         How the copies of a document are paired: by ``"id"`` or by ``"text"``
         (:mod:`spanagree.pipeline.document_key`).
+    strings, strings_case, strings_fuzzy
+        How ``score`` compares string predictions without offsets: placed in the gold's text,
+        as bags, or recovered (:mod:`spanagree.placing`).
     analyses
         Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
     record
@@ -91,6 +94,9 @@ class RunOptions:
     beta: float = 1.0
     documents: str = "common"
     document_key: str = "id"
+    strings: str = "place"
+    strings_case: str = "exact"
+    strings_fuzzy: float | None = None
     analyses: tuple = ()
     record: Mapping | None = field(default=None, repr=False)
 
