@@ -24,8 +24,13 @@ Three ways (``strings``, ``--strings``; docs/strings.md):
     one partner, ``y[s, p, ·]`` at most ``x[s, p]``; the credit is maximised first, then (a
     second program holding the credit at its optimum) the strings placed, preferring positions
     where a gold span is (same boundaries, then overlapping), so that a string earning nothing
-    is still shown where it most nearly fits. A document in which no position is shared and no
-    string has more than one is placed without a program.
+    is still shown where it most nearly fits. The program is solved for each independent part of
+    a document (strings that share a position or may pair with one gold span); a string alone
+    in its part simply takes its best position (the most credit, then those preferences, then
+    the first), which is that part's optimum, and a part in which every pair earns 1 and
+    positions and gold spans pair one to one (``match="exact"`` always, unless the gold repeats
+    a span) is an assignment of strings to positions
+    (:func:`scipy.optimize.linear_sum_assignment`), optimal too.
 
     A string found nowhere is **unaligned** (counted: the model's hallucination); one whose every
     occurrence is taken by other copies (predictions are never de-duplicated: a string listed
@@ -281,16 +286,118 @@ def _recovered(span: Span, text: str, view: Normalised, case: str, result: Place
 
 def _chosen(doc_id, strings, candidates, fixed, golds, rule, label_map) -> list[tuple[int, int] | None]:
     """Each string's position (or ``None``), maximising the alignment's credit (the module's
-    documentation: a MILP unless no position is shared and no string has a choice)."""
+    documentation). The strings fall into independent parts — strings joined when they share a
+    position or may pair with one gold span, with the spans given with offsets that may pair
+    with it too —, each solved on its own: a lone string takes its best position (the most
+    credit, then the preferences), the others a MILP."""
     users: dict[tuple[int, int], int] = {}
     for positions in candidates:
         for position in positions:
             users[position] = users.get(position, 0) + 1
-    if all(len(positions) <= 1 for positions in candidates) and all(n == 1 for n in users.values()):
-        return [positions[0] if positions else None for positions in candidates]
+    if not golds and all(n == 1 for n in users.values()):  # nothing to earn, nothing shared
+        return [_preferred(doc_id, positions, golds) for positions in candidates]
     labels = [label_map.get(s.label, s.label) for s in strings]
-    fixed_labelled = [f.relabel(label_map[f.label]) if f.label in label_map else f for f in fixed]
-    return _solved(doc_id, labels, candidates, fixed_labelled, golds, rule)
+    fixed = [f.relabel(label_map[f.label]) if f.label in label_map else f for f in fixed]
+    parent: dict = {}
+
+    def find(node):
+        while parent.setdefault(node, node) != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
+    def join(a, b):
+        parent[find(a)] = find(b)
+
+    credits: dict[tuple[int, tuple[int, int]], list[tuple[int, float]]] = {}
+    for k, positions in enumerate(candidates):
+        find(("s", k))
+        for position in positions:
+            join(("s", k), ("p", position))
+            span = Span.trusted(doc_id, (position,), labels[k])
+            for g, gold in enumerate(golds):
+                if gold.start < position[1] and position[0] < gold.end:
+                    credit = rule.credit(span, gold)
+                    if credit > 0:
+                        credits.setdefault((k, position), []).append((g, credit))
+                        join(("s", k), ("g", g))
+    for f, span in enumerate(fixed):
+        for g, gold in enumerate(golds):
+            if gold.start < span.end and span.start < gold.end and rule.credit(span, gold) > 0:
+                join(("f", f), ("g", g))
+    parts: dict = {}
+    for node in list(parent):
+        parts.setdefault(find(node), []).append(node)
+    chosen: list[tuple[int, int] | None] = [None] * len(candidates)
+    for nodes in parts.values():
+        members = sorted(n[1] for n in nodes if n[0] == "s")
+        if not members:
+            continue
+        tied = sorted(n[1] for n in nodes if n[0] == "f")
+        if len(members) == 1 and not tied:
+            k = members[0]
+            chosen[k] = _preferred(doc_id, candidates[k], golds, credits, k)
+            continue
+        part_golds = sorted(n[1] for n in nodes if n[0] == "g")
+        if not tied:
+            assigned = _assigned(members, candidates, credits, golds)
+            if assigned is not None:
+                for k, position in assigned.items():
+                    chosen[k] = position
+                continue
+        solved = _solved(doc_id, [labels[k] for k in members], [candidates[k] for k in members],
+                         [fixed[f] for f in tied], [golds[g] for g in part_golds], rule)
+        for k, position in zip(members, solved):
+            chosen[k] = position
+    return chosen
+
+
+def _assigned(members: list[int], candidates, credits, golds) -> dict | None:
+    """The part's strings placed by an assignment of strings to positions, when that is the
+    whole problem: every pair earns 1, each position may pair with one gold span at most, and
+    each gold span with one position at most (then a position's string takes its gold span, and
+    the credit is the positions' own: :func:`scipy.optimize.linear_sum_assignment` on credit
+    weighted above :func:`_preference` is optimal). ``None`` when the part is not so."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
+    positions = sorted({p for k in members for p in candidates[k]})
+    gold_of: dict[tuple[int, int], int] = {}
+    for k in members:
+        for position in candidates[k]:
+            for g, credit in credits.get((k, position), ()):
+                if credit != 1.0 or gold_of.setdefault(position, g) != g:
+                    return None
+    if len(set(gold_of.values())) != len(gold_of):
+        return None
+    column = {p: j for j, p in enumerate(positions)}
+    weight = 2.0 * (1.5 * len(members) + 1)  # one credit is worth more than every preference
+    matrix = np.zeros((len(members), len(positions)))
+    for i, k in enumerate(members):
+        for position in candidates[k]:
+            earned = 1.0 if credits.get((k, position)) else 0.0
+            matrix[i, column[position]] = weight * earned + _preference(position, golds) - 1e-9 * position[0]
+    rows, columns = linear_sum_assignment(matrix, maximize=True)
+    return {members[i]: positions[j] for i, j in zip(rows, columns) if matrix[i, j] > 0}
+
+
+def _preference(position: tuple[int, int], golds: list[Span]) -> float:
+    """What placing a string at ``position`` is worth besides its credit: 1, and 0.5 more where a
+    gold span has its boundaries, 0.25 more where one overlaps it."""
+    if any(g.fragments == (position,) for g in golds):
+        return 1.5
+    if any(g.start < position[1] and position[0] < g.end for g in golds):
+        return 1.25
+    return 1.0
+
+
+def _preferred(doc_id, positions, golds, credits=None, k=None) -> tuple[int, int] | None:
+    """A lone string's position: the most credit with one gold span, then :func:`_preference`,
+    then the first."""
+    if not positions:
+        return None
+    return max(positions, key=lambda p: (max((c for _, c in (credits or {}).get((k, p), ())), default=0.0),
+                                         _preference(p, golds), -p[0], -p[1]))
 
 
 def _solved(doc_id, labels, candidates, fixed, golds, rule) -> list[tuple[int, int] | None]:
@@ -356,10 +463,7 @@ def _solved(doc_id, labels, candidates, fixed, golds, rule) -> list[tuple[int, i
     preference = np.zeros(len(columns))
     for k, column in enumerate(columns):
         if column[0] == "x":
-            span = Span.trusted(doc_id, (column[2],), labels[column[1]])
-            same = any(g.fragments == span.fragments for g in golds)
-            near = any(g.start < span.end and span.start < g.end for g in golds)
-            preference[k] = 1.0 + (0.5 if same else 0.25 if near else 0.0)
+            preference[k] = _preference(column[2], golds)
     constraints.append(LinearConstraint(credit.reshape(1, -1), best - 1e-7 * max(1.0, best), np.inf))
     second = milp(-preference, constraints=constraints, integrality=integrality, bounds=bounds)
     solution = second.x if second.success else first.x
