@@ -54,6 +54,7 @@ Three ways (``strings``, ``--strings``; docs/strings.md):
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -506,8 +507,10 @@ def placed_inputs(inputs: list, names: list[str], options, command: str) -> Plac
     holding = [holds_strings(item, options.format) for item in inputs]
     if command != "score":
         if any(holding):
-            name = names[holding.index(True)]
-            raise UsageError(f"{name} holds string predictions without offsets: they are scored against a gold "
+            k = holding.index(True)
+            item = inputs[k]
+            where = os.fspath(item) if isinstance(item, (str, os.PathLike)) else getattr(item, "path", None) or names[k]
+            raise UsageError(f"{where} holds string predictions without offsets: they are scored against a gold "
                              "(spanagree score GOLD PRED), not compared by " + command)
         return Placing(inputs)
     if mode == "place" and not any(holding[1:]) and not holding[0]:

@@ -268,7 +268,7 @@ def test_recover_moves_offsets_that_miss_their_text(tmp_path, capsys):
 
 def test_strings_are_refused_where_they_cannot_go(files, tmp_path):
     gold, llm = files
-    with pytest.raises(UsageError, match="llm holds string predictions without offsets: they are scored"):
+    with pytest.raises(UsageError, match="llm.jsonl holds string predictions without offsets: they are scored"):
         from spanagree import agree
 
         agree([gold, llm])
