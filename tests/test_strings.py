@@ -353,3 +353,18 @@ def test_conll2003_strings_scored_against_conllpp(shared_corpora, tmp_path):
         warnings.simplefilter("ignore", SpanagreeWarning)
         assert score(gold_path, one, match="overlap").pair.by_document[doc_id].a == 1
         assert score(gold_path, one, match="exact").pair.by_document[doc_id].a == 0
+
+
+def test_records_carrying_their_text_pair_by_text_and_place_under_jobs(files, tmp_path, capsys):
+    gold, llm = files
+    renamed = tmp_path / "renamed.jsonl"
+    renamed.write_text('{"id": "task-9", "text": "New York General Hospital treated Bo.", "entities": '
+                       '[{"text": "Bo", "label": "PER"}, {"text": "Zed", "label": "PER"}]}\n'
+                       '{"id": "task-3", "text": "Ana took aspirin and Ana took ibuprofen.", "entities": '
+                       '[{"text": "Ana", "label": "PER"}]}\n', encoding="utf-8")
+    keyed = run_json(capsys, "score", gold, renamed, "--document-key", "text", "--output", "json", "--by", "document")
+    assert (keyed["a"], keyed["b"], keyed["c"]) == (2, 1, 4) and keyed["strings"]["unaligned"] == 1
+    assert list(keyed["by_document"]) == ["d1", "d2"]
+    one = run_json(capsys, "score", gold, llm, "--output", "json", "--match", "overlap")
+    two = run_json(capsys, "score", gold, llm, "--output", "json", "--match", "overlap", "--jobs", "2")
+    assert {k: v for k, v in one.items() if k != "options"} == {k: v for k, v in two.items() if k != "options"}
