@@ -257,7 +257,8 @@ def place_document(doc_id: str, strings: list[Predicted], fixed: list[Span], gol
     golds = [g.relabel(label_map[g.label]) if g.label in label_map else g for g in gold.spans]
     if only is not None:
         golds = [g for g in golds if g.label in only]
-    chosen = _chosen(doc_id, kept, candidates, fixed, golds, rule, label_map)
+    counted = [f for f in fixed if only is None or label_map.get(f.label, f.label) in only]  # the others go
+    chosen = _chosen(doc_id, kept, candidates, counted, golds, rule, label_map)
     result.spans = list(fixed)
     for predicted, position in zip(kept, chosen):
         if position is None:
