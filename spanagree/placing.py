@@ -546,6 +546,9 @@ def placed_inputs(inputs: list, names: list[str], options, command: str) -> Plac
             if reference is None:  # not scored (the warning is score's)
                 documents[doc_id] = (list(document.spans), [], 0)
                 continue
+            if reference.text is None and not strings:  # nothing to place: its spans as they are
+                documents[doc_id] = (list(document.spans), [], 0)
+                continue
             if reference.text is None:
                 raise FormatError(getattr(stream, "path", None) or prediction.name,
                                   f"document {doc_id!r}: the gold has no text to place strings in; compare them "
@@ -618,7 +621,7 @@ def _placed_set(prediction: SpanSet, documents: dict, gold: SpanSet, suffixes: d
     for doc_id, (spans, leftover, at) in documents.items():
         reference = gold.documents.get(doc_id)
         source = prediction.documents[doc_id].source
-        if reference is None:
+        if reference is None or reference.text is None:
             placed.documents[doc_id] = Document(doc_id, prediction.documents[doc_id].text, spans, source)
             continue
         spans = list(spans)
