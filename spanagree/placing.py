@@ -224,7 +224,7 @@ def place_document(doc_id: str, strings: list[Predicted], fixed: list[Span], gol
     >>> placed = place_document("d", [Predicted("Ana", "PER"), Predicted("Ana", "PER"), Predicted("Ana", "PER"),
     ...                               Predicted("Zed", "PER")], [], gold, MatchRule("overlap"))
     >>> sorted(s.fragments for s in placed.spans), [p.text for p in placed.leftover]
-    [(((0, 3),), ((8, 11),)], ['Ana', 'Zed']
+    ([((0, 3),), ((8, 11),)], ['Ana', 'Zed'])
     >>> placed.unaligned, placed.ambiguous
     (1, 3)
     """
