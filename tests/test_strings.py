@@ -90,6 +90,13 @@ def test_a_json_list_of_records_is_told_apart_from_label_studio(tmp_path):
     assert read(offsets, "strings").documents["d1"].spans[0].fragments == ((0, 2),)
 
 
+def test_the_recogniser_declines_what_nests_too_deeply(tmp_path):
+    """Regression: a JSONL record nested 100,000 levels deep made the recogniser raise RecursionError."""
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"id": "d", "text": "Ana", "meta": ' + "[" * 100_000 + "]" * 100_000 + ', "spans": []}\n')
+    assert detect_format(deep) == "jsonl"
+
+
 @pytest.mark.parametrize("content, message", [
     ('{"id": "d1", "entities": [{"text": "Bo"}]}\n', r"llm.jsonl:1: entity 1: no label"),
     ('{"id": "d1", "entities": [{"label": "PER"}]}\n', r"llm.jsonl:1: entity 1: no text .* and no offsets"),

@@ -123,8 +123,8 @@ def recognise_strings(path: Path, head: bytes | None) -> bool:
             return False
         try:
             record, at = decoder.raw_decode(text, at)
-        except ValueError:
-            return False  # the head ends inside the record, or it is not JSON
+        except (ValueError, RecursionError):
+            return False  # the head ends inside the record, it is not JSON, or it nests too deeply
         found = is_strings_record(record)
         if found is not None:
             return found
