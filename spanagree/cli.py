@@ -96,6 +96,21 @@ def add_gamma_options(parser: argparse.ArgumentParser) -> None:
                             "(pygamma's precision_level; default: exactly --gamma-samples)")
 
 
+def add_strings_options(parser: argparse.ArgumentParser) -> None:
+    """``--strings``, ``--strings-case``, ``--strings-fuzzy``: how ``score`` compares predictions of
+    strings without offsets (:mod:`spanagree.placing`, docs/strings.md)."""
+    from .placing import STRINGS_CASES, STRINGS_MODES
+
+    parser.add_argument("--strings", choices=STRINGS_MODES, default="place",
+                        help="predictions of strings without offsets: place each where in the gold's text it earns "
+                             "the most credit (default), also recover spans whose offsets miss their own text, or "
+                             "compare per-document bags of (text, label)")
+    parser.add_argument("--strings-case", choices=STRINGS_CASES, default="exact",
+                        help="compare the strings' case exactly (default) or ignore it")
+    parser.add_argument("--strings-fuzzy", type=float, default=None, metavar="T",
+                        help="also place a string on a run of words within this normalised edit distance (0 to 1)")
+
+
 def names_list(value: str) -> list[str]:
     """``A,B`` as a list of names (none empty)."""
     names = [name.strip() for name in value.split(",")]
@@ -264,6 +279,7 @@ def build_parser() -> Parser:
     score.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
     add_listing_options(score)
     add_document_key(score)  # last: a new key of the JSON's options goes after the others
+    add_strings_options(score)  # after it: the options' keys strings, strings_case, strings_fuzzy
 
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
                                 description="Merge annotators by voting; list what needs adjudication "
@@ -437,7 +453,9 @@ def command_score(args) -> str:
     check_common(args)
     check_listing_outputs(args, [args.gold_path, *args.preds])
     check_report(args, [args.gold_path, *args.preds], others=[args.errors, args.plots])
-    results = score_with(args.gold_path, args.preds, run_options(args, beta=args.beta, pairing=args.pairing),
+    results = score_with(args.gold_path, args.preds, run_options(args, beta=args.beta, pairing=args.pairing,
+                                                                 strings=args.strings, strings_case=args.strings_case,
+                                                                 strings_fuzzy=args.strings_fuzzy),
                          gold_name=args.gold)
     if not isinstance(results, list):
         results = [results]

@@ -51,6 +51,9 @@ class RunOptions:
         (:mod:`spanagree.pipeline.document_key`).
     gamma, gamma_alpha, gamma_beta, gamma_delta_empty, gamma_sampler, gamma_samples, gamma_precision
         Mathet et al.'s γ and its settings (:mod:`spanagree.measures.gamma`; ``seed`` seeds its samples).
+    strings, strings_case, strings_fuzzy
+        How ``score`` compares string predictions without offsets: placed in the gold's text,
+        as bags, or recovered (:mod:`spanagree.placing`).
     analyses
         Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
     record
@@ -98,6 +101,9 @@ class RunOptions:
     beta: float = 1.0
     documents: str = "common"
     document_key: str = "id"
+    strings: str = "place"
+    strings_case: str = "exact"
+    strings_fuzzy: float | None = None
     analyses: tuple = ()
     gamma: bool = False
     gamma_alpha: float = 1.0

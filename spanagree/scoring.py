@@ -189,7 +189,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           context: int = CONTEXT, report: bool | str = False, compare: bool = False, test: str = "randomization",
           unit: str = "document", resamples: int = 10_000,
           progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0, analyses=(),
-          document_key: str = "id", pairing: str = "optimal") -> Score | list[Score]:
+          document_key: str = "id", pairing: str = "optimal", strings: str = "place", strings_case: str = "exact",
+          strings_fuzzy: float | None = None) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -260,6 +261,14 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         How the copies of a document are paired: by their ids (default), or by their texts when
         tools gave them other ids (each takes the gold's id for the same text;
         :mod:`spanagree.pipeline.document_key`).
+    strings, strings_case, strings_fuzzy
+        How predictions of strings without offsets (a prompted model's answers) are scored:
+        ``"place"`` (each string put where in the gold's text it earns the most credit),
+        ``"recover"`` (and spans whose offsets miss their own text moved to its nearest
+        occurrence) or ``"bag"`` (per-document multisets of (text, label)); their case compared
+        ``"exact"`` or ``"ignore"``d; ``strings_fuzzy``, a normalised edit distance up to which a
+        run of words counts as an occurrence. The result's ``extras["strings"]`` counts them
+        (:mod:`spanagree.placing`, docs/strings.md).
     report : bool or path
         Keep every document's text, spans and classified spans for the HTML report, spooled to a
         temporary file while comparing; write it with :meth:`Score.write_report`, or
@@ -292,7 +301,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                          format=format, format_options=format_options, record=options, annotators=annotators,
                          context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
                          progress=progress, scheduler=scheduler, scheduler_timeout=scheduler_timeout,
-                         analyses=tuple(analyses), document_key=document_key)
+                         analyses=tuple(analyses), document_key=document_key, strings=strings,
+                         strings_case=strings_case, strings_fuzzy=strings_fuzzy)
     return score_with(gold, pred, options, gold_name=gold_name)
 
 
@@ -325,6 +335,8 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
                           left_out, None, options=options.record, match=options.match, labels=options.labels,
                           only=only, label_map=label_map, align_whitespace=options.align_whitespace,
                           align_text=options.align_text, chance_categories=options.chance_categories)
+        if ran.strings is not None:
+            result.extras["strings"] = ran.strings[p - 1]
         aligned = aligned_texts(group.texts, scored)
         if aligned is not None:
             result.extras["aligned_texts"] = aligned
@@ -370,6 +382,9 @@ class ScoreCommand:
         check_categories(options.chance_categories)
         check_jobs(options.jobs)
         check_context(options.context)
+        from .placing import check_strings_options
+
+        check_strings_options(options.strings, options.strings_case, options.strings_fuzzy)
 
     def expanded(self, inputs: list, options: RunOptions) -> list:
         if self.gold_name is not None:

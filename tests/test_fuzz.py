@@ -250,6 +250,9 @@ def commands(fmt: str, case: int, copy: Path, out: Path) -> list[list[str]]:
     to = targets[case % len(targets)]
     dest = out / ("converted" if FORMATS[to].writes_to_folder else f"converted.{to}")
     runs = [["convert", str(copy), "--from", fmt, "--to", to, "--out", str(dest)]]
+    if FORMATS[fmt].strings:  # string predictions: only scored, against a gold with texts (convert refuses them)
+        gold = str(DEMO / "jsonl" / "ann1.jsonl")
+        return runs + [["score", gold, str(copy), "--errors", str(out / "errors.csv")]]
     if case % 3 == 0:
         original = str(sample(fmt))
         runs.append(["agree", str(copy), original, "--format", fmt])

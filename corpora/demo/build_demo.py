@@ -359,6 +359,17 @@ def write_jsonl(corpus, name: str) -> None:
     (HERE / "jsonl" / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8", newline="")
 
 
+def write_strings(corpus, name: str) -> None:
+    """``strings/annN.jsonl``: annotator ``name``'s flat spans as a prompted model answers, each
+    span's text and label, no offsets and no text (spanagree's strings format)."""
+    lines = []
+    for doc_id, text, flat in corpus:
+        entities = [{"text": text[s:e], "label": label} for ((s, e),), label in flat[name]]
+        lines.append(json.dumps({"id": doc_id, "entities": entities}, ensure_ascii=False))
+    (HERE / "strings").mkdir(exist_ok=True)
+    (HERE / "strings" / f"{name}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8", newline="")
+
+
 def utf16_offset(text: str, offset: int) -> int:
     """A code-point offset as Java (and GATE) count it: in UTF-16 units."""
     return offset + sum(1 for ch in text[:offset] if ord(ch) > 0xFFFF)
@@ -610,6 +621,7 @@ def main() -> None:
         write_xml(flat, name)
         write_conll(flat, name)
         write_jsonl(flat, name)
+    write_strings(flat, "ann2")
     write_docbin(flat)
     for name in ANNOTATORS:
         n_all = sum(len(spans[name]) for _, _, spans in corpus)

@@ -92,8 +92,13 @@ PREDICTION = "prediction"
 
 @FORMAT.provides("recogniser")
 def recognise_labelstudio(path: Path, head: bytes | None) -> bool:
-    """A ``.json`` file holding a JSON list (a JSONL file's records are objects)."""
-    return head is not None and path.suffix.lower() == ".json" and _LIST.match(head) is not None
+    """A ``.json`` file holding a JSON list (a JSONL file's records are objects), unless its records
+    are string predictions (entities without offsets, no ``data``: :mod:`spanagree.formats.strings`)."""
+    if head is None or path.suffix.lower() != ".json" or _LIST.match(head) is None:
+        return False
+    from .strings import recognise_strings
+
+    return not recognise_strings(path, head)
 
 
 class _Export:

@@ -215,6 +215,10 @@ class Format:
         ``list_<name>`` lists the span set ``stream_<name>`` chooses, and its
         ``annotators_<name>`` takes ``share_out=`` (what shares out the work of finding the span
         sets: :func:`~spanagree.formats.container_streams`).
+    strings : bool
+        Its documents hold strings without positions (a prompted model's answers,
+        :class:`~spanagree.placing.StringsDocument`): ``score`` places them in the gold's text
+        before comparing (:mod:`spanagree.placing`); ``agree``, ``merge`` and ``convert`` refuse them.
     tokens : bool
         Its documents come with their tokens (``Document.tokens_from_text``: the
         whitespace-separated pieces of the text, as CoNLL's): ``agree --chance`` counts them
@@ -244,6 +248,7 @@ class Format:
     splits: bool = False
     folder_shards: bool = False
     tokens: bool = False
+    strings: bool = False
     _functions: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -487,6 +492,10 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
                        "curation its own",
            module="spanagree.formats.inception", extensions=(".zip",), folder_precedence=9,
            options=_XMI_OPTIONS + _WEBANNO_OPTIONS, container=True, recognises=True, writable=False),
+    Format(name="strings", title="Strings",
+           description="string predictions (a .jsonl or .json of records whose entities have a text and a label "
+                       "but no offsets, as language models answer): placed in the gold's text by score",
+           module="spanagree.formats.strings", folder_precedence=9, recognises=True, writable=False, strings=True),
 )}
 
 

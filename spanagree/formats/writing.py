@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..collector import collector_paused
-from ..errors import UsageError, find_stack_level
+from ..errors import FormatError, UsageError, find_stack_level
 from ..span import Document, SpanSet
 from .files import written_or_removed
 from .reading import read
@@ -176,6 +176,9 @@ def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source
         raise UsageError("lang and spacy_model exclude each other (the pipeline has its own language)")
     with collector_paused(freeze=True):  # what is read lives until the process ends
         spanset = read(path, source_format, annotator=annotator, **options)
+    if declares(spanset.format, "strings"):
+        raise FormatError(path, "string predictions have no offsets to write: score them against a gold "
+                                "(spanagree score GOLD PRED)")
     if tokenize:
         from .retokenize import conll_shaped
 

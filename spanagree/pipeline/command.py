@@ -15,7 +15,8 @@ compositions of it.
 5. give the reading's warnings, or raise its first error.
 
 With ``document_key="text"`` the copies of a document are paired by their texts
-(:mod:`.document_key`) instead of their ids.
+(:mod:`.document_key`) instead of their ids. String predictions without offsets are then placed
+on the gold's documents (:mod:`spanagree.placing`; ``score`` only).
 
 What the command makes of the accumulator (its result, the documents left out, the warnings about
 figures) stays the command's; the analyses finish themselves into the result
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import UsageError
+from ..placing import placed_inputs
 from . import expand_inputs, run
 from .accumulator import Accumulator
 from .analyses import Analysis, Finished, Plan, analyses_for
@@ -63,6 +65,8 @@ class Ran:
     accumulator: Accumulator
     analyses: list = field(default_factory=list)
     folders: dict = field(default_factory=dict)
+    #: Per prediction, the JSON's ``strings`` figures (:mod:`spanagree.placing`); ``None``: no strings.
+    strings: list | None = None
 
     @property
     def names(self) -> list[str]:
@@ -91,11 +95,12 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
             plan.folders = dict(folders)
             analyses = analyses_for(options, plan) if layouts is not None else []
             comparison = command.comparison(plan, layouts, analyses, folders, client, options)
-            accumulator = run(keyed(inputs, plan.names, options), plan.names, groups, comparison, scheduler=client,
+            placing = placed_inputs(keyed(inputs, plan.names, options), plan.names, options, command.name)
+            accumulator = run(placing.inputs, plan.names, groups, comparison, scheduler=client,
                               count_labels=count_labels, **options.reading())
     accumulator.raise_reading_error()
     accumulator.replay_reading()
-    return Ran(inputs, plan, accumulator, analyses, folders)
+    return Ran(inputs, plan, accumulator, analyses, folders, placing.figures)
 
 
 def keyed(inputs: list, names: list[str], options) -> list:

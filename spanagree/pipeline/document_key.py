@@ -19,6 +19,7 @@ share the reading out.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from typing import Iterator, Sequence
 
@@ -96,7 +97,7 @@ def _renamed(stream: DocumentStream, name: str, ids_of: dict[bytes, str], refere
             yield document
             continue
         spans = [Span.trusted(new, span.fragments, span.label, span.source, span.attributes) for span in document.spans]
-        yield Document(new, document.text, spans, document.source, document.tokens_from_text)
+        yield dataclasses.replace(document, id=new, spans=spans)  # a subclass's own fields kept (strings)
 
 
 def _same_text(source: str, first: str, second: str) -> FormatError:
