@@ -127,8 +127,8 @@ def test_the_capabilities_the_rest_of_spanagree_asks_for():
     assert [name for name, fmt in FORMATS.items() if fmt.written_in_parts()] == ["brat", "xml", "conll", "jsonl"]
     assert [name for name, fmt in FORMATS.items() if fmt.document_counter() is not None] == ["brat", "conll", "jsonl"]
     assert [name for name, fmt in FORMATS.items() if fmt.document_names() is not None] == ["conll"]
-    assert path_options() == ("xmi_typesystem",)
-    assert [option.keyword for option, _ in registered_options() if option.path] == ["xmi_typesystem"]
+    assert path_options() == ("doccano_labels", "xmi_typesystem")
+    assert [option.keyword for option, _ in registered_options() if option.path] == ["doccano_labels", "xmi_typesystem"]
     assert declares("conll", "tokens") and not declares("jsonl", "tokens") and not declares("nosuch", "tokens")
 
 

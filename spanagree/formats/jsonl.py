@@ -11,6 +11,14 @@ Reading
 * **doccano** exports are read too: ``"label": [[s, e, l], ...]`` and
   ``"entities": [{"start_offset": s, "end_offset": e, "label": l}, ...]`` (used when there is no
   ``"spans"``). A record with none of the three keys has no spans.
+* A **doccano multi-user export** (a collaborative project: ``"annotations": [{"label": 21,
+  "start_offset": 0, "end_offset": 3, "user": 3}, ...]``) is a container: one annotator per
+  user, named by the user id (:func:`doccano_users`); every record is a document of every user
+  (one who marked nothing in it has no spans there). Labels are doccano's label ids unless its
+  label list is given (``doccano_labels``, ``--doccano-labels FILE``: ids read as names).
+* A record whose spans are under a key the reader does not know — a list of entries with
+  ``start``, ``end``, ``label`` or the like — is never read as nothing in silence: the span
+  set's notes count such records by key.
 * **Document id** = the record's ``"id"`` (a string, or an integer written as a string), else
   Prodigy's ``"_input_hash"``, else its 1-based line number. An id seen twice is an error.
 * **Prodigy**: a record answered ``"reject"`` or ``"ignore"`` is not an annotation: it is left out
@@ -77,7 +85,7 @@ _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def read_jsonl(path, *, name: str | None = None) -> SpanSet:
+def read_jsonl(path, *, name: str | None = None, doccano_labels: str | None = None) -> SpanSet:
     """Read a JSON-lines file as one annotator's :class:`SpanSet` (:func:`stream_jsonl`, collected).
 
     Parameters
@@ -86,6 +94,8 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
         A ``.jsonl`` file.
     name : str, optional
         The span set's name; default the file name without extension.
+    doccano_labels : path, optional
+        doccano's label list, as in :func:`stream_jsonl`.
 
     Returns
     -------
@@ -111,12 +121,13 @@ def read_jsonl(path, *, name: str | None = None) -> SpanSet:
     >>> [(s.doc, s.fragments, s.label) for s in spans]
     [('d1', ((0, 3),), 'PER'), ('d1', ((8, 10), (14, 19)), 'PER'), ('2', ((0, 2),), 'PER')]
     """
-    return collect(stream_jsonl(path, name=name))
+    return collect(stream_jsonl(path, name=name, doccano_labels=doccano_labels))
 
 
 @FORMAT.provides("streamer")
 def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
-                 annotator: str | None = None, part: FilePart | None = None) -> DocumentStream:
+                 annotator: str | None = None, part: FilePart | None = None,
+                 doccano_labels: str | None = None) -> DocumentStream:
     """A JSON-lines file's documents, each record read and checked when the stream gets to it.
 
     The reader proper (:func:`read_jsonl` collects it). The file is tried (opened and closed)
@@ -136,7 +147,11 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
         The longest line read, in bytes (default 64 MiB); a longer one is an error.
     annotator : str, optional
         Read only this annotator's records (Prodigy's ``_annotator_id``, named as
-        :func:`annotators_jsonl` names it); the file stem names the records without one.
+        :func:`annotators_jsonl` names it; the file stem names the records without one), or, in
+        a doccano multi-user export, this user's annotations (the user id as text).
+    doccano_labels : path, optional
+        doccano's exported label list (``[{"id": 21, "text": "PER", ...}, ...]``): a doccano
+        label id is read as its text; without it the id is the label.
     part : FilePart, optional
         Read only these bytes of the file (lines from one record's to another's, see
         :func:`document_starts_jsonl`), as the whole file reads them (lines numbered on from
@@ -166,6 +181,19 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
     """
     path_str = os.fspath(path)
     open_file(path_str, "JSONL").close()
+    labels = doccano_label_names(doccano_labels)
+    users = doccano_users(path_str) if part is None else None
+    if users:
+        if annotator is None and len(users) > 1:
+            raise UsageError(f"{path_str} holds the annotations of {len(users)} doccano users ({', '.join(users)}); "
+                             "choose one with {option}", option="annotator", flag="--annotators")
+        user = annotator if annotator is not None else users[0]
+        if user not in users:
+            raise UsageError(f"{path_str} holds no annotator {user!r}; it holds: {', '.join(users)}",
+                             option="annotators", flag="--annotators")
+        stream = DocumentStream(name or user, "jsonl", iter(()))
+        stream.documents = _documents(path_str, max_record_bytes, stream.notes, user=user, labels=labels)
+        return stream
     wanted = None
     if annotator is not None:
         ids = annotator_ids(path_str)
@@ -180,8 +208,71 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
     if name is None:
         name = default_name(path_str)
     stream = DocumentStream(name, "jsonl", iter(()))
-    stream.documents = _documents(path_str, max_record_bytes, stream.notes, wanted, part=part)
+    stream.documents = _documents(path_str, max_record_bytes, stream.notes, wanted, part=part, labels=labels)
     return stream
+
+
+# doccano's collaborative projects export each record's annotations with their user:
+# {"id", "text", "annotations": [{"label": 21, "start_offset": 0, "end_offset": 3, "user": 3}, ...]}.
+_DOCCANO_KEY = b'"annotations"'
+
+
+def doccano_users(path: str) -> list[str]:
+    """The users of a doccano multi-user export, as text, in order of first appearance (``[]``
+    for a file that is not one: no record has an ``"annotations"`` list of entries with a
+    ``"user"``). Only the lines whose bytes hold ``"annotations"`` are parsed.
+
+    Raises
+    ------
+    FormatError
+        A ``"user"`` that is not an integer or a string, naming the file and line.
+    """
+    found: dict[str, None] = {}
+    with open_file(path, "JSONL") as file:
+        for lineno, line in enumerate(file, 1):
+            if _DOCCANO_KEY not in line:
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # the reader reports it, with json's words
+            entries = record.get("annotations") if type(record) is dict else None
+            if type(entries) is not list:
+                continue
+            for entry in entries:
+                if type(entry) is dict and "user" in entry:
+                    found.setdefault(_doccano_user(entry["user"], path, lineno), None)
+    return list(found)
+
+
+def _doccano_user(user, path: str, lineno: int) -> str:
+    if type(user) is int or (type(user) is str and user):
+        return str(user)
+    raise FormatError(path, f'a doccano annotation\'s "user" must be an integer or a string, got {_shown(user)}',
+                      lineno)
+
+
+def doccano_label_names(path) -> dict[str, str] | None:
+    """doccano's exported label list (``[{"id": 21, "text": "PER"}, ...]``, a JSON file) as
+    ``{"21": "PER"}``; ``None`` without a path.
+
+    Raises
+    ------
+    FormatError
+        Not such a list (naming the file).
+    """
+    if path is None:
+        return None
+    path = os.fspath(path)
+    with open_file(path, "doccano label list") as file:
+        try:
+            entries = json.loads(file.read())
+        except (ValueError, UnicodeDecodeError) as error:
+            raise FormatError(path, f"not a doccano label list: not JSON ({error})") from None
+    if type(entries) is not list or not all(type(e) is dict and type(e.get("id")) in (int, str)
+                                            and type(e.get("text")) is str and e["text"] for e in entries):
+        raise FormatError(path, 'not a doccano label list: expected [{"id": 21, "text": "PER", ...}, ...]')
+    return {str(entry["id"]): entry["text"] for entry in entries}
 
 
 #: Prodigy's answers that are not annotations: their records are left out (and counted in a note).
@@ -339,26 +430,39 @@ def annotator_names(path: str, ids: list[str | None]) -> list[str]:
 
 
 @FORMAT.provides("annotators")
-def annotators_jsonl(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> list[DocumentStream]:
-    """One stream per annotator of a JSONL file: Prodigy's ``_annotator_id`` splits a file into
+def annotators_jsonl(path, *, max_record_bytes: int = MAX_RECORD_BYTES,
+                     doccano_labels: str | None = None) -> list[DocumentStream]:
+    """One stream per annotator of a JSONL file: a doccano multi-user export's users (each
+    named by its user id; every record is a document of every user, with that user's
+    annotations: :func:`doccano_users`), or Prodigy's ``_annotator_id`` splitting a file into
     annotators (named by :func:`annotator_names`, in order of first appearance; the records
-    without an id first, named by the file stem); a file without ``_annotator_id`` is one stream
-    named by its stem. Nothing is read but the scan (:func:`annotator_ids`)."""
+    without an id first, named by the file stem); a file without either is one stream named by
+    its stem. Nothing is read but the scan."""
     path_str = os.fspath(path)
+    labels = doccano_label_names(doccano_labels)
+    users = doccano_users(path_str)
+    if users:
+        streams = []
+        for user in users:
+            stream = DocumentStream(user, "jsonl", iter(()))
+            stream.documents = _documents(path_str, max_record_bytes, stream.notes, user=user, labels=labels)
+            streams.append(stream)
+        return streams
     ids = annotator_ids(path_str)
     if ids == [None]:
-        return [stream_jsonl(path_str, max_record_bytes=max_record_bytes)]
+        return [stream_jsonl(path_str, max_record_bytes=max_record_bytes, doccano_labels=doccano_labels)]
     streams = []
     for identifier, name in zip(ids, annotator_names(path_str, ids)):
         stream = DocumentStream(name, "jsonl", iter(()),
                                 aliases=(identifier,) if identifier is not None and identifier != name else ())
-        stream.documents = _documents(path_str, max_record_bytes, stream.notes, identifier, True)
+        stream.documents = _documents(path_str, max_record_bytes, stream.notes, identifier, True, labels=labels)
         streams.append(stream)
     return streams
 
 
 def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = None, wanted: str | None = None,
-               split: bool = False, part: FilePart | None = None, fast: bool = True) -> Iterator[Document]:
+               split: bool = False, part: FilePart | None = None, fast: bool = True, user: str | None = None,
+               labels: dict[str, str] | None = None) -> Iterator[Document]:
     """Each record's document in file order, read one line at a time: the reader's loop.
 
     Lines are split on ``\\n`` only and decoded one by one (a bad byte names its line); a line
@@ -383,6 +487,7 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
     """
     if wanted is not None:
         split = True
+    reading = _Reading(user, labels)
     left_out = 0
     loads, decode_error, fast_loads = json.loads, json.JSONDecodeError, orjson.loads
     shallow = sys.getrecursionlimit() // 2 if fast else -1
@@ -410,7 +515,7 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
             if raw.count(b"[") + raw.count(b"{") <= shallow:
                 try:
                     record = fast_loads(raw if raw[0] != 0xEF else line)  # 0xEF: a byte-order mark's first
-                    document = _record_document(record, path, lineno, split, wanted)
+                    document = _record_document(record, path, lineno, split, wanted, reading)
                 except Exception:  # json's record gives the outcome: the same error, or what orjson reads otherwise
                     document = _MISSING
             if document is _MISSING:
@@ -425,7 +530,7 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
                     raise FormatError(path, f"nested deeper than Python's recursion limit "
                                       f"({sys.getrecursionlimit():,} levels, less what is already in use)",
                                       lineno) from None
-                document = _record_document(record, path, lineno, split, wanted)
+                document = _record_document(record, path, lineno, split, wanted, reading)
             if document is None:
                 continue
             if document is _LEFT_OUT:
@@ -446,13 +551,51 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
         raise FormatError(path, "empty file: no JSON record in it")
     if left_out and notes is not None:
         notes.append(_left_out(left_out))
+    if notes is not None:
+        notes.extend(reading.notes())
 
 
 #: What :func:`_record_document` returns for a record answered reject or ignore.
 _LEFT_OUT = object()
 
 
-def _record_document(record, path: str, lineno: int, split: bool, wanted: str | None):
+class _Reading:
+    """What one stream's records share beyond their lines: the doccano user it reads (``None``:
+    every annotation), the label names (doccano's label list), and what it met and did not read:
+    the records holding annotation-like lists under keys the reader does not know (key → count),
+    and whether doccano label ids were read without their names."""
+
+    __slots__ = ("user", "labels", "unread", "label_ids")
+
+    def __init__(self, user: str | None = None, labels: dict[str, str] | None = None):
+        self.user, self.labels = user, labels
+        self.unread: dict[str, int] = {}
+        self.label_ids = False
+
+    def notes(self) -> list[str]:
+        found = [f'{count} record{"s" if count != 1 else ""} hold{"" if count != 1 else "s"} a list under "{key}" that '
+                 "looks like annotations but is not read as spans (their spans are not counted: convert them to "
+                 '"spans": [{"start", "end", "label"}])' for key, count in self.unread.items()]
+        if self.label_ids:
+            found.append("doccano labels read as their ids (give doccano's label list, --doccano-labels FILE, to read their "
+                         "names)")
+        return found
+
+
+#: Keys of entries that make a list look like annotations (the safety net of :class:`_Reading`).
+_ANNOTATION_KEYS = frozenset({"start", "end", "start_offset", "end_offset", "begin", "offset", "startOffset",
+                              "endOffset", "label", "labels"})
+
+
+def _unread_lists(record: dict, reading: _Reading) -> None:
+    """Counts the record's lists of annotation-like entries that no known key holds."""
+    for key, value in record.items():
+        if (type(value) is list and value and type(value[0]) is dict and not _ANNOTATION_KEYS.isdisjoint(value[0])
+                and key not in _SPAN_KEYS):
+            reading.unread[key] = reading.unread.get(key, 0) + 1
+
+
+def _record_document(record, path: str, lineno: int, split: bool, wanted: str | None, reading: _Reading):
     """A decoded line's document; ``None`` for a record of another annotator (with ``split``),
     :data:`_LEFT_OUT` for one answered reject or ignore."""
     if type(record) is not dict:
@@ -466,7 +609,7 @@ def _record_document(record, path: str, lineno: int, split: bool, wanted: str | 
                           lineno)
     if answer in NOT_ANNOTATIONS:
         return _LEFT_OUT
-    return _document(record, path, lineno)
+    return _document(record, path, lineno, reading)
 
 
 def _left_out(left_out: int) -> str:
@@ -590,7 +733,7 @@ def _invalid_json(path: str, line: str, lineno: int, error: json.JSONDecodeError
     return FormatError(path, f"invalid JSON: {error.msg} (column {error.colno})", lineno)
 
 
-def _document(record: dict, path: str, lineno: int) -> Document:
+def _document(record: dict, path: str, lineno: int, reading: _Reading | None = None) -> Document:
     """One record's document, every span checked; its spans share one :class:`Source`."""
     text = record.get("text", _MISSING)
     if text is _MISSING:
@@ -616,9 +759,47 @@ def _document(record: dict, path: str, lineno: int) -> Document:
         spans = _doccano_entities(record["entities"], doc_id, n, source, path, lineno)
     elif "label" in record:
         spans = _doccano_labels(record["label"], doc_id, n, source, path, lineno)
+    elif "annotations" in record and type(record["annotations"]) is list and reading is not None and (
+            not record["annotations"] or type(record["annotations"][0]) is not dict
+            or "start_offset" in record["annotations"][0]):
+        spans = _doccano_annotations(record["annotations"], doc_id, n, source, path, lineno, reading)
     else:
         spans = []
+        if reading is not None:
+            _unread_lists(record, reading)
     return Document(doc_id, text, spans, path)
+
+
+#: The keys a record's spans are read from.
+_SPAN_KEYS = frozenset({"spans", "entities", "label", "annotations"})
+
+
+def _doccano_annotations(entries: list, doc_id: str, n: int | None, source: Source, path: str, lineno: int,
+                         reading: _Reading) -> list[Span]:
+    """The spans of a doccano multi-user export's ``"annotations": [{"label", "start_offset",
+    "end_offset", "user"}, ...]``: those of ``reading.user`` (every one when ``None``), each
+    label an id read as its name when the label list is given."""
+    spans = []
+    for number, entry in enumerate(entries, 1):
+        if type(entry) is not dict:
+            raise FormatError(path, f'annotation {number}: expected {{"label", "start_offset", "end_offset", '
+                              f'"user"}}, got {_shown(entry)}', lineno)
+        if reading.user is not None and "user" in entry and _doccano_user(entry["user"], path, lineno) != reading.user:
+            continue
+        fragments = _fragment(entry.get("start_offset"), entry.get("end_offset"), n, path, lineno, number,
+                              keys=("start_offset", "end_offset"))
+        label = entry.get("label")
+        if type(label) is int:
+            if reading.labels is None:
+                reading.label_ids = True
+                label = str(label)
+            elif str(label) not in reading.labels:
+                raise FormatError(path, f"annotation {number}: label id {label} is not in doccano's label list",
+                                  lineno)
+            else:
+                label = reading.labels[str(label)]
+        spans.append(_trusted(doc_id, fragments, _label(label, path, lineno, number), source))
+    return spans
 
 
 def _spans(entries, doc_id: str, n: int | None, source: Source, path: str, lineno: int) -> list[Span]:

@@ -39,7 +39,8 @@ class FormatOption:
     keyword : str
         The keyword of ``stream_<format>``/``read_<format>`` and/or ``write_<format>``, named
         ``<format>_<option>`` (``xml_label_attr``); also the attribute of the parsed arguments.
-        One exception, kept for its users: CoNLL's ``scheme``.
+        Two exceptions: CoNLL's ``scheme``, kept for its users, and JSONL's ``doccano_labels``,
+        named after the tool whose exports it reads.
     help : str
         The command line's help text, without the format's name (``"XML: "`` is put before it).
     metavar : str, optional
@@ -455,7 +456,10 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format(name="jsonl", title="JSONL",
            description="JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
            module="spanagree.formats.jsonl", extensions=(".jsonl", ".json", ".ndjson"), folder_extensions=(".jsonl",),
-           folder_precedence=3, container=True, splits=True),
+           folder_precedence=3, container=True, splits=True, options=(
+               FormatOption("doccano_labels", "doccano's exported label list (JSON): the label ids of a doccano "
+                            "multi-user export read as their names", metavar="FILE", path=True),
+           )),
     Format(name="gate", title="GATE",
            description="GATE XML (a GateDocument file or a folder of them): each annotation set an annotator",
            module="spanagree.formats.gate", folder_precedence=9, options=(
