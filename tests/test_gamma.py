@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from spanagree import agree
 from spanagree.cli import main
@@ -180,6 +180,8 @@ unit = st.tuples(st.integers(0, 24), st.integers(1, 8), st.sampled_from("AB"))
 @settings(max_examples=60)
 @given(st.lists(st.lists(unit, max_size=3), min_size=2, max_size=3), st.sampled_from([0.5, 1.0, 3.0]),
        st.sampled_from([0.0, 1.0, 2.0]))
+# two partitions of one least disorder, 3 and 4 unitary alignments, that no split of one tuple relates
+@example([[(16, 8, "B")], [(24, 8, "B")], [(10, 8, "A"), (16, 2, "A"), (23, 2, "A")]], 3.0, 2.0)
 def test_the_best_alignment_is_the_least_disorder_of_every_partition(annotators, alpha, beta):
     continuum = Continuum([[(float(s), float(s + n), label) for s, n, label in own] for own in annotators])
     if continuum.total == 0:

@@ -434,9 +434,11 @@ def _set_partition(links, costs: np.ndarray, width: np.ndarray, single: float, c
 
     The linear relaxation of every component is solved at once (HiGHS); a component whose
     solution is integral has its optimum (the relaxation is a lower bound); the others are
-    solved again as one mixed-integer program (HiGHS, no optimality gap); where some candidate
-    costs just what its units alone do, a second program keeps that least cost and takes the
-    fewest unitary alignments."""
+    solved again as one mixed-integer program (HiGHS, no optimality gap). Partitions of the same
+    least cost may differ in their number of columns (a pair and a unit alone against three
+    units alone and a pair elsewhere), so a second program keeps that least cost (the costs add
+    up over the components, so one bound on their sum keeps each at its least) and takes the
+    fewest columns: its relaxation, or, where that is fractional, its integer program."""
     from scipy.optimize import linprog
 
     covered = np.asarray(links.sum(axis=1)).ravel() > 0
@@ -447,19 +449,20 @@ def _set_partition(links, costs: np.ndarray, width: np.ndarray, single: float, c
     if relaxed.x is None:  # cannot happen: every unit alone is a partition
         raise RuntimeError(f"no best alignment found: {relaxed.message}")
     fractional = np.minimum(relaxed.x, 1 - relaxed.x) > 1e-9
-    ties = (width >= 2) & (costs == single * width)
-    unsure = np.isin(component, component[fractional | ties])
+    unsure = np.isin(component, component[fractional])
     chosen[~unsure] = relaxed.x[~unsure] > 0.5
     if unsure.any():
         columns = np.nonzero(unsure)[0]
         part = matrix[:, columns]
         part = part[np.asarray(part.sum(axis=1)).ravel() > 0]
-        best = _integer_partition(part, scaled[columns])
-        if ties[columns].any():
-            least = float(scaled[columns][best].sum())
-            best = _integer_partition(part, np.ones(len(columns)), (scaled[columns], least + 1e-9 * max(1.0, least)))
-        chosen[columns[best]] = True
-    return chosen
+        chosen[columns[_integer_partition(part, scaled[columns])]] = True
+    least = float(scaled[chosen].sum())
+    bound = least + 1e-9 * max(1.0, least)
+    fewest = linprog(np.ones(len(costs)), A_ub=scaled.reshape(1, -1), b_ub=[bound], A_eq=matrix,
+                     b_eq=np.ones(matrix.shape[0]), bounds=(0, 1), method="highs")
+    if fewest.x is not None and not (np.minimum(fewest.x, 1 - fewest.x) > 1e-9).any():
+        return fewest.x > 0.5
+    return _integer_partition(matrix, np.ones(len(costs)), (scaled, bound))
 
 
 def _integer_partition(matrix, objective: np.ndarray, at_most=None) -> np.ndarray:
