@@ -98,8 +98,8 @@ def add_gamma_options(parser: argparse.ArgumentParser) -> None:
 
 def add_strings_options(parser: argparse.ArgumentParser) -> None:
     """``--strings``, ``--strings-case``, ``--strings-fuzzy``: how ``score`` compares predictions of
-    strings without offsets (:mod:`spanagree.placing`, docs/strings.md)."""
-    from .placing import STRINGS_CASES, STRINGS_MODES
+    strings without offsets (:mod:`spanagree.pipeline.placing`, docs/strings.md)."""
+    from .pipeline.placing import STRINGS_CASES, STRINGS_MODES
 
     parser.add_argument("--strings", choices=STRINGS_MODES, default="place",
                         help="predictions of strings without offsets: place each where in the gold's text it earns "

@@ -53,7 +53,7 @@ class RunOptions:
         Mathet et al.'s γ and its settings (:mod:`spanagree.measures.gamma`; ``seed`` seeds its samples).
     strings, strings_case, strings_fuzzy
         How ``score`` compares string predictions without offsets: placed in the gold's text,
-        as bags, or recovered (:mod:`spanagree.placing`).
+        as bags, or recovered (:mod:`spanagree.pipeline.placing`).
     analyses
         Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
     record

@@ -268,7 +268,7 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         occurrence) or ``"bag"`` (per-document multisets of (text, label)); their case compared
         ``"exact"`` or ``"ignore"``d; ``strings_fuzzy``, a normalised edit distance up to which a
         run of words counts as an occurrence. The result's ``extras["strings"]`` counts them
-        (:mod:`spanagree.placing`, docs/strings.md).
+        (:mod:`spanagree.pipeline.placing`, docs/strings.md).
     report : bool or path
         Keep every document's text, spans and classified spans for the HTML report, spooled to a
         temporary file while comparing; write it with :meth:`Score.write_report`, or
@@ -382,7 +382,7 @@ class ScoreCommand:
         check_categories(options.chance_categories)
         check_jobs(options.jobs)
         check_context(options.context)
-        from .placing import check_strings_options
+        from .pipeline.placing import check_strings_options
 
         check_strings_options(options.strings, options.strings_case, options.strings_fuzzy)
 

@@ -467,3 +467,21 @@ def context_of(text: str | None, spans, size: int = CONTEXT) -> tuple[str | None
     spans = [span for span in spans if span is not None]
     start, end = min(span.start for span in spans), max(span.end for span in spans)
     return text[max(start - size, 0):start], text[end:end + size]
+
+
+@dataclass(frozen=True, slots=True)
+class Predicted:
+    """One predicted string: its text and label, where it was read; no position."""
+
+    text: str
+    label: str
+    source: Source | None = field(default=None, compare=False)
+
+
+@dataclass(slots=True, repr=False)
+class StringsDocument(Document):
+    """A document of string predictions: the :class:`Predicted` strings (``strings``) besides
+    the spans given with offsets (``spans``, a given text kept in their ``attributes`` as
+    ``("text", ...)``)."""
+
+    strings: list = field(default_factory=list)

@@ -23,7 +23,8 @@ from spanagree.cli import main
 from spanagree.errors import FormatError, SpanagreeWarning, UsageError
 from spanagree.formats import detect_format, read
 from spanagree.match import MatchRule, align
-from spanagree.placing import Predicted, normalised, occurrences, place_document, string_key
+from spanagree.pipeline.placing import normalised, occurrences, place_document, string_key
+from spanagree.span import Predicted
 from spanagree.span import Document, Span, SpanSet
 
 from conftest import DEMO
@@ -254,9 +255,9 @@ def test_bag_takes_a_gold_of_strings_and_labels_pair_first():
 
 
 def _strings(doc_id, items, text=None):
-    from spanagree.placing import StringsDocument
+    from spanagree.span import StringsDocument
 
-    return StringsDocument(doc_id, text, [], None, False, [Predicted(t, label) for t, label in items])
+    return StringsDocument(doc_id, text, [], strings=[Predicted(t, label) for t, label in items])
 
 
 def test_recover_moves_offsets_that_miss_their_text(tmp_path, capsys):

@@ -218,8 +218,8 @@ class Format:
         sets: :func:`~spanagree.formats.container_streams`).
     strings : bool
         Its documents hold strings without positions (a prompted model's answers,
-        :class:`~spanagree.placing.StringsDocument`): ``score`` places them in the gold's text
-        before comparing (:mod:`spanagree.placing`); ``agree``, ``merge`` and ``convert`` refuse them.
+        :class:`~spanagree.span.StringsDocument`): ``score`` places them in the gold's text
+        before comparing (:mod:`spanagree.pipeline.placing`); ``agree``, ``merge`` and ``convert`` refuse them.
     tokens : bool
         Its documents come with their tokens (``Document.tokens_from_text``: the
         whitespace-separated pieces of the text, as CoNLL's): ``agree --chance`` counts them

@@ -20,8 +20,8 @@ A file of **JSON lines** (one record per line) or a **JSON list** of records (a 
   string listed twice is two predictions.
 * An entity **with offsets** (``start`` and ``end``, or doccano's ``start_offset`` and
   ``end_offset``) is an ordinary span (half-open code-point offsets, as JSONL's), its text, when
-  given, kept beside it for ``--strings recover``; the others are :class:`~spanagree.placing.Predicted`
-  strings, whose positions :mod:`spanagree.placing` chooses in the gold's text.
+  given, kept beside it for ``--strings recover``; the others are :class:`~spanagree.span.Predicted`
+  strings, whose positions :mod:`spanagree.pipeline.placing` chooses in the gold's text.
 * **Recognised** by content (before any extension rule): a ``.json``, ``.jsonl`` or ``.ndjson``
   file whose first record with entities has entities without offsets (a text key and a label
   key, or a mapping of label to strings). A Label Studio export is a list of tasks with ``data``
@@ -43,8 +43,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import FormatError
-from ..placing import Predicted, StringsDocument
-from ..span import Source, Span
+from ..span import Predicted, Source, Span, StringsDocument
 from . import MAX_RECORD_BYTES, DocumentStream, default_name, open_file, read_bounded
 from .registry import FORMATS
 
@@ -132,7 +131,7 @@ def recognise_strings(path: Path, head: bytes | None) -> bool:
 
 def read_strings(path, *, name: str | None = None):
     """A file of string predictions as a :class:`~spanagree.span.SpanSet` of
-    :class:`~spanagree.placing.StringsDocument` (:func:`stream_strings`, collected).
+    :class:`~spanagree.span.StringsDocument` (:func:`stream_strings`, collected).
 
     Examples
     --------

@@ -16,7 +16,7 @@ compositions of it.
 
 With ``document_key="text"`` the copies of a document are paired by their texts
 (:mod:`.document_key`) instead of their ids. String predictions without offsets are then placed
-on the gold's documents (:mod:`spanagree.placing`; ``score`` only).
+on the gold's documents (:mod:`spanagree.pipeline.placing`; ``score`` only).
 
 What the command makes of the accumulator (its result, the documents left out, the warnings about
 figures) stays the command's; the analyses finish themselves into the result
@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..errors import UsageError
-from ..placing import placed_inputs
 from . import expand_inputs, run
 from .accumulator import Accumulator
 from .analyses import Analysis, Finished, Plan, analyses_for
+from .placing import placed_inputs
 
 
 class Command(Protocol):
@@ -65,7 +65,7 @@ class Ran:
     accumulator: Accumulator
     analyses: list = field(default_factory=list)
     folders: dict = field(default_factory=dict)
-    #: Per prediction, the JSON's ``strings`` figures (:mod:`spanagree.placing`); ``None``: no strings.
+    #: Per prediction, the JSON's ``strings`` figures (:mod:`spanagree.pipeline.placing`); ``None``: no strings.
     strings: list | None = None
 
     @property

@@ -60,31 +60,13 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Iterator
 
-from .errors import FormatError, UsageError, parameter
-from .span import Document, Source, Span, SpanSet
+from ..errors import FormatError, UsageError, parameter
+from ..span import Document, Predicted, Source, Span, SpanSet, StringsDocument
 
 #: The ways string predictions are scored (``strings``, ``--strings``).
 STRINGS_MODES = ("place", "bag", "recover")
 #: How their case is compared (``strings_case``, ``--strings-case``).
 STRINGS_CASES = ("exact", "ignore")
-
-
-@dataclass(frozen=True, slots=True)
-class Predicted:
-    """One predicted string: its text and label, where it was read; no position."""
-
-    text: str
-    label: str
-    source: Source | None = field(default=None, compare=False)
-
-
-@dataclass(slots=True, repr=False)
-class StringsDocument(Document):
-    """A document of string predictions: the :class:`Predicted` strings (``strings``) besides
-    the spans given with offsets (``spans``, a given text kept in their ``attributes`` as
-    ``("text", ...)``)."""
-
-    strings: list = field(default_factory=list)
 
 
 def check_strings_options(mode, case, fuzzy) -> None:
@@ -490,8 +472,8 @@ class Placing:
 
 def holds_strings(item, format: str | None) -> bool:
     """Whether an input is read as string predictions (its format declares ``strings``)."""
-    from .formats import declares
-    from .pipeline import input_format
+    from ..formats import declares
+    from . import input_format
 
     if isinstance(item, SpanSet):
         return any(isinstance(d, StringsDocument) for d in item.documents.values())
@@ -516,8 +498,8 @@ def placed_inputs(inputs: list, names: list[str], options, command: str) -> Plac
         return Placing(inputs)
     if mode == "place" and not any(holding[1:]) and not holding[0]:
         return Placing(inputs)
-    from .formats import collect
-    from .pipeline import open_inputs
+    from ..formats import collect
+    from . import open_inputs
 
     streams = open_inputs(inputs, options.format, options.format_options)
     gold = streams[0] if isinstance(streams[0], SpanSet) else collect(streams[0])
@@ -596,7 +578,7 @@ def _extended(spanset: SpanSet, suffixes: dict[str, str]) -> SpanSet:
 def _extended_stream(stream, suffixes: dict[str, str]):
     """An ordinary prediction beside string predictions: its documents' texts followed by the
     same suffixes as the gold's (read as the run gets to them)."""
-    from .formats import DocumentStream
+    from ..formats import DocumentStream
 
     if not suffixes:
         return stream
@@ -655,7 +637,7 @@ def _items(document: Document, source: str, case: str) -> list[tuple[str, str, S
 def _bags(gold: SpanSet, streams: list, names: list[str], options) -> Placing:
     """Every input's documents made bags of (text, label) on one made-up text per document
     (``strings="bag"``: the module's documentation)."""
-    from .formats import collect
+    from ..formats import collect
 
     case = options.strings_case
     label_map, only = options.selection
