@@ -240,13 +240,9 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         spaCy's sentencizer on the gold's text for ``lang``).
     jobs : int
         Compare in this many processes (the results, error items included, are identical).
-    progress : bool
-        A progress bar, as in :func:`spanagree.agree`.
-    scheduler : str or distributed.Client, optional
-        Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
-        client of yours, used as it is; docs/cluster.md).
-    scheduler_timeout : float
-        Seconds the connection to ``scheduler`` may take, handshake included (default 10).
+    progress, scheduler, scheduler_timeout
+        A progress bar; a Dask cluster to compare on, and how long connecting to it may take:
+        as in :func:`spanagree.agree`.
     format, format_options, options, annotators
         As in :func:`spanagree.agree`.
     context : int

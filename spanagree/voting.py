@@ -745,13 +745,9 @@ def vote(inputs, min_votes: int | None = None, *, match: str = "exact", labels: 
         text (:mod:`spanagree.textalign`), as :func:`spanagree.agree` does.
     jobs : int
         Vote on documents in this many processes (the result is identical).
-    progress : bool
-        A progress bar, as in :func:`spanagree.agree`.
-    scheduler : str or distributed.Client, optional
-        Compare on this Dask cluster (``"tcp://host:8786"``, checked before connecting, or a
-        client of yours, used as it is; docs/cluster.md).
-    scheduler_timeout : float
-        Seconds the connection to ``scheduler`` may take, handshake included (default 10).
+    progress, scheduler, scheduler_timeout
+        A progress bar; a Dask cluster to vote on, and how long connecting to it may take:
+        as in :func:`spanagree.agree`.
     document_key : {"id", "text"}
         How the copies of a document are paired: by their ids (default), or by their texts when
         tools gave them other ids (each takes the first input's id for the same text;

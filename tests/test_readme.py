@@ -52,9 +52,10 @@ def test_quick_start_is_two_commands_and_ci_runs_them_verbatim():
 
 
 def test_the_spanagree_command_is_cli_main():
-    """The quick start runs the ``spanagree`` script; the next test calls what that script calls."""
+    """The quick start runs the ``spanagree`` script; the next test calls what that script calls
+    (through :mod:`spanagree.console`, which only answers signals until it hands over)."""
     scripts = (ROOT / "pyproject.toml").read_text(encoding="utf-8").split("[project.scripts]", 1)[1]
-    assert scripts.split("[", 1)[0].strip() == 'spanagree = "spanagree.cli:main"'
+    assert scripts.split("[", 1)[0].strip() == 'spanagree = "spanagree.console:main"'
 
 
 def test_quick_start_output_is_what_the_demo_command_prints(capsys, monkeypatch):
