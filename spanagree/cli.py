@@ -562,8 +562,12 @@ def command_merge(args) -> str:
     kept = {every: path for every, path in ((False, args.adjudicate), (True, args.adjudicate_all)) if path}
     result = vote_with(args.paths, options, args.min_votes,
                        outputs=OutputPlan(args.to, format_options(args), kept, dest=args.out))
-    result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
-                 force=args.force, **format_options(args))
+    try:
+        result.write(args.out, args.to, adjudicate=args.adjudicate, adjudicate_all=args.adjudicate_all,
+                     force=args.force, **format_options(args))
+    except BaseException:
+        result.discard()  # nothing left behind, the spool beside the gold included
+        raise
     if args.plots:
         from .report.plots import vote_plots
 

@@ -485,6 +485,15 @@ class Vote(ListedClusters):
 
         return vote_csv(self)
 
+    def discard(self) -> None:
+        """Remove what the vote spooled (its temporary folder; on a Dask cluster, the hidden one
+        beside the gold) now, instead of when the vote is collected: the command line calls it
+        when writing fails, so that nothing is left behind. The vote's clusters cannot be read
+        after it."""
+        folder = getattr(self.clusters.store, "folder", None)
+        if hasattr(folder, "remove"):
+            folder.remove()
+
     def write(self, dest: str | os.PathLike, format: str, *, adjudicate: str | os.PathLike | None = None,
               force: bool = False, adjudicate_all: str | os.PathLike | None = None, **format_options) -> None:
         """Write the gold to ``dest`` in ``format`` and, if asked, the adjudication list
