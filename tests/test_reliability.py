@@ -149,6 +149,7 @@ def test_write_jsonl_names_the_id_or_the_label_that_cannot_be_written(tmp_path):
     ("jsonl", "1: the line is longer than 100,000 bytes"),
     ("conll", "1: the document beginning here (up to the next -DOCSTART- line) is longer than 100,000 bytes"),
     ("xml", " the file is longer than 100,000 bytes"),
+    ("strings", "1: the line is longer than 100,000 bytes"),
 ])
 def test_endless_input_ends_in_one_error(tmp_path, capsys, fmt, what):
     out = tmp_path / "z.jsonl"

@@ -182,7 +182,7 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
     path_str = os.fspath(path)
     open_file(path_str, "JSONL").close()
     labels = doccano_label_names(doccano_labels)
-    users = doccano_users(path_str) if part is None else None
+    users = doccano_users(path_str, max_record_bytes) if part is None else None
     if users:
         if annotator is None and len(users) > 1:
             raise UsageError(f"{path_str} holds the annotations of {len(users)} doccano users ({', '.join(users)}); "
@@ -217,19 +217,34 @@ def stream_jsonl(path, *, name: str | None = None, max_record_bytes: int = MAX_R
 _DOCCANO_KEY = b'"annotations"'
 
 
-def doccano_users(path: str) -> list[str]:
+def doccano_users(path: str, limit: int = MAX_RECORD_BYTES) -> list[str]:
     """The users of a doccano multi-user export, as text, in order of first appearance (``[]``
-    for a file that is not one: no record has an ``"annotations"`` list of entries with a
-    ``"user"``). Only the lines whose bytes hold ``"annotations"`` are parsed.
+    for a file that is not one: its first record holds no ``"annotations"``, or no record has an
+    ``"annotations"`` list of entries with a ``"user"``). Only the lines whose bytes hold
+    ``"annotations"`` are parsed; a file that is not regular (a pipe, a device) is never read
+    ahead (it is one span set), and a line longer than ``limit`` ends the scan (the reader
+    reports it).
 
     Raises
     ------
     FormatError
         A ``"user"`` that is not an integer or a string, naming the file and line.
     """
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return []
+    except OSError:
+        return []  # the reader reports it
     found: dict[str, None] = {}
     with open_file(path, "JSONL") as file:
-        for lineno, line in enumerate(file, 1):
+        seen_record = False
+        for lineno, line in enumerate(iter(partial(file.readline, limit + 1), b""), 1):
+            if len(line) > limit:
+                break
+            if not seen_record and line.strip():
+                seen_record = True
+                if _DOCCANO_KEY not in line:  # doccano writes "annotations" in every record
+                    return []
             if _DOCCANO_KEY not in line:
                 continue
             try:
@@ -440,7 +455,7 @@ def annotators_jsonl(path, *, max_record_bytes: int = MAX_RECORD_BYTES,
     its stem. Nothing is read but the scan."""
     path_str = os.fspath(path)
     labels = doccano_label_names(doccano_labels)
-    users = doccano_users(path_str)
+    users = doccano_users(path_str, max_record_bytes)
     if users:
         streams = []
         for user in users:

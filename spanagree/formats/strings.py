@@ -44,7 +44,7 @@ from typing import Iterator
 
 from ..errors import FormatError
 from ..span import Predicted, Source, Span, StringsDocument
-from . import MAX_RECORD_BYTES, DocumentStream, default_name, open_file, read_bounded
+from . import MAX_RECORD_BYTES, DocumentStream, default_name, open_file, read_bounded, too_large
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
@@ -175,8 +175,7 @@ def _documents(path: str, limit: int) -> Iterator[StringsDocument]:
 def _records(path: str, limit: int) -> Iterator[tuple[int, int | None, object]]:
     """``(number, line or None, record)`` of a JSON list or of JSON lines."""
     with open_file(path, "a file of string predictions") as file:
-        start = file.read(64).lstrip(b"\xef\xbb\xbf").lstrip()
-        file.seek(0)
+        start = file.peek(64)[:64].lstrip(b"\xef\xbb\xbf").lstrip()  # peeked: a pipe or a device cannot seek
         if start[:1] == b"[":
             data = read_bounded(file, path, limit, "the JSON list")
             records = _loads(data, path, None)
@@ -188,7 +187,7 @@ def _records(path: str, limit: int) -> Iterator[tuple[int, int | None, object]]:
         number = 0
         for lineno, raw in enumerate(iter(lambda: file.readline(limit + 1), b""), 1):
             if len(raw) > limit and not raw.endswith(b"\n"):
-                raise FormatError(path, f"the line is longer than {limit:,} bytes", lineno)
+                raise too_large(path, "the line", limit, lineno)
             if not raw.strip() or raw.strip() == b"\xef\xbb\xbf":
                 continue
             number += 1
