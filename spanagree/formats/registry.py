@@ -609,6 +609,6 @@ def path_options() -> tuple[str, ...]:
     Examples
     --------
     >>> path_options()
-    ('xmi_typesystem',)
+    ('doccano_labels', 'xmi_typesystem')
     """
     return tuple(option.keyword for option, _ in registered_options() if option.path)
