@@ -102,6 +102,7 @@ class Processes(int):
         from concurrent.futures.process import BrokenProcessPool
 
         from ..outputs import STOPPING, interrupted, signals_held
+        from .spool import SQLITE_LOCK
 
         if "fork" not in multiprocessing.get_all_start_methods():
             return None
@@ -120,7 +121,9 @@ class Processes(int):
                 if futures:
                     futures.append(pool.submit(_call_shared, task))
                 else:
-                    with signals_held():  # the first submit forks the workers: all of them, or none
+                    # the first submit forks the workers: all of them, or none, and none while a thread
+                    # opens or closes a spool's database (spool.SQLITE_LOCK)
+                    with signals_held(), SQLITE_LOCK:
                         futures.append(pool.submit(_call_shared, task))
             results = [future.result() for future in futures]
         except BaseException as error:

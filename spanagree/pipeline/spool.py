@@ -29,6 +29,7 @@ import os
 import shutil
 import socket
 import tempfile
+import threading
 import weakref
 from contextlib import contextmanager, nullcontext
 
@@ -40,6 +41,19 @@ _FILES = itertools.count()
 #: Each database connection's page cache: records are written and read once, in turn; a small
 #: cache keeps a run's memory flat (SQLite's default is 2 MiB a connection).
 CACHE = "cache_size=-256"
+
+#: Held around every opening and closing of a spool's database, and by a fork of ``--jobs``
+#: workers (:class:`~spanagree.pipeline.parallel.Processes`): a database closed when its spool
+#: is collected may be closed by any thread (a Dask client's, among others), and a process forked
+#: while a thread is inside SQLite's allocator inherits its mutex locked, and hangs in its first
+#: ``sqlite3.connect``.
+SQLITE_LOCK = threading.RLock()
+
+
+def _closed(connection) -> None:
+    with SQLITE_LOCK:
+        connection.close()
+
 
 #: The folders this process made, by path: a spool sent to a worker and back finds its owner again.
 _OWNERS: "weakref.WeakValueDictionary[str, SpoolFolder]" = weakref.WeakValueDictionary()
@@ -152,10 +166,11 @@ class ProcessFiles:
             self._pid = os.getpid()
             folder = getattr(self.folder, "path", self.folder)
             name = os.path.join(folder, f"{process_name()}-{next(_FILES)}.sqlite")
-            self._db = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
+            with SQLITE_LOCK:
+                self._db = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
             self._db.executescript(f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA {CACHE}; "
                                    "CREATE TABLE records (document TEXT PRIMARY KEY, record BLOB); BEGIN")
-            weakref.finalize(self, self._db.close)  # closed with the object, if not before
+            weakref.finalize(self, _closed, self._db)  # closed with the object, if not before
             self._file_number = len(self.files)
             self.files.append(name)
         self._db.execute("INSERT OR REPLACE INTO records VALUES (?, ?)", (doc_id, data))
@@ -168,7 +183,10 @@ class ProcessFiles:
         if reader is None:
             import sqlite3
 
-            reader = self._readers[os.getpid(), entry] = sqlite3.connect(self.files[entry], check_same_thread=False)
+            with SQLITE_LOCK:
+                reader = self._readers[os.getpid(), entry] = sqlite3.connect(self.files[entry],
+                                                                             check_same_thread=False)
+            weakref.finalize(self, _closed, reader)  # closed with the object, by whichever thread
             reader.execute(f"PRAGMA {CACHE}")
         return reader.execute("SELECT record FROM records WHERE document = ?", (doc_id,)).fetchone()[0]
 
@@ -206,7 +224,7 @@ class ProcessFiles:
         if self._db is not None:
             if self._db.in_transaction:
                 self._db.execute("COMMIT")
-            self._db.close()
+            _closed(self._db)
             self._db = None
 
     def __getstate__(self):
