@@ -6,19 +6,9 @@ F-beta ``(1+β²)a / ((1+β²)a + β²c + b)``.
 
 Error analysis (MUC / SemEval-2013 categories) describes every span without changing a, b, c:
 each aligned pair, and each pair found by a second alignment (overlap, labels ignored) among the
-spans left unaligned, is classified by how its two spans relate —
-
-=========================  ===================================================
-``correct``                same fragments, same label
-``partial``                overlapping, different fragments, same label
-``wrong_label``            same fragments, different label
-``wrong_label_and_boundary`` overlapping, different fragments and label
-``missed``                 a gold span with no partner
-``spurious``               a predicted span with no partner
-=========================  ===================================================
-
-A pair that the rule aligned earns credit in ``a`` (e.g. a ``partial`` pair under
-``--match partial`` earns 0.5); the residual pairs earn none (they are in b and c).
+spans left unaligned, is classified by how its two spans relate — ``correct``, ``partial``,
+``wrong_label``, ``wrong_label_and_boundary``, ``missed``, ``spurious``, as
+:mod:`spanagree.errorkinds` defines them (the one table of the kinds, with the credit each earns).
 
 The number of items of each kind, and the gold × predicted label confusion, are tallied while the
 documents are compared (:mod:`spanagree.pipeline`); the listing of every item (:attr:`Score.items`)
