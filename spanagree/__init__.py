@@ -17,7 +17,7 @@ from importlib import import_module
 from ._version import __version__
 
 _EXPORTS = {
-    "Span": "span", "SpanSet": "span", "Document": "span", "Source": "span",
+    "Span": "span", "SpanSet": "span", "Document": "span", "Source": "span", "Relation": "span",
     "Counts": "measures.counts",
     "MatchRule": "match", "align": "match", "Alignment": "match",
     "read": "formats", "write": "formats", "FORMATS": "formats",

@@ -277,6 +277,123 @@ def normalize_fragments(fragments: Iterable[tuple[int, int]]) -> Fragments:
     return tuple((s, e) for s, e in merged)
 
 
+#: Attribute keys never compared (``--attributes``): notes are free text, ``text`` is what a
+#: string prediction gave (:mod:`spanagree.formats.strings`).
+_NOT_COMPARED = ("#:",)
+#: Key prefixes that name BRAT's line kinds (attributes, the older modifiers, normalisations).
+_KIND_PREFIXES = ("A:", "M:", "N:")
+
+
+def compared_attributes(span: "Span") -> dict[str, str]:
+    """A span's attributes as compared (``attributes=``, ``match_attributes=``): public name → value.
+
+    The public name is the key without BRAT's line-kind prefix (``A:``, ``M:``, ``N:``); notes
+    (``#:``) and a string prediction's ``text`` are never compared. A name met twice keeps its
+    first value.
+
+    >>> span = Span("d", 0, 4, "Finding", attributes=(("A:Negation", "True"), ("N:Reference", "UMLS:C0011849"),
+    ...                                                 ("#:AnnotatorNotes", "check"), ("kb_id", "Q42")))
+    >>> compared_attributes(span)
+    {'Negation': 'True', 'Reference': 'UMLS:C0011849', 'kb_id': 'Q42'}
+    """
+    compared: dict[str, str] = {}
+    for key, value in span.attributes:
+        if key.startswith(_NOT_COMPARED) or key == "text":
+            continue
+        name = key[2:] if key.startswith(_KIND_PREFIXES) else key
+        compared.setdefault(name, value)
+    return compared
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A typed relation between spans of one document, or an event.
+
+    A **relation** (BRAT ``R1<TAB>Causes Arg1:T1 Arg2:T2``, an INCEpTION relation layer, a
+    Label Studio relation) has a type and its arguments, each a role and a span of the same
+    document. An **event** (BRAT ``E1<TAB>Binding:T3 Theme:T1 Theme2:T2``) also has a
+    ``trigger``, the span that names it; an argument that is itself an event is given by its
+    trigger span. Arguments are kept in the order read; a role may be repeated.
+
+    Equality is by value (type, trigger, arguments; spans by their own equality), ``source`` aside.
+
+    Parameters
+    ----------
+    type : str
+        The relation's or event's type.
+    arguments : tuple of (str, Span)
+        ``(role, span)`` pairs.
+    trigger : Span, optional
+        An event's trigger; ``None`` for a relation.
+    source : Source, optional
+        Where it was read.
+
+    Examples
+    --------
+    >>> cause, effect = Span("d", 0, 4, "Drug"), Span("d", 10, 18, "Finding")
+    >>> relation = Relation("Causes", (("Arg1", cause), ("Arg2", effect)))
+    >>> relation.spans == (cause, effect), relation.is_event
+    (True, False)
+    >>> relation.moved({cause: Span("d", 1, 5, "Drug")}).arguments[0][1]
+    Span(doc='d', fragments=((1, 5),), label='Drug')
+    """
+
+    type: str
+    arguments: tuple[tuple[str, "Span"], ...]
+    trigger: "Span | None" = None
+    source: Source | None = field(default=None, compare=False, hash=False, repr=False)
+
+    @property
+    def is_event(self) -> bool:
+        return self.trigger is not None
+
+    @property
+    def spans(self) -> tuple:
+        """The trigger (an event's) and the argument spans, in that order."""
+        spans = tuple(span for _, span in self.arguments)
+        return spans if self.trigger is None else (self.trigger, *spans)
+
+    def sort_key(self) -> tuple:
+        """Canonical order: trigger, arguments (role and span), type."""
+        trigger = () if self.trigger is None else self.trigger.sort_key()
+        return (trigger, tuple((role, span.sort_key()) for role, span in self.arguments), self.type)
+
+    def moved(self, moved: Mapping) -> "Relation":
+        """The same relation with each span that is a key of ``moved`` replaced by its value
+        (spans rebuilt with other offsets, another document id or another label)."""
+        trigger = self.trigger if self.trigger is None else moved.get(self.trigger, self.trigger)
+        arguments = tuple((role, moved.get(span, span)) for role, span in self.arguments)
+        return Relation(self.type, arguments, trigger, self.source)
+
+
+def moved_relations(relations: list, old_spans: Sequence, new_spans: Sequence, *,
+                    keep_lost: bool = True) -> list:
+    """``relations`` carried over to spans rebuilt one for one (``new_spans[i]`` is
+    ``old_spans[i]`` with other offsets, document id or label; ``None`` where a span was left
+    out). A relation one of whose spans was left out is kept as it was when ``keep_lost``
+    (it then refers to a span the document no longer has, and never matches), else dropped.
+
+    >>> a, b = Span("d", 0, 2, "X"), Span("d", 3, 5, "Y")
+    >>> relations = [Relation("R", (("Arg1", a), ("Arg2", b)))]
+    >>> moved_relations(relations, [a, b], [a, None], keep_lost=False)
+    []
+    >>> moved_relations(relations, [a, b], [Span("e", 0, 2, "X"), Span("e", 3, 5, "Y")])[0].spans[1].doc
+    'e'
+    """
+    if not relations:
+        return []
+    moved = {old: new for old, new in zip(old_spans, new_spans) if new is not None and new is not old}
+    lost = {old for old, new in zip(old_spans, new_spans) if new is None}
+    carried = []
+    for relation in relations:
+        if lost and any(span in lost for span in relation.spans):
+            if keep_lost:
+                carried.append(relation)
+            continue
+        carried.append(relation.moved(moved) if moved else relation)
+    return carried
+
+
 @dataclass(slots=True)
 class Document:
     """One document of one annotator: its id, its text (``None`` when unknown) and its spans.
@@ -291,6 +408,10 @@ class Document:
     ``tags`` (CoNLL's) holds the tags as written where they are not the IOB2 tags of the spans
     on the tokens: token index → tag (an ``I-X`` beginning a chunk, a ``S-X``; ``None`` when
     there is none). Token-level agreement over tags (``chance_categories="tag"``) counts them.
+
+    ``relations`` are the document's relations and events (:class:`Relation`), whose spans are
+    spans of :attr:`spans`. Whatever rebuilds a document's spans carries its relations over to the
+    new spans (:func:`moved_relations`).
     """
 
     id: str
@@ -299,6 +420,7 @@ class Document:
     source: str | None = None
     tokens_from_text: bool = False
     tags: dict | None = None
+    relations: list = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.spans)
@@ -428,7 +550,8 @@ class SpanSet:
         return sum(len(d.spans) for d in self.documents.values())
 
     def __eq__(self, other: object) -> bool:
-        """Same documents (ids, texts) with the same spans as multisets; the name is ignored."""
+        """Same documents (ids, texts) with the same spans and the same relations, as multisets;
+        the name is ignored."""
         if not isinstance(other, SpanSet):
             return NotImplemented
         if self.documents.keys() != other.documents.keys():
@@ -438,6 +561,9 @@ class SpanSet:
             if document.text != theirs.text:
                 return False
             if sorted(document.spans, key=Span.sort_key) != sorted(theirs.spans, key=Span.sort_key):
+                return False
+            if (document.relations or theirs.relations) and (sorted(document.relations, key=Relation.sort_key)
+                                                              != sorted(theirs.relations, key=Relation.sort_key)):
                 return False
         return True
 

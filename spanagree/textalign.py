@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from .span import Document, Span, normalize_fragments
+from .span import Document, Span, moved_relations, normalize_fragments
 
 #: Longer documents are not aligned (left out with a warning).
 MAX_CHARACTERS = 2_000_000
@@ -79,7 +79,7 @@ def onto_text(document: Document, reference: str) -> tuple[Document, int, list] 
         equal, s_start, s_end, d_start, d_end = blocks[max(bisect_right(starts, pos - 1) - 1, 0)]
         return d_start + (pos - s_start) if equal else d_end
 
-    spans, affected = [], []
+    spans, affected, placed = [], [], []
     for span in document.spans:
         fragments = []
         touched = False
@@ -92,10 +92,12 @@ def onto_text(document: Document, reference: str) -> tuple[Document, int, list] 
         if fragments:
             spans.append(Span.trusted(span.doc, normalize_fragments(fragments), span.label, span.source,
                                       span.attributes))
+        placed.append(spans[-1] if fragments else None)
         if touched:  # as the copy had it, and where it went (None: all its characters were removed)
             affected.append((span.fragments, span.label, spans[-1].fragments if fragments else None))
     tags = document.tags if document.tags and document.text.split() == reference.split() else None  # same tokens
-    return Document(document.id, reference, spans, document.source, False, tags), differing, affected
+    relations = moved_relations(document.relations, document.spans, placed, keep_lost=False)
+    return Document(document.id, reference, spans, document.source, False, tags, relations), differing, affected
 
 
 def stretches(opcodes) -> list[tuple[bool, int, int, int, int]]:

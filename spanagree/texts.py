@@ -19,7 +19,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from .errors import FormatError, SpanagreeWarning, find_stack_level, parameter
-from .span import Document, Span, SpanSet, normalize_fragments
+from .span import Document, Span, SpanSet, moved_relations, normalize_fragments
 
 
 @dataclass
@@ -207,7 +207,7 @@ def onto_reference(document: Document, reference: str, reference_positions: list
     """Map a document's spans through its non-whitespace characters onto the reference text
     (whose copy comes with its tokens when ``tokens_from_text``)."""
     own_positions = non_whitespace_positions(document.text)
-    spans = []
+    spans, placed = [], []
     for span in document.spans:
         fragments = []
         for start, end in span.fragments:
@@ -216,11 +216,14 @@ def onto_reference(document: Document, reference: str, reference_positions: list
                 fragments.append((reference_positions[first], reference_positions[last - 1] + 1))
         if fragments:
             spans.append(Span.trusted(span.doc, normalize_fragments(fragments), span.label, span.source, span.attributes))
+            placed.append(spans[-1])
         else:
+            placed.append(None)
             warnings.warn(f"{span.source or document.id}: a span covers only whitespace and is left out",
                           SpanagreeWarning, stacklevel=find_stack_level())
     tags = document.tags if document.tags and document.text.split() == reference.split() else None  # same tokens
-    return Document(document.id, reference, spans, document.source, tokens_from_text, tags)
+    return Document(document.id, reference, spans, document.source, tokens_from_text, tags,
+                    moved_relations(document.relations, document.spans, placed, keep_lost=False))
 
 
 def token_offsets(text: str) -> list[list[tuple[int, int]]]:
@@ -276,4 +279,5 @@ def onto_tokens(document: Document, reference: str) -> Document:
     for span in document.spans:
         fragments = tuple((target[start_index[s]][0], target[end_index[e]][1]) for s, e in span.fragments)
         spans.append(Span.trusted(span.doc, fragments, span.label, span.source, span.attributes))
-    return Document(document.id, reference, spans, document.source, True)
+    return Document(document.id, reference, spans, document.source, True,
+                    relations=moved_relations(document.relations, document.spans, spans))

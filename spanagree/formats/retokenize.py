@@ -28,7 +28,7 @@ import re
 from bisect import bisect_left, bisect_right
 
 from ..errors import UsageError
-from ..span import Document, Span, SpanSet
+from ..span import Document, Span, SpanSet, moved_relations
 
 _NON_SPACE = re.compile(r"\S+")
 
@@ -148,5 +148,8 @@ def _shaped(nlp, document: Document) -> tuple[Document, int]:
     new_text = "".join(parts)
     carried = [Span.trusted(document.id, tuple((new_start[s], new_end[e]) for s, e in fragments), span.label,
                             span.source, span.attributes) for span, fragments in zip(spans, trimmed)]
-    return Document(document.id, new_text, carried, document.source), left_out
+    kept = dict(zip(map(id, spans), carried))
+    relations = moved_relations(document.relations, document.spans, [kept.get(id(span)) for span in document.spans],
+                                keep_lost=False)
+    return Document(document.id, new_text, carried, document.source, relations=relations), left_out
 

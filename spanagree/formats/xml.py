@@ -116,7 +116,7 @@ from collections import Counter
 from lxml import etree
 
 from ..errors import FormatError, UsageError, parameter
-from ..span import Document, Source, Span, SpanSet
+from ..span import Document, Source, Span, SpanSet, moved_relations
 from .files import is_pipe, open_bytes
 from . import (HEAD_BYTES, MAX_RECORD_BYTES, DocumentStream, FileWriter, FolderListing, collect, listed_documents,
                natural_key, open_regular, read_bounded, read_regular, write_documents)
@@ -306,7 +306,9 @@ class XmlFolder(FolderListing):
                 sources[doc_id] = document.source
                 document.id = doc_id
                 trusted = Span.trusted
-                document.spans = [trusted(doc_id, s.fragments, s.label, s.source, s.attributes) for s in document.spans]
+                spans = [trusted(doc_id, s.fragments, s.label, s.source, s.attributes) for s in document.spans]
+                document.relations = moved_relations(document.relations, document.spans, spans)
+                document.spans = spans
                 yield document
             if reader.empty:
                 counts["skipped"] += reader.empty

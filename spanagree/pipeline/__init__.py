@@ -292,7 +292,7 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
 
     from ..errors import SpanagreeWarning
     from ..formats import declares, detect_format, get_format, open_stream
-    from ..span import Document, Span
+    from ..span import Document, Span, moved_relations
 
     def format_of(item):
         if isinstance(item, DocumentStream):
@@ -330,7 +330,7 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
     for document, doc_id in pairs:
         spans = [Span.trusted(doc_id, span.fragments, span.label, span.source, span.attributes) for span in document.spans]
         renamed.append(Document(doc_id, document.text, spans, document.source, document.tokens_from_text,
-                                document.tags))
+                                document.tags, moved_relations(document.relations, document.spans, spans)))
     return DocumentStream(stream.name, stream.format, iter(renamed), list(stream.notes))
 
 

@@ -19,7 +19,7 @@ from ..measures.counts import Counts
 from ..errors import SpanagreeWarning, UsageError, find_stack_level
 from ..match import Alignment, MatchRule, align, greedy_label_tally
 from ..slotted import Slotted
-from ..span import Document, SpanSet
+from ..span import Document, SpanSet, moved_relations
 
 EMPTY = Document("", None, [])
 
@@ -60,9 +60,15 @@ def select_labels(spanset: SpanSet, *, label_map: Mapping[str, str] | None = Non
     documents = {}
     for doc_id, document in spanset.documents.items():
         spans = [s.relabel(label_map[s.label]) if label_map and s.label in label_map else s for s in document.spans]
+        relations = document.relations
         if only:
-            spans = [s for s in spans if s.label in only]
-        documents[doc_id] = Document(document.id, document.text, spans, document.source, document.tokens_from_text)
+            spans = [s if s.label in only else None for s in spans]
+        if relations:  # those whose spans are all kept, on the relabelled spans
+            relations = moved_relations(relations, document.spans, spans, keep_lost=False)
+        if only:
+            spans = [s for s in spans if s is not None]
+        documents[doc_id] = Document(document.id, document.text, spans, document.source, document.tokens_from_text,
+                                     relations=relations)
     return SpanSet(spanset.name, documents, list(spanset.notes), spanset.format)
 
 

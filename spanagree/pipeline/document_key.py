@@ -25,7 +25,7 @@ from typing import Iterator, Sequence
 
 from ..errors import FormatError, parameter
 from ..formats import DocumentStream, collect
-from ..span import Document, Span, SpanSet
+from ..span import Document, Span, SpanSet, moved_relations
 
 #: The ways copies of a document are paired (``document_key``).
 DOCUMENT_KEYS = ("id", "text")
@@ -97,7 +97,8 @@ def _renamed(stream: DocumentStream, name: str, ids_of: dict[bytes, str], refere
             yield document
             continue
         spans = [Span.trusted(new, span.fragments, span.label, span.source, span.attributes) for span in document.spans]
-        yield dataclasses.replace(document, id=new, spans=spans)  # a subclass's own fields kept (strings)
+        yield dataclasses.replace(document, id=new, spans=spans,
+                                  relations=moved_relations(document.relations, document.spans, spans))  # a subclass's own fields kept (strings)
 
 
 def _same_text(source: str, first: str, second: str) -> FormatError:

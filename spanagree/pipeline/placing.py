@@ -570,7 +570,7 @@ def _extended(spanset: SpanSet, suffixes: dict[str, str]) -> SpanSet:
         suffix = suffixes.get(doc_id)
         if suffix and document.text is not None:
             document = Document(doc_id, document.text + suffix, list(document.spans), document.source,
-                                document.tokens_from_text)
+                                document.tokens_from_text, relations=document.relations)
         documents[doc_id] = document
     return SpanSet(spanset.name, documents, list(spanset.notes), spanset.format)
 
@@ -590,7 +590,7 @@ def _extended_stream(stream, suffixes: dict[str, str]):
             suffix = suffixes.get(document.id)
             if suffix and document.text is not None:
                 document = Document(document.id, document.text + suffix, document.spans, document.source,
-                                    document.tokens_from_text)
+                                    document.tokens_from_text, relations=document.relations)
             yield document
 
     return DocumentStream(stream.name, stream.format, documents(), stream.notes, stream.role, stream.path)

@@ -137,18 +137,33 @@ def _added_in_memory(results: list[Accumulator], *, spansets) -> Accumulator:
 
 
 def packed(document) -> tuple:
-    """A document as plain tuples (:func:`unpacked` rebuilds it)."""
+    """A document as plain tuples (:func:`unpacked` rebuilds it); a relation's spans as their
+    places in the document's spans (``-1``: a span the document does not have)."""
+    relations = ()
+    if document.relations:
+        place = {id(span): k for k, span in enumerate(document.spans)}
+        relations = [(r.type, tuple((role, place.get(id(span), -1), span) for role, span in r.arguments),
+                      None if r.trigger is None else (place.get(id(r.trigger), -1), r.trigger), r.source)
+                     for r in document.relations]
     return (document.id, document.text, document.source, document.tokens_from_text,
-            [(span.fragments, span.label, span.source, span.attributes) for span in document.spans], document.tags)
+            [(span.fragments, span.label, span.source, span.attributes) for span in document.spans], document.tags,
+            relations)
 
 
 def unpacked(values: tuple):
     """:func:`packed`'s document rebuilt (the spans were checked when read: :meth:`Span.trusted`)."""
-    from ..span import Document, Span
+    from ..span import Document, Relation, Span
 
-    doc_id, text, source, tokens_from_text, spans, tags = values
-    return Document(doc_id, text, [Span.trusted(doc_id, fragments, label, where, attributes)
-                                   for fragments, label, where, attributes in spans], source, tokens_from_text, tags)
+    doc_id, text, source, tokens_from_text, spans, tags, packed_relations = values
+    spans = [Span.trusted(doc_id, fragments, label, where, attributes)
+             for fragments, label, where, attributes in spans]
+    relations = []
+    for kind, arguments, trigger, where in packed_relations:
+        arguments = tuple((role, spans[k] if k >= 0 else span) for role, k, span in arguments)
+        if trigger is not None:
+            trigger = spans[trigger[0]] if trigger[0] >= 0 else trigger[1]
+        relations.append(Relation(kind, arguments, trigger, where))
+    return Document(doc_id, text, spans, source, tokens_from_text, tags, relations)
 
 
 def folder_listings(inputs, format, format_options=None) -> list | None:
