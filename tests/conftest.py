@@ -38,6 +38,18 @@ def demo() -> Path:
     return DEMO
 
 
+def generated(top: Path, **options) -> Path:
+    """``benchmarks/generate.py``'s corpus written under ``top`` (its keyword arguments: ``docs``,
+    ``annotators``, ``formats``, ...; quietly): the benchmark's generator, as the benchmark runs it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("generate", ROOT / "benchmarks" / "generate.py")
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    generate.generate(top, quiet=True, **options)
+    return top
+
+
 def run(capsys, *argv) -> tuple[int, str, str]:
     """``spanagree`` run in this process on ``argv`` (paths made strings): its exit code, standard
     output and standard error."""

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from spanagree.cli import main
 from spanagree.errors import FormatError, UsageError
@@ -301,3 +303,22 @@ def test_a_numbered_prediction_pairs_with_a_named_gold_by_position(tmp_path, cap
     assert [result[k] for k in "abc"] == [1, 1, 1]
     assert result["notes"] == ["pred: its 2 document(s) were cut along the gold's 2 by token position (the 3 tokens "
                                "line up one for one)"]
+
+
+# --- the scans that look for document names find what a line-by-line pattern finds ------------
+
+_LINES = st.sampled_from(["-DOCSTART- Emma", "-DOCSTART- O", "-DOCSTART-\tO", " -DOCSTART- X", "-DOCSTART- -X- -X- O",
+                          "# newdoc id = d1", "# newdoc id =", "#begin document (a); part 0", "#\tO", "# text = x",
+                          "# hipe2022:document_id = NZZ-1", "EU B-ORG", "x -DOCSTART- y", "", "#", "-DOCSTART-"])
+
+
+@given(st.lists(_LINES, max_size=12), st.sampled_from(["\n", "\r\n"]))
+def test_naming_scans_equal_the_multiline_patterns(lines, newline):
+    """``_naming_lines`` and ``_names_a_document`` try their patterns only where a line begins with
+    ``#`` or ``-DOCSTART-``: they find what scanning every line with the multiline pattern finds."""
+    from spanagree.formats import conll, resegment
+
+    data = newline.join(lines).encode()
+    expected = sorted(m.group() for m in resegment._NAMING_LINE.finditer(data))
+    assert sorted(m.group() for m in resegment._naming_lines(data)) == expected
+    assert conll._names_a_document(data) == (conll._NAMED_DOCSTART.search(data) is not None)

@@ -10,15 +10,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
 from spanagree.cli import main
 from spanagree.pipeline import parts
+from conftest import generated
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -39,14 +37,7 @@ def joined_parts(monkeypatch, small_shards):
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     """30 generated documents, three annotators, in BRAT and in CoNLL."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import generate
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    top = tmp_path_factory.mktemp("corpus")
-    generate.generate(top, docs=30, annotators=3, formats=("brat", "conll"), quiet=True)
-    return top
+    return generated(tmp_path_factory.mktemp("corpus"), docs=30, annotators=3, formats=("brat", "conll"))
 
 
 def refused_at_the_end(folder) -> list:

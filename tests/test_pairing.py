@@ -10,7 +10,6 @@ Pictures use character offsets, half-open ``[start, end)``.
 from __future__ import annotations
 
 import json
-import sys
 import warnings
 from pathlib import Path
 
@@ -22,9 +21,9 @@ from spanagree import read, score
 from spanagree.errors import SpanagreeWarning, UsageError
 from spanagree.match import PAIRINGS, MatchRule, align
 from spanagree.span import Span
+from conftest import generated
 
 DATA = Path(__file__).parent / "data"
-ROOT = Path(__file__).resolve().parent.parent
 
 #: nervaluate scheme → spanagree (match, labels).
 SCHEMES = {"strict": ("exact", "strict"), "exact": ("exact", "ignore"), "partial": ("partial", "ignore"),
@@ -262,15 +261,9 @@ def test_hipe2022_optimal_pairing_differs_where_the_scorer_is_greedy(hipe_sample
 # --- nervaluate 1.2.1 on a generated corpus: its four schemes, overall and per type ------------
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import generate
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+def generated_corpus(tmp_path_factory):
     recorded = json.loads((DATA / "nervaluate-recorded" / "generated.json").read_text(encoding="utf-8"))
-    top = tmp_path_factory.mktemp("generated")
-    generate.generate(top, docs=recorded["documents"], formats=("jsonl",), quiet=True)
+    top = generated(tmp_path_factory.mktemp("generated"), docs=recorded["documents"], formats=("jsonl",))
     return read(top / "jsonl" / "ann1.jsonl"), read(top / "jsonl" / "ann2.jsonl"), recorded
 
 
@@ -283,8 +276,8 @@ def nervaluate_abc(figures: dict) -> tuple:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scheme", list(SCHEMES))
-def test_nervaluate_figures_on_a_generated_corpus(generated, scheme):
-    gold, pred, recorded = generated
+def test_nervaluate_figures_on_a_generated_corpus(generated_corpus, scheme):
+    gold, pred, recorded = generated_corpus
     match, labels = SCHEMES[scheme]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SpanagreeWarning)

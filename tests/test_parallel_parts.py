@@ -9,7 +9,6 @@ ordinary way (files in different orders, an id read twice).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,9 +17,8 @@ from spanagree.formats import FilePart
 from spanagree.formats.conll import document_starts_conll, stream_conll
 from spanagree.formats.jsonl import document_starts_jsonl
 from spanagree.pipeline import parallel, shards
-from conftest import run, same_under
+from conftest import generated, same_under
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -94,12 +92,7 @@ def test_offsets_and_a_part_read_as_the_whole_file_reads_it(tmp_path):
 @pytest.mark.parametrize("form", ["conll", "jsonl"])
 @pytest.mark.slow
 def test_generated_files(tmp_path, capsys, verdicts, command, form):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import generate
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    generate.generate(tmp_path, docs=40, annotators=2, formats=(form,), quiet=True)
+    generated(tmp_path, docs=40, annotators=2, formats=(form,))
     argv = [command, *(str(tmp_path / form / f"ann{k}.{form}") for k in (1, 2)), "--output", "json",
             "--by", "document"]
     assert same_under(capsys, argv)[0] == 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ import pytest
 from spanagree.pipeline import shards
 from spanagree.pipeline.parallel import Processes
 from spanagree.cli import main
-from conftest import run, same_under
+from conftest import generated, same_under
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "corpora" / "demo" / "brat"
@@ -73,12 +72,7 @@ def test_demo_corpus(capsys, small_shards, output, by):
                                      ["--bootstrap", "20", "--seed", "3"]])
 @pytest.mark.slow
 def test_generated_corpus(tmp_path, capsys, small_shards, options):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import generate
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    generate.generate(tmp_path, docs=40, annotators=3, formats=("brat",), quiet=True)
+    generated(tmp_path, docs=40, annotators=3, formats=("brat",))
     argv = ["agree", *(str(tmp_path / "brat" / f"ann{k}") for k in (1, 2, 3)), "--format", "brat",
             "--output", "json", "--by", "document", *options]
     assert same_under(capsys, calls=small_shards, argv=argv)[0] == 0
@@ -198,12 +192,7 @@ def test_score_reads_its_shards_too(tmp_path, capsys, small_shards, output):
 @pytest.mark.slow
 def test_merge_reads_its_shards_too(tmp_path, capsys, small_shards):
     """merge on BRAT folders: the same summary, the same gold files and the same adjudication list."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import generate
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    generate.generate(tmp_path, docs=30, annotators=3, formats=("brat",), quiet=True)
+    generated(tmp_path, docs=30, annotators=3, formats=("brat",))
     paths = [str(tmp_path / "brat" / f"ann{k}") for k in (1, 2, 3)]
     golds = []
     for jobs in ("1", "2"):

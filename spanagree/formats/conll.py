@@ -471,8 +471,20 @@ def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: 
                           None if error.index is None else lines_before + error.index + 1) from None
     written = _written_tags(tags, chunks)
     del tags
-    names = _docstart_names(block, docstarts) if _NAMED_DOCSTART.search(block) else None
+    names = _docstart_names(block, docstarts) if _names_a_document(block) else None
     return _documents(tokens, docstarts, chunks, path, lines_before, documents_before, names, written), invalid
+
+
+def _names_a_document(block: bytes) -> bool:
+    """Whether a ``-DOCSTART-`` line of a block may name a document (:data:`_NAMED_DOCSTART`),
+    tried at each ``-DOCSTART-`` found with ``find`` (the multiline pattern's ``search`` scanned
+    every line: 1.7 s of the benchmark's 60 MB)."""
+    at = block.find(b"-DOCSTART-")
+    while at >= 0:
+        if _NAMED_DOCSTART.match(block, block.rfind(b"\n", 0, at) + 1):
+            return True
+        at = block.find(b"-DOCSTART-", at + 10)
+    return False
 
 
 def _has_comments(text: str) -> bool:

@@ -36,6 +36,28 @@ _NAMING_LINE = re.compile(rb"^(?:# ?(?:newdoc id|hipe2022:document_id|document_i
                           rb"-DOCSTART-[ \t]+\S+[ \t\r]*$)", re.MULTILINE)
 
 
+def _line_starts(data, prefix: bytes):
+    """Where the lines of ``data`` that begin with ``prefix`` begin (found with ``find``)."""
+    if data[:len(prefix)] == prefix:
+        yield 0
+    needle = b"\n" + prefix
+    at = data.find(needle)
+    while at >= 0:
+        yield at + 1
+        at = data.find(needle, at + 1)
+
+
+def _naming_lines(data):
+    """:data:`_NAMING_LINE`'s matches in ``data`` (comments first, then ``-DOCSTART-`` lines), tried
+    only where a line begins with ``#`` or ``-DOCSTART-``: the multiline ``^`` pattern scanned a
+    30 MB file in 0.7 s, four times as long."""
+    for prefix in (b"#", b"-DOCSTART-"):
+        for start in _line_starts(data, prefix):
+            found = _NAMING_LINE.match(data, start)
+            if found:
+                yield found
+
+
 def names_documents(path) -> bool:
     """Whether a CoNLL file names its columns (a header row, CoNLL-U, CoNLL-2012) or its documents
     (a comment or a ``-DOCSTART- X`` line that names one)."""
@@ -47,7 +69,7 @@ def names_documents(path) -> bool:
         except ValueError:  # an empty file
             return False
         with data:
-            for found in _NAMING_LINE.finditer(data):
+            for found in _naming_lines(data):
                 line = found.group().decode("utf-8", "replace")
                 if line.startswith("#") and comment_kind(line, False) is not None:
                     return True

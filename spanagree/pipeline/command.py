@@ -80,12 +80,14 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
     """Run ``command`` on ``inputs`` under ``options`` (:class:`~spanagree.options.RunOptions`):
     the shared skeleton (see the module's documentation). Returns the :class:`Ran` run, its
     reading warnings given; nothing of the comparison is warned or raised yet."""
+    from ..formats.detection import detected_once
     from .cluster import one_client
     from .document_key import DOCUMENT_KEYS
 
     if options.document_key not in DOCUMENT_KEYS:
         raise UsageError(f"unknown document key {options.document_key!r}; choose one of: {', '.join(DOCUMENT_KEYS)}")
-    with one_client(options.scheduler, options.scheduler_timeout) as client:  # connected for the run when given an address
+    # connected for the run when given an address; each input's format detected once in the run
+    with detected_once(), one_client(options.scheduler, options.scheduler_timeout) as client:
         inputs = expand_inputs(inputs, options.format, options.format_options, annotators=options.annotators,
                                also=command.also, jobs=options.jobs, scheduler=client)
         inputs = command.expanded(inputs, options)
