@@ -27,7 +27,8 @@ from spanagree.report.html import write_report
 from spanagree.report.scale import fitted
 from spanagree.report.summary import figure
 from spanagree.span import Span, SpanSet
-from test_report import ANNOTATORS, CHROMIUM, Opened, blocks, browser, run  # noqa: F401  (the Chromium fixture)
+from test_report import (ANNOTATORS, CHROMIUM, Opened, blank_screenshot_size, blocks,  # noqa: F401  (the Chromium
+                         browser, run)                                                  # fixture)
 
 pytestmark = pytest.mark.filterwarnings("ignore::spanagree.errors.SpanagreeWarning")
 
@@ -94,11 +95,7 @@ def test_the_agree_figures_are_on_the_page_without_scripts(browser, capsys, tmp_
         shot = shown.screenshot(full_page=True)
     finally:
         context.close()
-    blank = browser.new_page(viewport={"width": 1280, "height": 900})
-    blank.set_content("<html><body></body></html>")
-    empty = blank.screenshot(full_page=True)
-    blank.close()
-    assert len(shot) > 20 * len(empty)
+    assert len(shot) > 20 * blank_screenshot_size(browser)
 
 
 @pytest.mark.slow
