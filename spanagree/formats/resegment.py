@@ -33,7 +33,7 @@ from .files import open_file
 SHOWN = 5
 
 _NAMING_LINE = re.compile(rb"^(?:# ?(?:newdoc id|hipe2022:document_id|document_id) = *\S|#begin document |"
-                          rb"-DOCSTART-[ \t]+\S+[ \t\r]*$)", re.MULTILINE)
+                          rb"-DOCSTART-[ \t]+(?!(?:O|-X-|_)[ \t\r]*$)\S+[ \t\r]*$)", re.MULTILINE)
 
 
 def _line_starts(data, prefix: bytes):
