@@ -125,3 +125,45 @@ def test_the_single_user_shapes_keep_working(tmp_path):
     assert sorted((s.doc, s.fragments, s.label) for s in spans) == [
         ("1", ((0, 3),), "PER"), ("1", ((8, 10),), "PER"), ("2", ((0, 2),), "PER")]
     assert spans.notes == []
+
+
+# --- doccano 1.6 and later: the export zip (tests/data/doccano/separate.zip, exported by doccano 1.8.4) ---
+
+SEPARATE, COLLABORATIVE = DATA / "separate.zip", DATA / "collaborative.zip"
+
+
+def test_a_doccano_export_zip_is_one_annotator_per_member(capsys):
+    """doccano 1.8.4's export of a project without collaborative annotation: one JSONL file per
+    member; the members who annotated are the annotators, with the demo's pairwise counts."""
+    code, out, err = run(capsys, "agree", SEPARATE, "--output", "json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["annotators"] == ["ann1", "ann2", "ann3"] and result["documents"] == 4
+    assert result["notes"] == ["ann1: admin marked no span in any document of the export: not compared unless "
+                               "named among the annotators"]
+    spans = {f"ann{k}": demo_spans(k) for k in (1, 2, 3)}
+    for pair, (first, second) in zip(result["pairs"], combinations(spans, 2)):
+        a = sum(len(x & y) for x, y in zip(spans[first], spans[second]))
+        b = sum(len(x - y) for x, y in zip(spans[first], spans[second]))
+        c = sum(len(y - x) for x, y in zip(spans[first], spans[second]))
+        assert (pair["annotators"], pair["a"], pair["b"], pair["c"]) == ([first, second], a, b, c)
+
+
+def test_the_member_who_marked_nothing_joins_when_named(capsys):
+    admin = read(SEPARATE, annotator="admin")
+    assert len(admin.documents) == 4 and len(admin) == 0
+    code, out, _ = run(capsys, "agree", SEPARATE, "--annotators", "admin,ann1", "--output", "json")
+    result = json.loads(out)
+    assert result["annotators"] == ["admin", "ann1"] and (result["pairs"][0]["a"], result["pairs"][0]["b"]) == (0, 0)
+    assert result["pairs"][0]["c"] == sum(map(len, demo_spans(1)))
+
+
+def test_a_collaborative_export_zip_is_refused_with_what_to_do(capsys):
+    """doccano (1.6 and later) merges a collaborative project's members into all.jsonl without
+    saying whose: never read as one annotator."""
+    code, out, err = run(capsys, "agree", COLLABORATIVE, SEPARATE)
+    assert code == 1 and out == ""
+    assert err.strip().splitlines() == [
+        f"spanagree: error: {COLLABORATIVE}: a doccano export of a collaborative project: all.jsonl holds every "
+        "member's spans merged, without saying whose, so annotators cannot be compared; export again with "
+        "collaborative annotation switched off (the project's settings), which writes one file per member"]

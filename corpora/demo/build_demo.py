@@ -439,6 +439,23 @@ def write_labelstudio(corpus) -> None:
                                                                indent=1) + "\n", encoding="utf-8", newline="")
 
 
+def write_doccano(corpus) -> None:
+    """``doccano/project.zip``: the three annotators as doccano 1.8's JSONL export of a project
+    without collaborative annotation writes them (one ``<user>.jsonl`` per member, records
+    ``{"id", "text", "label", "Comments"}`` with doccano's example ids; the administrator's file
+    beside them, empty, as doccano writes it for every member; every contiguous span)."""
+    members = []
+    for user in ("admin", *ANNOTATORS):
+        lines = []
+        for number, (doc_id, text, spans) in enumerate(corpus, 1):
+            label = [] if user == "admin" else [[f[0][0], f[0][1], name] for f, name in spans[user] if len(f) == 1]
+            lines.append(json.dumps({"id": number, "text": text, "label": label, "Comments": []},
+                                    ensure_ascii=False, separators=(",", ":")))
+        members.append((f"{user}.jsonl", ("\n".join(lines) + "\n").encode("utf-8")))
+    (HERE / "doccano").mkdir(exist_ok=True)
+    (HERE / "doccano" / "project.zip").write_bytes(stored_zip(members))
+
+
 NAMED_ENTITY = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
 
 #: A UIMA type system describing DKPro's NamedEntity (what an INCEpTION export's TypeSystem.xml
@@ -613,6 +630,7 @@ def main() -> None:
     verify_brat(corpus)
     write_gate(corpus)
     write_labelstudio(corpus)
+    write_doccano(corpus)
     write_xmi(corpus)
     write_inception(corpus)
     write_webanno(corpus)

@@ -496,6 +496,9 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
                        "curation its own",
            module="spanagree.formats.inception", extensions=(".zip",), folder_precedence=9,
            options=_XMI_OPTIONS + _WEBANNO_OPTIONS, container=True, recognises=True, writable=False),
+    Format(name="doccano", title="doccano",
+           description="doccano project export (the .zip of doccano 1.6 or later: one JSONL file per member)",
+           module="spanagree.formats.doccano", folder_precedence=9, container=True, recognises=True, writable=False),
     Format(name="strings", title="Strings",
            description="string predictions (a .jsonl or .json of records whose entities have a text and a label "
                        "but no offsets, as language models answer): placed in the gold's text by score",
