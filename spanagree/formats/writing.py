@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..collector import collector_paused
 from ..errors import FormatError, UsageError, find_stack_level
-from ..span import Document, SpanSet
+from ..span import Document, SpanSet, spanset_as_written
 from .files import written_or_removed
 from .reading import read
 from .registry import FORMATS, declares, documented, get_format, writable_formats
@@ -78,11 +78,17 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
     that the spans are not read once more to count them. ``parts``: the documents already written
     in this format by ``merge --jobs`` workers (:class:`~spanagree.pipeline.parts.GoldParts`),
     joined here in the span set's order (a document they lack is written here).
+
+    A format whose documents do not come with their tokens (all but CoNLL) is given each
+    document's text as written (:func:`~spanagree.span.as_written`: a CoNLL-U text without the
+    spaces its ``SpaceAfter=No`` tokens do not have), its spans' offsets moved onto it.
     """
     fmt = get_format(format)
     if not fmt.writable:
         raise UsageError(f"spanagree reads {fmt.title} but does not write it; write one of: "
                          + ", ".join(writable_formats()))
+    if not fmt.tokens:
+        spanset = spanset_as_written(spanset)
     own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
     if parts is not None:
         parts.write(spanset, dest, fmt, own)
