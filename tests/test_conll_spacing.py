@@ -178,3 +178,4 @@ def test_round_trip_conllu_brat_conll(ud_plus, tmp_path, capsys):
     assert main(["agree", str(ud_plus), str(back), "--align-text", "--output", "json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert (result["pooled"]["a"], result["pooled"]["b"], result["pooled"]["c"]) == (4, 0, 0)
+
