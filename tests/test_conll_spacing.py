@@ -77,19 +77,22 @@ def test_multiword_words_written_together_only_where_they_make_its_form(tmp_path
     # Spanish "del" is "de" + "el": written apart (their concatenation is not the form); "vámonos"
     # is "vamos" + "nos" likewise; an English "don't" is "do" + "n't": written together.
     path = tmp_path / "mw.conllu"
-    path.write_text("# text = Voy del río don't.\n"
-                    "1\tVoy\tir\tVERB\t_\t_\t0\troot\t_\t_\n"
-                    "2-3\tdel\t_\t_\t_\t_\t_\t_\t_\t_\n"
-                    "2\tde\tde\tADP\t_\t_\t4\tcase\t_\t_\n"
-                    "3\tel\tel\tDET\t_\t_\t4\tdet\t_\t_\n"
-                    "4\trío\trío\tNOUN\t_\t_\t1\tobl\t_\t_\n"
-                    "5-6\tdon't\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\n"
-                    "5\tdo\tdo\tAUX\t_\t_\t1\taux\t_\t_\n"
-                    "6\tn't\tnot\tPART\t_\t_\t1\tadvmod\t_\t_\n"
-                    "7\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n", encoding="utf-8")
-    document = read(path, "conll", conll_column="MISC").documents["1"]  # no tag-like column: MISC as one
+    path.write_text("# global.columns = ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC NE\n"
+                    "# text = Voy del río don't.\n"
+                    "1\tVoy\tir\tVERB\t_\t_\t0\troot\t_\t_\tO\n"
+                    "2-3\tdel\t_\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                    "2\tde\tde\tADP\t_\t_\t4\tcase\t_\t_\tO\n"
+                    "3\tel\tel\tDET\t_\t_\t4\tdet\t_\t_\tO\n"
+                    "4\trío\trío\tNOUN\t_\t_\t1\tobl\t_\t_\tB-LOC\n"
+                    "5-6\tdon't\t_\t_\t_\t_\t_\t_\t_\tSpaceAfter=No\t_\n"
+                    "5\tdo\tdo\tAUX\t_\t_\t1\taux\t_\t_\tO\n"
+                    "6\tn't\tnot\tPART\t_\t_\t1\tadvmod\t_\t_\tO\n"
+                    "7\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\tO\n\n", encoding="utf-8")
+    document = read(path, "conll", conll_column="NE").documents["1"]
     assert document.text == "Voy de el río do n't ."
-    assert as_written(document).text == "Voy de el río don't."
+    written = as_written(document)
+    assert written.text == "Voy de el río don't."
+    assert [(s.label, written.text[s.start:s.end]) for s in written.spans] == [("LOC", "río")]
 
 
 def test_hipe_no_space_after():
