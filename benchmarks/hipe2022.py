@@ -1,12 +1,22 @@
-"""spanagree's strict counts on the HIPE-2022 evaluation data, next to the official scorer's.
+"""spanagree's counts on the HIPE-2022 evaluation data, read as published, next to the official scorer's.
 
-For every run submitted for named-entity recognition (bundles 1 to 4, the NE-COARSE-LIT column),
-``spanagree score GOLD RUN --conll-column NE-COARSE-LIT --output json`` (strict, default optimal
-pairing) is set beside the strict micro TP/FP/FN of the HIPE scorer's ``nerc_coarse`` evaluation
-(its ``*_nerc_coarse.tsv``, row ``NE-COARSE-LIT-micro-strict-TIME-ALL-LED-ALL``, label ``ALL``).
-The official figures are read from a folder of those files: run the HIPE scorer
+For every submitted run (bundles 1 to 5, the NE-COARSE-LIT column), spanagree reads the gold and
+the run with its own CoNLL reader and is run three ways:
+
+* ``spanagree score GOLD RUN --format conll --conll-column NE-COARSE-LIT`` (strict, the default
+  optimal pairing): overall;
+* the same with ``--pairing hipe --by label`` (the scorer's strict regime): overall and per label;
+* the same with ``--match overlap --pairing hipe --by label`` (its fuzzy regime): overall and per
+  label;
+
+each set beside the micro TP/FP/FN of the HIPE scorer's ``nerc_coarse`` evaluation (its
+``*_nerc_coarse.tsv``, rows ``NE-COARSE-LIT-micro-strict-TIME-ALL-LED-ALL`` and
+``NE-COARSE-LIT-micro-fuzzy-TIME-ALL-LED-ALL``, label ``ALL`` and one row per type). The
+official figures are read from a folder of those files: run the HIPE scorer
 (``clef_evaluation.py --task nerc_coarse --ref GOLD --pred RUN --outdir OFFICIAL --tagset
 tagset-hipe2022-all.txt --hipe_edition hipe-2022``) on each run first, in an environment of its own.
+The scorer writes its types in capitals; a type is compared with spanagree's label of the same
+name in capitals (a label absent on one side counts 0 0 0).
 
 Usage::
 
@@ -14,7 +24,8 @@ Usage::
 
 ``--data`` is a copy of the public HIPE-2022-eval repository (its gold under
 ``HIPE-2022-data-provisional/data/v2.1``, the runs under ``evaluation/system-responses/submitted``).
-Prints one row per run and the number of runs whose three counts equal the official ones.
+Prints one row per run (official and spanagree counts of each comparison, which agree) and, at
+the end, how many runs agree on each.
 """
 
 from __future__ import annotations
@@ -27,29 +38,62 @@ import subprocess
 import sys
 from pathlib import Path
 
-STRICT = "NE-COARSE-LIT-micro-strict-TIME-ALL-LED-ALL"
+#: The scorer's rows for the two regimes.
+ROWS = {"strict": "NE-COARSE-LIT-micro-strict-TIME-ALL-LED-ALL",
+        "fuzzy": "NE-COARSE-LIT-micro-fuzzy-TIME-ALL-LED-ALL"}
+
+#: The comparisons: name → (the official regime, spanagree's options, whether per label).
+COMPARISONS = {
+    "strict": ("strict", [], False),
+    "strict hipe": ("strict", ["--pairing", "hipe", "--by", "label"], False),
+    "strict hipe per label": ("strict", ["--pairing", "hipe", "--by", "label"], True),
+    "fuzzy hipe": ("fuzzy", ["--match", "overlap", "--pairing", "hipe", "--by", "label"], False),
+    "fuzzy hipe per label": ("fuzzy", ["--match", "overlap", "--pairing", "hipe", "--by", "label"], True),
+}
+
+Counts = tuple[int, int, int]
 
 
-def official_counts(path: Path) -> tuple[int, int, int] | None:
-    """The official strict micro TP, FP, FN of one run, or ``None`` when the scorer left no file."""
+def official_counts(path: Path) -> dict[str, dict[str, Counts]] | None:
+    """The official micro TP, FP, FN of one run, by regime (``strict``, ``fuzzy``) and type
+    (``ALL`` and each type, in capitals), or ``None`` when the scorer left no file."""
     if not path.exists():
         return None
+    counts: dict[str, dict[str, Counts]] = {regime: {} for regime in ROWS}
     with open(path, newline="") as handle:
         for row in csv.DictReader(handle, delimiter="\t"):
-            if row["Evaluation"] == STRICT and row["Label"] == "ALL":
-                return int(row["TP"]), int(row["FP"]), int(row["FN"])
-    return None
+            for regime, evaluation in ROWS.items():
+                if row["Evaluation"] == evaluation:
+                    counts[regime][row["Label"]] = (int(row["TP"]), int(row["FP"]), int(row["FN"]))
+    return counts
 
 
-def spanagree_counts(gold: Path, run: Path) -> tuple[tuple[int, int, int] | None, str]:
-    """spanagree's a, b, c for one run, and its notes (or the error it stopped at)."""
-    done = subprocess.run([sys.executable, "-c", "import sys; from spanagree.cli import main; sys.exit(main())", "score", str(gold), str(run), "--format", "conll",
-                           "--conll-column", "NE-COARSE-LIT", "--output", "json"],
-                          capture_output=True, text=True)
+def spanagree_counts(gold: Path, run: Path, options: list[str]) -> tuple[dict[str, Counts] | None, str]:
+    """spanagree's a, b, c for one run (``ALL``, and each label in capitals under ``--by label``),
+    and its notes (or the error it stopped at)."""
+    done = subprocess.run([sys.executable, "-c", "import sys; from spanagree.cli import main; sys.exit(main())",
+                           "score", str(gold), str(run), "--format", "conll", "--conll-column", "NE-COARSE-LIT",
+                           *options, "--output", "json"], capture_output=True, text=True)
     if done.returncode != 0:
         return None, done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
     result = json.loads(done.stdout)
-    return (int(result["a"]), int(result["b"]), int(result["c"])), "; ".join(result["notes"])
+    counts = {"ALL": (int(result["a"]), int(result["b"]), int(result["c"]))}
+    for label, figures in (result.get("by_label") or {}).items():
+        key = label.upper()
+        if key in counts:  # two labels that differ only in case: kept apart, never summed
+            key = f"{key} ({label})"
+        counts[key] = (int(figures["a"]), int(figures["b"]), int(figures["c"]))
+    return counts, "; ".join(result["notes"])
+
+
+def per_label_differences(official: dict[str, Counts], ours: dict[str, Counts]) -> list[str]:
+    """The types whose counts differ, as ``TYPE official/ours`` (a type missing on a side: 0 0 0)."""
+    differ = []
+    for label in sorted((set(official) | set(ours)) - {"ALL"}):
+        theirs, mine = official.get(label, (0, 0, 0)), ours.get(label, (0, 0, 0))
+        if theirs != mine:
+            differ.append(f"{label} {' '.join(map(str, theirs))}/{' '.join(map(str, mine))}")
+    return differ
 
 
 def brief(note: str) -> str:
@@ -67,33 +111,73 @@ def brief(note: str) -> str:
     return "; ".join(said) or note[:80]
 
 
+def shown(counts: Counts | None) -> str:
+    return " ".join(map(str, counts)) if counts else "-"
+
+
+def compare_run(gold: Path, run: Path, official: dict | None) -> dict:
+    """One run's comparisons: for each of :data:`COMPARISONS`, whether spanagree's counts are the
+    official ones, and the differing types; the counts of each regime; spanagree's notes."""
+    outputs = {}
+    row = {"run": run.stem, "official": official, "agree": {}, "differ": {}, "ours": {}, "note": ""}
+    for name, (regime, options, per_label) in COMPARISONS.items():
+        key = tuple(options)
+        if key not in outputs:
+            outputs[key] = spanagree_counts(gold, run, options)
+        ours, note = outputs[key]
+        row["note"] = row["note"] or note.replace(f"{run.stem}: ", "")
+        row["ours"][name] = ours
+        if official is None or ours is None:
+            row["agree"][name] = None
+            continue
+        if per_label:
+            differ = per_label_differences(official[regime], ours)
+            row["differ"][name] = differ
+            row["agree"][name] = not differ
+        else:
+            row["agree"][name] = ours["ALL"] == official[regime].get("ALL")
+    return row
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="a copy of HIPE-2022-eval")
     parser.add_argument("--official", type=Path, required=True, help="the HIPE scorer's *_nerc_coarse.tsv files")
-    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    parser.add_argument("--json", type=Path, help="also write every row as JSON to this file")
     args = parser.parse_args(argv)
     gold_folder = args.data / "HIPE-2022-data-provisional" / "data" / "v2.1"
-    runs = sorted(p for p in (args.data / "evaluation" / "system-responses" / "submitted").glob("*_bundle[1234]_*.tsv"))
-    equal = compared = 0
+    runs = sorted((args.data / "evaluation" / "system-responses" / "submitted").glob("*_bundle[0-9]_*.tsv"))
+    rows = []
     if args.markdown:
-        print("| run | official TP FP FN | spanagree a b c | equal | note |")
-        print("| --- | --- | --- | --- | --- |")
+        print("| run | strict: official / spanagree | = | `--pairing hipe` = | per label = "
+              "| fuzzy: official / `--pairing hipe` | = | per label = | note |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for run in runs:
         team, bundle, dataset, language, number = run.stem.split("_")
         gold = gold_folder / f"HIPE-2022-v2.1-{dataset}-test-{language}.tsv"
         official = official_counts(args.official / f"{run.stem}_nerc_coarse.tsv")
-        ours, note = spanagree_counts(gold, run)
-        same = official is not None and ours == official
-        compared += official is not None
-        equal += same
-        shown = [" ".join(map(str, c)) if c else "-" for c in (official, ours)]
-        note = note.replace(f"{run.stem}: ", "").replace("|", "/")
+        row = compare_run(gold, run, official)
+        rows.append(row)
+        marks = {name: {True: "yes", False: "no", None: "-"}[agree] for name, agree in row["agree"].items()}
+        strict = shown(official["strict"].get("ALL") if official else None)
+        fuzzy = shown(official["fuzzy"].get("ALL") if official else None)
+        ours = {name: shown(counts["ALL"] if counts else None) for name, counts in row["ours"].items()}
+        note = row["note"].replace("|", "/")
         if args.markdown:
-            print(f"| {run.stem} | {shown[0]} | {shown[1]} | {'yes' if same else 'no'} | {brief(note)} |")
+            print(f"| {run.stem} | {strict} / {ours['strict']} | {marks['strict']} | {marks['strict hipe']} "
+                  f"| {marks['strict hipe per label']} | {fuzzy} / {ours['fuzzy hipe']} | {marks['fuzzy hipe']} "
+                  f"| {marks['fuzzy hipe per label']} | {brief(note)} |")
         else:
-            print(f"{run.stem}\t{shown[0]}\t{shown[1]}\t{'equal' if same else 'DIFFERENT'}\t{note}")
-    print(f"\n{equal} of {compared} runs give the official strict TP/FP/FN ({len(runs)} runs)")
+            differ = "; ".join(f"{name}: {', '.join(types)}" for name, types in row["differ"].items() if types)
+            print("\t".join([run.stem, strict, ours["strict"], ours["strict hipe"], fuzzy, ours["fuzzy hipe"],
+                             " ".join(marks.values()), differ, note]))
+    compared = sum(row["official"] is not None for row in rows)
+    print(f"\n{len(runs)} runs, {compared} with the official figures; runs whose counts are the official ones:")
+    for name in COMPARISONS:
+        print(f"- {name}: {sum(bool(row['agree'][name]) for row in rows)} of {compared}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
     return 0
 
 

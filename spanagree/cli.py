@@ -24,7 +24,7 @@ from .measures.significance import TESTS, UNITS
 from .match import BOUNDARIES, LABEL_RULES, PAIRINGS
 from .measures.tokens import CATEGORIES
 from .options import RunOptions
-from .pipeline import named_input
+from .pipeline import NamedPath, named_input
 from .outputs import Interrupted, exit_status, received, signals_as_interrupts, write_stdout
 
 OUTPUTS = ("table", "json", "csv")
@@ -291,7 +291,8 @@ def build_parser() -> Parser:
     add_document_key(merge)  # last: a new key of the JSON's options goes after the others
 
     convert = commands.add_parser("convert", help="convert between BRAT, XML, CoNLL and JSONL")
-    convert.add_argument("path", metavar="PATH")
+    convert.add_argument("path", metavar="PATH", type=named_input,
+                         help="the input; NAME=PATH names its span set where the output format writes a name")
     convert.add_argument("--from", dest="source_format", choices=list(FORMATS), metavar="FORMAT")
     convert.add_argument("--to", required=True, choices=writable_formats(), metavar="FORMAT")
     convert.add_argument("--out", required=True, metavar="DEST")
@@ -594,6 +595,7 @@ def command_convert(args) -> str:
         raise UsageError("--lang and --spacy-model exclude each other (the pipeline has its own language)")
     spanset = convert(args.path, args.out, source_format=args.source_format or args.format, to=args.to,
                       force=args.force, annotator=args.annotators[0] if args.annotators else None,
+                      name=args.path.name if isinstance(args.path, NamedPath) else None,
                       tokenize=args.tokenize, lang=args.lang, spacy_model=args.spacy_model, **format_options(args))
     return f"wrote {len(spanset.documents)} documents, {len(spanset)} spans to {args.out} ({args.to})\n"
 

@@ -412,6 +412,12 @@ class Document:
     ``relations`` are the document's relations and events (:class:`Relation`), whose spans are
     spans of :attr:`spans`. Whatever rebuilds a document's spans carries its relations over to the
     new spans (:func:`moved_relations`).
+
+    ``unwritten_spaces`` (CoNLL's, where a ``MISC`` column says ``SpaceAfter=No``): the offsets,
+    in increasing order, of the spaces of ``text`` that the text as written does not have
+    (``"Hello , world"`` written ``"Hello, world"``: ``(5,)``). ``text`` keeps them, so that its
+    whitespace-separated pieces stay the tokens and every offset stays one of ``text``;
+    :func:`as_written` gives the document as written.
     """
 
     id: str
@@ -421,6 +427,7 @@ class Document:
     tokens_from_text: bool = False
     tags: dict | None = None
     relations: list = field(default_factory=list)
+    unwritten_spaces: tuple[int, ...] = ()
 
     def __len__(self) -> int:
         return len(self.spans)
@@ -574,6 +581,48 @@ class SpanSet:
 
     def texts(self) -> dict[str, str | None]:
         return {doc_id: d.text for doc_id, d in self.documents.items()}
+
+
+def as_written(document: Document) -> Document:
+    """``document`` with its text as written: its ``unwritten_spaces`` removed and every span's
+    offsets moved onto that text (an offset loses one for each such space before it). A
+    document without them is returned as it is. The text's whitespace-separated pieces are no
+    longer its tokens: the document returned does not come with tokens (``tokens_from_text``,
+    ``tags``).
+
+    Examples
+    --------
+    >>> d = Document("d", "Hello , world !", [Span("d", (8, 13), "LOC")], unwritten_spaces=(5, 13))
+    >>> w = as_written(d)
+    >>> w.text, [(s.start, s.end, w.text[s.start:s.end]) for s in w.spans]
+    ('Hello, world!', [(7, 12, 'world')])
+    """
+    spaces = document.unwritten_spaces
+    if not spaces or document.text is None:
+        return document
+    from bisect import bisect_left
+
+    def moved(offset: int) -> int:
+        return offset - bisect_left(spaces, offset)
+
+    pieces, position = [], 0
+    for space in spaces:
+        pieces.append(document.text[position:space])
+        position = space + 1
+    pieces.append(document.text[position:])
+    spans = [Span.trusted(span.doc, normalize_fragments((moved(start), moved(end)) for start, end in span.fragments),
+                          span.label, span.source, span.attributes) for span in document.spans]
+    return Document(document.id, "".join(pieces), spans, document.source,
+                    relations=moved_relations(document.relations, document.spans, spans))
+
+
+def spanset_as_written(spanset: SpanSet) -> SpanSet:
+    """``spanset`` with each of its documents :func:`as_written` (itself when none has
+    ``unwritten_spaces``)."""
+    if not any(document.unwritten_spaces for document in spanset.documents.values()):
+        return spanset
+    documents = {doc_id: as_written(document) for doc_id, document in spanset.documents.items()}
+    return SpanSet(spanset.name, documents, list(spanset.notes), spanset.format)
 
 
 #: Characters of context on each side of a listed span (``--context N``).

@@ -10,6 +10,12 @@ Documents that come with their tokens (``Document.tokens_from_text``: CoNLL's) a
 token position when every copy does: they must have the same sentences and the same number of
 tokens in each; tokens spelt differently only warn (with a count), and spans are placed on the
 first copy's tokens.
+
+A CoNLL copy whose text the file says is written with fewer spaces (``Document.unwritten_spaces``:
+CoNLL-U's ``SpaceAfter=No``) is compared with copies from other formats through the text as
+written (:func:`spanagree.span.as_written`): when that text is theirs, the copies are aligned
+through their non-whitespace characters, as with ``align_whitespace=True``, without it being
+asked (and counted among the documents compared so).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from .errors import FormatError, SpanagreeWarning, find_stack_level, parameter
-from .span import Document, Span, SpanSet, moved_relations, normalize_fragments
+from .span import Document, Span, SpanSet, as_written, moved_relations, normalize_fragments
 
 
 @dataclass
@@ -102,7 +108,7 @@ def reconcile(spansets: list[SpanSet], documents: list[str], *, align_whitespace
             result.text_aligned.append(doc_id)
             result.documents.append(doc_id)
             continue
-        if not align_whitespace:
+        if not align_whitespace and not same_as_written(copies):
             names = ", ".join(s.name for s, t in zip(spansets, texts) if t is not None and t != reference)
             raise FormatError(
                 source_of(copies), f"document {doc_id!r} has a different text in {names} than in "
@@ -191,6 +197,24 @@ def source_of(copies: list[Document]) -> str:
         if document.source:
             return document.source
     return copies[0].id
+
+
+def same_as_written(copies: list[Document]) -> bool:
+    """Whether the copies of a document have one text once the CoNLL copies that say how their
+    text is written (``unwritten_spaces``) are taken as written: what lets them be aligned
+    through their non-whitespace characters without ``align_whitespace``.
+
+    Examples
+    --------
+    >>> same_as_written([Document("d", "Hello , world", tokens_from_text=True, unwritten_spaces=(5,)),
+    ...                  Document("d", "Hello, world")])
+    True
+    >>> same_as_written([Document("d", "Hello , world", tokens_from_text=True), Document("d", "Hello, world")])
+    False
+    """
+    if not any(document.unwritten_spaces for document in copies):
+        return False
+    return len({as_written(document).text for document in copies if document.text is not None}) == 1
 
 
 def without_whitespace(text: str) -> str:

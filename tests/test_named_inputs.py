@@ -118,3 +118,57 @@ def test_names_hold_under_jobs(tmp_path, capsys, small_shards):
                calls=small_shards)
     out = run(capsys, "agree", f"alice={ANN[0]}", f"bob={ANN[1]}", "--output", "json", "--jobs", "2")[1]
     assert json.loads(out)["annotators"] == ["alice", "bob"]
+
+
+def test_convert_writes_the_name_where_the_format_writes_one(tmp_path, capsys):
+    """``convert NAME=PATH``: Label Studio's ``completed_by`` says the name (and reads back as that
+    annotator); without a name it says the file stem, as before."""
+    named, plain = tmp_path / "named.json", tmp_path / "plain.json"
+    code, out, err = run(capsys, "convert", f"alice={ANN[0]}", "--to", "labelstudio", "--out", named)
+    assert (code, err) == (0, "") and out == f"wrote 10 documents, 75 spans to {named} (labelstudio)\n"
+    assert run(capsys, "convert", ANN[0], "--to", "labelstudio", "--out", plain)[0] == 0
+    emails = [{annotation["completed_by"]["email"] for task in json.loads(path.read_text()) for annotation in
+               task["annotations"]} for path in (named, plain)]
+    assert emails == [{"alice"}, {"ann1"}]
+    code, out, err = run(capsys, "agree", named, ANN[1], "--output", "json")
+    assert code == 0, err
+    assert json.loads(out)["annotators"] == ["alice", "ann2"]
+    # a container's one annotator, chosen by --annotators, takes the name too
+    again = tmp_path / "again.json"
+    code, _, err = run(capsys, "convert", f"bob={DEMO / 'labelstudio' / 'demo.json'}", "--annotators",
+                       "ann2@example.org", "--to", "labelstudio", "--out", again)
+    assert code == 0, err
+    assert {a["completed_by"]["email"] for task in json.loads(again.read_text()) for a in task["annotations"]} == {"bob"}
+
+
+@pytest.mark.parametrize("to, out", [("brat", "brat"), ("jsonl", "x.jsonl"), ("conll", "x.conll"),
+                                     ("xml", "x.xml"), ("webanno", "webanno"), ("docbin", "x.spacy")])
+def test_convert_takes_a_name_where_nothing_is_written(tmp_path, capsys, to, out):
+    """Formats that write no annotator take ``NAME=PATH`` without error and write what they write
+    without it, byte for byte."""
+    named, plain = tmp_path / "named", tmp_path / "plain"
+    source = DEMO / "conll" / "ann1.conll"  # CoNLL-shaped texts, no discontinuous span: every format writes it
+    for folder, given in ((named, f"carol={source}"), (plain, str(source))):
+        folder.mkdir()
+        code, _, err = run(capsys, "convert", given, "--to", to, "--out", folder / out)
+        assert code == 0, err
+
+    def files(folder):
+        return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+    assert files(named) == files(plain) and files(plain)
+
+
+def test_convert_library_name():
+    from spanagree.formats import convert, read
+
+    def converted(tmp, **name):
+        dest = tmp / "out.json"
+        convert(ANN[1], dest, to="labelstudio", **name)
+        return read(dest).name
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+        assert (converted(Path(first), name="dora"), converted(Path(second))) == ("dora", "ann2")

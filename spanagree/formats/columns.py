@@ -38,6 +38,13 @@ lines (:func:`layout_of`) and reads a line at a time (:func:`rich_documents`):
 
 Texts and spans are built as the plain reader builds them (tokens joined by one space, sentences
 by ``\\n``); several tag columns give one span set, nested spans kept.
+
+* **Spacing.** Where a ``MISC`` column says a token is written without a space after it
+  (CoNLL-U's ``SpaceAfter=No``, HIPE's ``NoSpaceAfter``), the text keeps its space there (its
+  whitespace-separated pieces stay the tokens), and the document records the space's offset in
+  ``Document.unwritten_spaces``: :func:`spanagree.span.as_written` gives the text as written
+  (``"Hello, world"``), which formats without tokens write and texts from other formats are
+  compared with. The space after a sentence's last token is its line break, kept.
 """
 
 from __future__ import annotations
@@ -92,6 +99,11 @@ class Layout:
     tabs: bool = False
     conllu: bool = False
     hash_comments: bool = False
+
+    @property
+    def misc(self) -> int | None:
+        """The ``MISC`` column (from 0), where a token's spacing is said, or ``None``."""
+        return self.names.index("MISC") if self.names and "MISC" in self.names else None
 
     @property
     def echoed(self):
@@ -371,7 +383,7 @@ def token_rows(path, layout: Layout | None) -> list[int]:
     """The line of each token of a CoNLL file, in order (for messages)."""
     with open_file(str(path), "CoNLL") as file:
         text = file.read().decode("utf-8", "replace")
-    tokens, rows_line, _, _ = _rows(text, str(path), layout or Layout(), 0)
+    tokens, rows_line, _, _, _ = _rows(text, str(path), layout or Layout(), 0)
     return [line for token, line in zip(tokens, rows_line) if token]
 
 
@@ -380,7 +392,7 @@ def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_b
     """The documents of a block of a file with a :class:`Layout` (its text; lines and documents
     numbered on from ``lines_before`` and ``documents_before``), and the chunks strict decoding
     dropped."""
-    tokens, rows_line, columns, starts = _rows(text, path, layout, lines_before)
+    tokens, rows_line, columns, starts, unspaced = _rows(text, path, layout, lines_before)
     chunks: list[tuple[int, int, str]] = []
     invalid = 0
     for column in columns:
@@ -393,13 +405,14 @@ def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_b
             raise FormatError(path, error.message, None if error.index is None else rows_line[error.index]) from None
         chunks += found
         invalid += dropped
-    return _build(tokens, rows_line, starts, chunks, path, documents_before), invalid
+    return _build(tokens, rows_line, starts, chunks, path, documents_before, unspaced), invalid
 
 
 def _rows(text: str, path: str, layout: Layout, lines_before: int):
     """A block's rows: tokens (``""`` for a break: a blank line, a comment, a document's start),
-    each row's line, the tag columns' cells (``O`` for no tag) and the documents' starts
-    ``(row, name)``."""
+    each row's line, the tag columns' cells (``O`` for no tag), the documents' starts
+    ``(row, name)`` and the rows whose token the ``MISC`` column says has no space after it
+    (:func:`no_space_after`)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -409,6 +422,9 @@ def _rows(text: str, path: str, layout: Layout, lines_before: int):
     rows_line: list[int] = []
     columns: list[list[str]] = [[] for _ in range(n_tags)]
     starts: list[tuple[int, str | None]] = []  # (row, name) of each document start
+    unspaced: set[int] = set()  # rows whose token is written without a space after it
+    misc = layout.misc
+    multiword = None  # a CoNLL-U multiword token being read: (its last word's ID, form, no space after, first row)
     start = 1 if layout.header and lines_before == 0 else 0
 
     def brk(line_number: int) -> None:
@@ -439,6 +455,9 @@ def _rows(text: str, path: str, layout: Layout, lines_before: int):
             starts.append((len(tokens), docstart_name([c.strip() for c in fields])))
             continue
         if layout.conllu and ("-" in cells[0] or "." in cells[0]):
+            if "-" in cells[0] and misc is not None and len(cells) > max(misc, layout.token):
+                multiword = (cells[0].partition("-")[2].strip(), cells[layout.token].strip(),
+                             no_space_after(cells[misc]), len(tokens))
             continue
         if len(cells) < need:
             if layout.tags is None:
@@ -448,18 +467,50 @@ def _rows(text: str, path: str, layout: Layout, lines_before: int):
         token = cells[layout.token].strip()
         if not token or " " in token:
             raise FormatError(path, f"bad token {cells[layout.token]!r} (empty or with a space)", number)
+        if misc is not None and misc < len(cells) and no_space_after(cells[misc]):
+            unspaced.add(len(tokens))
         tokens.append(token)
         rows_line.append(number)
+        if multiword is not None and cells[0].strip() == multiword[0]:
+            _multiword_spacing(tokens, multiword, unspaced)
+            multiword = None
         for column, k in zip(columns, layout.tags if layout.tags is not None else (-1,)):
             cell = cells[k].strip()
             column.append("O" if cell in ("", "_") else cell)
-    return tokens, rows_line, columns, starts
+    return tokens, rows_line, columns, starts, unspaced
+
+
+def _multiword_spacing(tokens: list[str], multiword: tuple, unspaced: set[int]) -> None:
+    """The spacing of a CoNLL-U multiword token's words, read up to its last (``tokens``' end):
+    written together where they make its form (``do`` ``n't`` for ``don't``; Spanish ``de``
+    ``el`` for ``del`` stay apart), and followed by a space unless its range line says
+    ``SpaceAfter=No`` (the words' own MISC say nothing of it)."""
+    _, form, no_space, first = multiword
+    last = len(tokens) - 1
+    if "".join(tokens[first:]) == form:
+        unspaced.update(range(first, last))
+    if no_space:
+        unspaced.add(last)
+
+
+def no_space_after(misc: str) -> bool:
+    """Whether a ``MISC`` cell says its token is written without a space after it: CoNLL-U's
+    ``SpaceAfter=No`` or HIPE's ``NoSpaceAfter``, among ``|``-separated items.
+
+    Examples
+    --------
+    >>> no_space_after("SpaceAfter=No"), no_space_after("NoSpaceAfter|EndOfLine"), no_space_after("_")
+    (True, True, False)
+    """
+    return any(item.strip() in ("SpaceAfter=No", "NoSpaceAfter") for item in misc.split("|"))
 
 
 def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str | None]],
-           chunks: list[tuple[int, int, str]], path: str, documents_before: int) -> list[Document]:
+           chunks: list[tuple[int, int, str]], path: str, documents_before: int,
+           unspaced: set[int] = frozenset()) -> list[Document]:
     """Documents cut at ``starts`` (tokens before the first start form one when there are some),
-    their texts built, the chunks placed (offsets as the plain reader's)."""
+    their texts built, the chunks placed (offsets as the plain reader's); the spaces of a text
+    that follow a token of ``unspaced`` (within its sentence) are its ``unwritten_spaces``."""
     bounds: list[tuple[int, int, str | None]] = []
     cut_rows = [row for row, _ in starts]
     if any(tokens[:cut_rows[0] if starts else len(tokens)]):
@@ -470,8 +521,10 @@ def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str 
     documents = []
     owner = [0] * len(tokens)
     texts = []
+    unwritten: list[tuple[int, ...]] = []
     for d, (begin, end, _) in enumerate(bounds):
         sentences, current, position = [], [], 0
+        spaces: list[int] = []
         for row in range(begin, end):
             owner[row] = d
             token = tokens[row]
@@ -481,6 +534,8 @@ def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str 
                     current = []
                 continue
             if current:
+                if row - 1 in unspaced:
+                    spaces.append(position)
                 position += 1
             elif sentences:
                 position += 1  # the newline
@@ -490,6 +545,7 @@ def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str 
         if current:
             sentences.append(" ".join(current))
         texts.append("\n".join(sentences))
+        unwritten.append(tuple(spaces))
     ids = [name if name is not None else str(documents_before + d + 1) for d, (_, _, name) in enumerate(bounds)]
     spans: list[list[Span]] = [[] for _ in bounds]
     for first, stop, label in chunks:
@@ -497,5 +553,6 @@ def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str 
         spans[d].append(Span.trusted(ids[d], ((offsets[first][0], offsets[stop - 1][1]),), label,
                                      Source.at(path, rows_line[first])))
     for d, doc_id in enumerate(ids):
-        documents.append(Document(doc_id, texts[d], sorted(spans[d], key=Span.sort_key), path, True))
+        documents.append(Document(doc_id, texts[d], sorted(spans[d], key=Span.sort_key), path, True,
+                                  unwritten_spaces=unwritten[d]))
     return documents

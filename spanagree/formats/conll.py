@@ -24,6 +24,9 @@ Reading
   tokens never contain a space, tab or newline.
   Every document says so (``Document.tokens_from_text`` is true), so that comparisons by token
   (:func:`spanagree.texts.reconcile`, ``--chance``) know it comes with its tokens.
+  Where a ``MISC`` column says a token has no space after it (CoNLL-U's ``SpaceAfter=No``), the
+  text keeps the space and the document records it (``Document.unwritten_spaces``; see
+  :mod:`spanagree.formats.columns`).
 * Each span's source is the file and the line of its first token.
 * Where the tag column says more than the spans do — an ``I-X`` that begins a chunk, another
   scheme's ``S-X`` or ``E-X``, a tag strict decoding dropped — the document keeps the tags as

@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..collector import collector_paused
 from ..errors import FormatError, UsageError, find_stack_level
-from ..span import Document, SpanSet
+from ..span import Document, SpanSet, spanset_as_written
 from .files import written_or_removed
 from .reading import read
 from .registry import FORMATS, declares, documented, get_format, writable_formats
@@ -78,11 +78,17 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
     that the spans are not read once more to count them. ``parts``: the documents already written
     in this format by ``merge --jobs`` workers (:class:`~spanagree.pipeline.parts.GoldParts`),
     joined here in the span set's order (a document they lack is written here).
+
+    A format whose documents do not come with their tokens (all but CoNLL) is given each
+    document's text as written (:func:`~spanagree.span.as_written`: a CoNLL-U text without the
+    spaces its ``SpaceAfter=No`` tokens do not have), its spans' offsets moved onto it.
     """
     fmt = get_format(format)
     if not fmt.writable:
         raise UsageError(f"spanagree reads {fmt.title} but does not write it; write one of: "
                          + ", ".join(writable_formats()))
+    if not fmt.tokens:
+        spanset = spanset_as_written(spanset)
     own = {k: v for k, v in options.items() if k in fmt.writer_keywords and v is not None}
     if parts is not None:
         parts.write(spanset, dest, fmt, own)
@@ -153,11 +159,14 @@ def _counted(number: int, kind: str) -> str:
 
 
 def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source_format: str | None = None,
-            force: bool = False, annotator: str | None = None, tokenize: bool = False, lang: str | None = None,
-            spacy_model: str | None = None, **options) -> SpanSet:
+            force: bool = False, annotator: str | None = None, name: str | None = None, tokenize: bool = False,
+            lang: str | None = None, spacy_model: str | None = None, **options) -> SpanSet:
     """Read ``path`` (in ``source_format``, detected when not given) and write it to ``dest`` in ``to``.
 
     ``annotator`` chooses the span set of a container holding several (as in :func:`read`).
+    ``name`` names the span set read (as in :func:`read`; ``convert NAME=PATH`` on the command
+    line), which the formats that write an annotator's name write: Label Studio's
+    ``completed_by`` (``{"email": name}``); the others write no name and ignore it.
     ``tokenize`` (with ``to`` a format whose documents come with their tokens,
     :attr:`~spanagree.formats.Format.tokens`: ``"conll"``) puts raw texts in CoNLL's shape first,
     with spaCy's tokenizer and sentence splitter: a blank ``lang`` pipeline (default ``en``) or the pipeline
@@ -175,7 +184,7 @@ def convert(path: str | os.PathLike, dest: str | os.PathLike, *, to: str, source
     if lang is not None and spacy_model is not None:
         raise UsageError("lang and spacy_model exclude each other (the pipeline has its own language)")
     with collector_paused(freeze=True):  # what is read lives until the process ends
-        spanset = read(path, source_format, annotator=annotator, **options)
+        spanset = read(path, source_format, annotator=annotator, name=name, **options)
     if declares(spanset.format, "strings"):
         raise FormatError(path, "string predictions have no offsets to write: score them against a gold "
                                 "(spanagree score GOLD PRED)")
