@@ -36,6 +36,12 @@ lines (:func:`layout_of`) and reads a line at a time (:func:`rich_documents`):
   latest open one per ``)``. CoNLL-U's multiword (``1-2``) and empty-node (``1.1``) lines are not
   tokens.
 
+* **Link columns** (HIPE's ``NEL-LIT`` and ``NEL-METO``: an entity's Wikidata id, ``NIL``, or
+  candidates ``Q1|Q2``): ``conll_column="NE-COARSE-LIT+NEL-LIT"`` pairs a tag column with the
+  column holding its entities' ids (a name or a number, in any file: a plain one is then read
+  a line at a time too). An entity's id is the cell on its first token, kept as written (``NIL``
+  and candidate lists too) in its attribute ``kb_id``; ``_``, ``-`` and an empty cell give none.
+
 Texts and spans are built as the plain reader builds them (tokens joined by one space, sentences
 by ``\\n``); several tag columns give one span set, nested spans kept.
 """

@@ -16,6 +16,18 @@ Reading
   user, named by the user id (:func:`doccano_users`); every record is a document of every user
   (one who marked nothing in it has no spans there). Labels are doccano's label ids unless its
   label list is given (``doccano_labels``, ``--doccano-labels FILE``: ids read as names).
+* **Attributes**: a span's ``"kb_id"`` (a knowledge-base id: ``"Q42"``, ``"NIL"``, candidates
+  ``"Q1|Q2"``) and ``"attributes"`` (an object, name → value: ``{"Negation": "True"}``) are its
+  attributes, ``kb_id`` first. A value is a string; ``true``/``false`` are read as ``"True"``/
+  ``"False"`` (BRAT's flag), a number as Python writes it (``2``, ``0.5``, ``1e3`` → ``1000.0``),
+  a list of those joined by ``|`` (``["Q1", "Q2"]`` → ``"Q1|Q2"``); anything else is an error.
+* **Relations and events**: a record's ``"relations": [{"type": "Causes", "args": [{"role":
+  "Arg1", "span": 0}, {"role": "Arg2", "span": 2}]}, ...]`` are the document's relations, each
+  argument a span of the record by its index in its span list (from 0) or by the ``"id"`` a
+  span entry carries (``"span": "T1"``); an event adds ``"trigger"`` (a span, the same way). doccano's
+  relations (``{"from_id", "to_id", "type"}``, entities by their ``"id"``) are read as
+  ``Arg1`` → ``Arg2``. Prodigy's relations between tokens (``"head"``, ``"child"``) are not read:
+  the notes count them. A relation naming a span the record does not have is an error.
 * A record whose spans are under a key the reader does not know — a list of entries with
   ``start``, ``end``, ``label`` or the like — is never read as nothing in silence: the span
   set's notes count such records by key.
@@ -46,7 +58,11 @@ Writing
 ``write_jsonl`` writes one line per document, in order: ``{"id", "text", "spans": [{"start",
 "end", "label"}, ...]}``, spans in canonical order (:meth:`~spanagree.span.Span.sort_key`),
 ``"fragments"`` only for discontinuous spans, UTF-8 without ``\\u`` escapes (``ensure_ascii=False``),
-an unknown text as ``null``.
+an unknown text as ``null``. A span's attribute ``kb_id`` follows its label (and fragments) as
+``"kb_id"``, its other attributes as ``"attributes"`` (in their order; the values of a name met
+twice joined by ``|``); the document's relations and events follow its spans as ``"relations"``
+(canonical order, :meth:`~spanagree.span.Relation.sort_key`; spans by their index in the line's
+``"spans"``). A document without attributes or relations is written as before.
 """
 
 from __future__ import annotations

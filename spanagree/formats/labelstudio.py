@@ -37,8 +37,22 @@ JSONL file holds objects, one per line).
   as span sets of role ``prediction`` named by their ``model_version`` (``prediction`` when it
   has none): ``score export.json --gold 2 --annotators 2,crf-1`` scores a model.
 * **Spans** are the results of type ``labels`` (``value.start``, ``value.end``, one span per
-  label in ``value.labels``); other results (choices, relations, text areas, ...) are counted in
-  the notes.
+  label in ``value.labels``); a result's ``id`` names its *region*.
+* **Per-region results** -- a ``choices``, ``textarea``, ``rating``, ``number``, ``taxonomy`` or
+  ``datetime`` result whose ``id`` is a labelled region's (a control with ``perRegion="true"``)
+  -- are attributes of the region's spans: the control's ``from_name`` → its value, several
+  values joined by ``|`` in their order (``["Negated", "Uncertain"]`` → ``"Negated|Uncertain"``;
+  a taxonomy's paths with ``/`` inside each), a number as Python writes it.
+* **Relations** (``{"type": "relation", "from_id", "to_id", "direction", "labels"}``) between
+  two labelled regions are the document's relations: the type is the label (several joined by
+  ``|``; :data:`UNLABELLED`, ``relation``, without one), ``Arg1`` the region the arrow leaves
+  and ``Arg2`` the one it points at (``right``, the default: from → to; ``left``: to → from). A
+  ``bi`` relation is read from → to and its type is symmetric
+  (:func:`symmetric_relation_types`: matched in either argument order); a note counts them. A
+  region with several labels takes part by its first label's span. A relation naming a region
+  the annotation does not have is an error; one between regions of other kinds (rectangles,
+  paragraphs) is not read.
+* Other results (whole-task choices, rectangles, ...) are counted in the notes.
 * **Offsets.** Label Studio stores code points since label-studio-frontend 1.7 (2021, its pull
   request #308, "store code points instead of js length"); older versions stored JavaScript's
   UTF-16 units, which are off by one after every emoji (label-studio issue #1347). Offsets are
@@ -52,8 +66,9 @@ JSONL file holds objects, one per line).
 * **Errors** (:class:`~spanagree.errors.FormatError`, naming the file, and the task): invalid
   JSON, a task that is not an object, a result's ``to_name`` that is not a string, no text, a
   span whose offsets are not integers, are empty or reversed, or lie outside the text, a label
-  that is not a non-empty string, a task id seen twice; the file is one record
-  (``max_record_bytes``).
+  that is not a non-empty string, a task id seen twice, a relation naming no region of its
+  annotation, or with labels that are not strings or another direction, a per-region result
+  without ``from_name`` or value; the file is one record (``max_record_bytes``).
 
 Writing
 -------
@@ -61,8 +76,13 @@ Writing
 document's id; ``data.text``: its text) with one annotation (``completed_by``: ``{"email":
 <span set's name>}``) whose results are the spans (``from_name`` ``label``, ``to_name``
 ``text``). Label Studio imports it as pre-annotated tasks, and it reads back to the same
-documents and spans. A discontinuous span cannot be held (a Label Studio region is one range):
-it is refused, naming the document.
+documents, spans, attributes and relations. A span's attributes follow its region as per-region
+results with its ``id`` (a note, ``#:`` key, as a ``textarea``; any other as ``choices``, its
+value cut at ``|``); a relation ``Arg1`` → ``Arg2`` as a ``relation`` result, direction
+``right``, labelled with its type (a symmetric type is not told apart: written ``right`` too).
+Events and relations with other roles are left out, announced (:func:`~spanagree.formats.dropped`).
+A discontinuous span cannot be held (a Label Studio region is one range): it is refused, naming
+the document.
 """
 
 from __future__ import annotations

@@ -409,7 +409,9 @@ _CONLL_OPTIONS = (
                  type=conll_column_value,
                  details="; the token is column 1; a name picks a column of a file that names them (a header "
                          "row, CoNLL-U), where the default is the only tag-like column; several, separated by "
-                         "commas, read as one span set (nested entities kept in their own column)"),
+                         "commas, read as one span set (nested entities kept in their own column); `TAG+LINK` "
+                         "pairs a tag column with a link column whose id on an entity's first token is its "
+                         "`kb_id` (HIPE's `NE-COARSE-LIT+NEL-LIT`)"),
     FormatOption("scheme", "decode strictly in this tag scheme (default: conlleval's lenient decoding)",
                  type=str.lower, choices=SCHEME_NAMES, writer=True,
                  details=", dropping invalid chunks with a warning giving their number (seqeval "
