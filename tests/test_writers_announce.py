@@ -18,26 +18,23 @@ def _announced(call) -> list[str]:
     return [str(w.message) for w in caught if w.category is SpanagreeWarning]
 
 
-def test_quaero_notes_are_announced_when_conll_drops_them_and_kept_by_jsonl(shared_corpora, tmp_path):
+def test_quaero_notes_are_announced_when_jsonl_drops_them(shared_corpora, tmp_path):
     folder = shared_corpora / "quaero-french-medical" / "test" / "EMEA"
     notes = sum(1 for ann in folder.glob("*.ann") for line in ann.read_text(encoding="utf-8").splitlines()
                 if line.startswith("#"))
     assert notes == 2203  # SOURCE.md's count
     source = read(folder)
     assert sum(1 for s in source for key, _ in s.attributes if key.startswith("#:")) == 2203
-    from spanagree.formats import dropped
-    assert dropped(source, "conll") == ["2203 notes (BRAT #, e.g. AnnotatorNotes) on spans"]
-    # JSONL keeps them, in each span's "attributes", and they come back.
-    assert _announced(lambda: convert(folder, tmp_path / "q.jsonl", to="jsonl")) == []
+    messages = _announced(lambda: convert(folder, tmp_path / "q.jsonl", to="jsonl"))
+    assert messages == ["JSONL output: not written: 2203 notes (BRAT #, e.g. AnnotatorNotes) on spans"]
     back = read(tmp_path / "q.jsonl")
-    assert len(back) == len(source) == 2204
-    assert sorted((s.sort_key(), s.attributes) for s in back) == sorted((s.sort_key(), s.attributes) for s in source)
+    assert len(back) == len(source) == 2204 and all(not s.attributes for s in back)
     # BRAT keeps them: nothing to announce, and they come back.
     assert _announced(lambda: convert(folder, tmp_path / "q", to="brat")) == []
     assert sum(1 for s in read(tmp_path / "q") for key, _ in s.attributes if key.startswith("#:")) == 2203
 
 
-def test_xml_refuses_crossing_spans_and_jsonl_keeps_the_notes_without_a_word(shared_corpora, tmp_path, capsys):
+def test_xml_drops_notes_too_and_says_so_on_the_command_line(shared_corpora, tmp_path, capsys):
     folder = shared_corpora / "quaero-french-medical" / "dev" / "EMEA"
     # Quaero's spans cross and are discontinuous: XML refuses them (an error naming one, not a drop).
     assert main(["convert", str(folder), "--to", "xml", "--out", str(tmp_path / "q.xml")]) == 2
@@ -45,7 +42,8 @@ def test_xml_refuses_crossing_spans_and_jsonl_keeps_the_notes_without_a_word(sha
         "spanagree: error: document '118_1': span ANAT 2166 2180 'lymphocytes T4' crosses PROC 2152 2177 "
         "'numération de lymphocytes' (they overlap, neither inside the other); inline XML cannot write that\n")
     assert main(["convert", str(folder), "--to", "jsonl", "--out", str(tmp_path / "q.jsonl")]) == 0
-    assert capsys.readouterr().err == ""  # JSONL keeps the notes
+    assert "spanagree: warning: JSONL output: not written: 2260 notes (BRAT #, e.g. AnnotatorNotes) on spans" \
+        in capsys.readouterr().err
 
 
 def test_relations_events_and_attributes(tmp_path):
@@ -59,8 +57,10 @@ def test_relations_events_and_attributes(tmp_path):
         encoding="utf-8")
     assert _announced(lambda: convert(folder, tmp_path / "o", to="brat")) == [
         "BRAT output: not written: 2 relations; 1 event; 1 equivalence"]
+    # JSONL keeps the attribute and the normalisation, not the note
     assert _announced(lambda: convert(folder, tmp_path / "o.jsonl", to="jsonl")) == [
-        "JSONL output: not written: 2 relations; 1 event; 1 equivalence"]
+        "JSONL output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans; 2 relations; 1 event; "
+        "1 equivalence"]
     assert _announced(lambda: convert(folder, tmp_path / "o.xml", to="xml")) == [
         "XML output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans, "
         "1 normalization (BRAT N) on spans; 2 relations; 1 event; 1 equivalence"]

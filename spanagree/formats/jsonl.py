@@ -60,7 +60,8 @@ Writing
 ``"fragments"`` only for discontinuous spans, UTF-8 without ``\\u`` escapes (``ensure_ascii=False``),
 an unknown text as ``null``. A span's attribute ``kb_id`` follows its label (and fragments) as
 ``"kb_id"``, its other attributes as ``"attributes"`` (in their order; the values of a name met
-twice joined by ``|``); the document's relations and events follow its spans as ``"relations"``
+twice joined by ``|``), but notes (BRAT's ``#``: free text, never compared), which are left out
+and announced, as before; the document's relations and events follow its spans as ``"relations"``
 (canonical order, :meth:`~spanagree.span.Relation.sort_key`; spans by their index in the line's
 ``"spans"``). A document without attributes or relations is written as before.
 """
@@ -1156,6 +1157,8 @@ def _write_attributes(entry: dict, attributes: tuple[tuple[str, str], ...]) -> N
     ``"attributes"`` in their order (the values of a name met twice joined by ``|``)."""
     others: dict[str, str] = {}
     for key, value in attributes:
+        if key.startswith("#:"):
+            continue  # notes: free text, never compared, left out (announced: Format.drops)
         others[key] = f"{others[key]}|{value}" if key in others else value
     kb_id = others.pop("kb_id", None)
     if kb_id is not None:

@@ -77,8 +77,8 @@ document's id; ``data.text``: its text) with one annotation (``completed_by``: `
 <span set's name>}``) whose results are the spans (``from_name`` ``label``, ``to_name``
 ``text``). Label Studio imports it as pre-annotated tasks, and it reads back to the same
 documents, spans, attributes and relations. A span's attributes follow its region as per-region
-results with its ``id`` (a note, ``#:`` key, as a ``textarea``; any other as ``choices``, its
-value cut at ``|``); a relation ``Arg1`` → ``Arg2`` as a ``relation`` result, direction
+``choices`` results with its ``id`` (the value cut at ``|``; notes, BRAT's ``#``, are left out,
+announced); a relation ``Arg1`` → ``Arg2`` as a ``relation`` result, direction
 ``right``, labelled with its type (a symmetric type is not told apart: written ``right`` too).
 Events and relations with other roles are left out, announced (:func:`~spanagree.formats.dropped`).
 A discontinuous span cannot be held (a Label Studio region is one range): it is refused, naming
@@ -553,10 +553,10 @@ def write_labelstudio(spanset: SpanSet, dest) -> None:
             results.append({"id": f"r{number}", "type": "labels", "from_name": "label", "to_name": "text",
                             "value": {**place, "labels": [span.label]}})
             regions.setdefault(span, f"r{number}")
-            for key, value in span.attributes:  # per-region results: notes as text areas, the rest as choices
-                kind, held = ("textarea", "text") if key.startswith("#:") else ("choices", "choices")
-                results.append({"id": f"r{number}", "type": kind, "from_name": key, "to_name": "text",
-                                "value": {**place, held: [value] if kind == "textarea" else value.split("|")}})
+            for key, value in span.attributes:  # per-region choices (notes, free text, are left out: announced)
+                if not key.startswith("#:"):
+                    results.append({"id": f"r{number}", "type": "choices", "from_name": key, "to_name": "text",
+                                    "value": {**place, "choices": value.split("|")}})
         for relation in sorted(document.relations, key=Relation.sort_key):
             if is_binary(relation) and all(span in regions for span in relation.spans):  # (others: announced)
                 results.append({"from_id": regions[relation.arguments[0][1]], "to_id": regions[relation.arguments[1][1]],

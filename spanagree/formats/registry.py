@@ -194,7 +194,8 @@ class Format:
         What the writer cannot hold of a span set, announced when writing drops it
         (:func:`~spanagree.formats.dropped`): ``"attributes"``, the spans' attributes (BRAT's
         notes ``#``, attributes ``A`` and normalisations ``N``; but those named in
-        :attr:`kept_attributes`); ``"relations"``, the documents' relations and events;
+        :attr:`kept_attributes`); ``"notes"``, only the notes (``#:`` keys: free text, never
+        compared); ``"relations"``, the documents' relations and events;
         ``"events"``, the events and the relations other than ``Arg1`` → ``Arg2`` (a format that
         holds binary relations only); ``"ids"``, the document ids: the format numbers its
         documents (:attr:`numbered`). Default: the attributes and the relations.
@@ -466,7 +467,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format(name="jsonl", title="JSONL",
            description="JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
            module="spanagree.formats.jsonl", extensions=(".jsonl", ".json", ".ndjson"), folder_extensions=(".jsonl",),
-           folder_precedence=3, container=True, splits=True, drops=(), options=(
+           folder_precedence=3, container=True, splits=True, drops=("notes",), options=(
                FormatOption("doccano_labels", "doccano's exported label list (JSON): the label ids of a doccano "
                             "multi-user export read as their names", metavar="FILE", path=True),
            )),
@@ -486,7 +487,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
                FormatOption("labelstudio_predictions", "also read the predictions, one span set per model version",
                             flag_only=True, details=" (role prediction: they join a command when named with "
                                                     "`--annotators` or `--gold`)"),
-           ), container=True, recognises=True, drops=("events",)),
+           ), container=True, recognises=True, drops=("notes", "events")),
     Format(name="docbin", title="spaCy DocBin", description="spaCy DocBin (a .spacy file): doc.ents or a span group",
            module="spanagree.formats.docbin", extensions=(".spacy",), folder_precedence=9, options=(
                FormatOption("docbin_spans_key", "read (and write) the span group doc.spans[KEY]", metavar="KEY",

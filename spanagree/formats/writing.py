@@ -108,7 +108,7 @@ _ATTRIBUTE_KINDS = {"#": ("note", "notes", "BRAT #, e.g. AnnotatorNotes"), "A": 
 
 def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None = None) -> list[str]:
     """What writing ``spanset`` in ``format`` leaves out, counted (:attr:`~spanagree.formats.Format.drops`): the
-    spans' attributes by kind (but those the format writes all the same,
+    spans' attributes by kind (or only their notes; but those the format writes all the same,
     :attr:`~spanagree.formats.Format.kept_attributes`), the relations and events (or those other than
     ``Arg1`` → ``Arg2``), and the document ids a format that numbers its documents cannot keep (CoNLL
     writes names, and numbers ids of digits by their position).
@@ -118,14 +118,14 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
     >>> from spanagree.span import Span
     >>> span = Span.trusted("doc-a", ((0, 2),), "X", None, (("#:AnnotatorNotes", "C0011849"), ("A:Negation", "True")))
     >>> s = SpanSet.from_spans("a", [span], {"doc-a": "ab"})
-    >>> dropped(s, "xml"), dropped(s, "jsonl")
-    (['1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans'], [])
+    >>> dropped(s, "xml"), dropped(s, "jsonl"), dropped(s, "brat")
+    (['1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans'], ['1 note (BRAT #, e.g. AnnotatorNotes) on spans'], [])
     >>> dropped(s, "conll")[1:], dropped(SpanSet.from_spans("a", [], {"7": "ab"}), "conll")
     ([], ['the document ids of digits out of their order (7): CoNLL numbers such documents by their position'])
     """
     fmt = get_format(format)
     lost = []
-    if "attributes" in fmt.drops:
+    if "attributes" in fmt.drops or "notes" in fmt.drops:
         if attribute_keys is None:
             attribute_keys = {}
             for span in spanset:
@@ -133,7 +133,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
                     attribute_keys[key] = attribute_keys.get(key, 0) + 1
         kinds: dict[str, int] = {}
         for key, number in attribute_keys.items():
-            if key in fmt.kept_attributes:
+            if key in fmt.kept_attributes or ("attributes" not in fmt.drops and not key.startswith("#:")):
                 continue
             kind = key[:1] if key[:1] in _ATTRIBUTE_KINDS else "other"
             kinds[kind] = kinds.get(kind, 0) + number
