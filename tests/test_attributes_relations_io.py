@@ -16,6 +16,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from spanagree.errors import FormatError, SpanagreeWarning, UsageError
 from spanagree.formats import collect, convert, dropped, open_annotators, read, write
@@ -481,3 +482,42 @@ def test_dropped_counts_relations_events_and_kept_attributes():
     spanset.documents["d"].spans[1] = Span("d", 8, 10, "PER", attributes=(("#:AnnotatorNotes", "free text"),))
     assert dropped(spanset, "jsonl")[0] == dropped(spanset, "labelstudio")[0] == \
         "1 note (BRAT #, e.g. AnnotatorNotes) on spans"
+
+
+# ---------------------------------------------------------------- round trips, as a property
+
+@st.composite
+def annotated(draw):
+    """A one-document span set with attributes on its spans and binary relations between them."""
+    text = "Ana met Bo in Porto and Lisbon."
+    spans = []
+    for _ in range(draw(st.integers(1, 5))):
+        start = draw(st.integers(0, len(text) - 1))
+        end = draw(st.integers(start + 1, len(text)))
+        names = draw(st.lists(st.sampled_from(["kb_id", "Negation", "A:Certainty", "N:Reference"]), unique=True,
+                              max_size=3))
+        values = [draw(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6))
+                  for _ in names]
+        spans.append(Span("d", start, end, draw(st.sampled_from(["PER", "LOC"])),
+                          attributes=tuple(zip(names, values))))
+    spanset = SpanSet.from_spans("x", spans, {"d": text})
+    document = spanset.documents["d"]
+    pairs = draw(st.lists(st.tuples(st.integers(0, len(spans) - 1), st.integers(0, len(spans) - 1)), max_size=4))
+    document.relations = [Relation(draw(st.sampled_from(["Knows", "In"])),
+                                   (("Arg1", document.spans[a]), ("Arg2", document.spans[b]))) for a, b in pairs]
+    return spanset
+
+
+@settings(max_examples=60)
+@given(spanset=annotated(), format=st.sampled_from(["jsonl", "labelstudio"]))
+def test_write_then_read_keeps_attributes_and_relations(tmp_path_factory, spanset, format):
+    path = tmp_path_factory.mktemp("round") / ("x.jsonl" if format == "jsonl" else "x.json")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is dropped
+        write(spanset, path, format)
+    back = read(path, format)
+    assert back == spanset  # relations too
+
+    def by_name(spans):  # (JSONL writes kb_id first)
+        return sorted((doc, key, tuple(sorted(attributes))) for doc, key, attributes in attributes_of(spans))
+    assert by_name(back) == by_name(spanset)
