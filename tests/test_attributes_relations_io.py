@@ -63,7 +63,7 @@ RECORD = {"id": "d1", "text": TEXT, "spans": [
      "attributes": {"Negation": False, "Score": 0.5, "Rank": 2, "Candidates": ["Q1", "Q2"]}},
     {"start": 15, "end": 21, "label": "Finding", "id": "T2"},
     {"start": 8, "end": 14, "label": "Cause"},
-    {"start": 26, "end": 32, "label": "Finding", "kb_id": None}],
+    {"start": 26, "end": 32, "label": "Finding", "kb_id": None, "attributes": {}}],
     "relations": [{"type": "Causes", "args": [{"role": "Arg1", "span": 0}, {"role": "Arg2", "span": "T2"}]},
                   {"type": "Causes", "args": [{"role": "Arg1", "span": 0}, {"role": "Arg2", "span": 3}]},
                   {"type": "Effect", "trigger": 2, "args": [{"role": "Cause", "span": 0},
@@ -84,6 +84,8 @@ def test_jsonl_attributes_and_relations_are_read_as_written(tmp_path):
         ("Aspirin", (("kb_id", "Q18216"), ("Negation", "False"), ("Score", "0.5"), ("Rank", "2"),
                      ("Candidates", "Q1|Q2"))),
         ("ulcers", ()), ("causes", ()), ("nausea", ())]  # "kb_id": null is no id
+    assert read(jsonl(tmp_path, {"text": "Ana", "spans": [{"start": 0, "end": 3, "label": "PER", "kb_id": ""}]},
+                      name="none.jsonl")).documents["1"].spans[0].attributes == ()  # nor is spaCy's ""
     assert relations_of(spanset) == [
         ("Causes", None, (("Arg1", "Aspirin"), ("Arg2", "ulcers"))),
         ("Causes", None, (("Arg1", "Aspirin"), ("Arg2", "nausea"))),
@@ -496,8 +498,9 @@ def annotated(draw):
         end = draw(st.integers(start + 1, len(text)))
         names = draw(st.lists(st.sampled_from(["kb_id", "Negation", "A:Certainty", "N:Reference"]), unique=True,
                               max_size=3))
-        values = [draw(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=6))
-                  for _ in names]
+        values = [draw(st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)),
+                               min_size=1 if name == "kb_id" else 0, max_size=6))  # (a kb_id "" is none)
+                  for name in names]
         spans.append(Span("d", start, end, draw(st.sampled_from(["PER", "LOC"])),
                           attributes=tuple(zip(names, values))))
     spanset = SpanSet.from_spans("x", spans, {"d": text})

@@ -17,7 +17,7 @@ Reading
   (one who marked nothing in it has no spans there). Labels are doccano's label ids unless its
   label list is given (``doccano_labels``, ``--doccano-labels FILE``: ids read as names).
 * **Attributes**: a span's ``"kb_id"`` (a knowledge-base id: ``"Q42"``, ``"NIL"``, candidates
-  ``"Q1|Q2"``) and ``"attributes"`` (an object, name → value: ``{"Negation": "True"}``) are its
+  ``"Q1|Q2"``; ``null`` and ``""``, spaCy's none, give none) and ``"attributes"`` (an object, name → value: ``{"Negation": "True"}``) are its
   attributes, ``kb_id`` first. A value is a string; ``true``/``false`` are read as ``"True"``/
   ``"False"`` (BRAT's flag), a number as Python writes it (``2``, ``0.5``, ``1e3`` → ``1000.0``),
   a list of those joined by ``|`` (``["Q1", "Q2"]`` → ``"Q1|Q2"``); anything else is an error.
@@ -991,7 +991,7 @@ def _attributes(entry: dict, path: str, lineno: int, number: int) -> tuple[tuple
     """A span entry's ``"kb_id"`` and ``"attributes"`` (an object: name → value) as the span's attributes."""
     where = f"span {number}"
     found = []
-    if "kb_id" in entry and entry["kb_id"] is not None:
+    if "kb_id" in entry and entry["kb_id"] not in (None, ""):  # (spaCy's none is "")
         found.append(("kb_id", _attribute_value(entry["kb_id"], path, lineno, f'{where}\'s "kb_id"')))
     given = entry.get("attributes")
     if given is not None:
