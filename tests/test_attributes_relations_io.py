@@ -410,6 +410,18 @@ def test_an_entity_linking_runs_candidates_nil_and_dashes():
     assert attributes_of(both) == attributes_of(read(GOLD, conll_column="NE-COARSE-LIT+NEL-LIT"))
 
 
+def test_a_run_submitted_flat_keeps_its_links_when_cut_along_the_gold():
+    from spanagree.formats.resegment import resegmented
+
+    flat = HIPE / "team2_bundle1_hipe2020_en_1.excerpt.tsv"
+    [stream] = resegmented(GOLD, [flat], format_options={"conll_column": "NE-COARSE-LIT+NEL-LIT"})
+    linked = [(d.id[-5:], d.text[s.start:s.end], dict(s.attributes).get("kb_id")) for d in stream.documents
+              for s in d.spans]
+    assert linked == [  # the run's NEL-LIT cells, by hand
+        ("i0002", "IRELAXD", "NIL"), ("i0002", "Cork", "Q162475"), ("i0002", "CharTevillc", "NIL"),
+        ("i0002", "England", "Q21"), ("i0002", "Europe", "Q46")]
+
+
 def test_a_plain_file_takes_a_link_column_by_number(tmp_path):
     path = tmp_path / "p.conll"
     path.write_text("Douglas B-PER Q42\nAdams I-PER Q42\nwrote O _\nin O _\nLondon B-LOC NIL\n\nBo B-PER -\n",
