@@ -57,8 +57,12 @@ def test_relations_events_and_attributes(tmp_path):
         encoding="utf-8")
     assert _announced(lambda: convert(folder, tmp_path / "o", to="brat")) == [
         "BRAT output: not written: 2 relations; 1 event; 1 equivalence"]
+    # JSONL keeps the attribute and the normalisation, not the note
     assert _announced(lambda: convert(folder, tmp_path / "o.jsonl", to="jsonl")) == [
-        "JSONL output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans, "
+        "JSONL output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans; 2 relations; 1 event; "
+        "1 equivalence"]
+    assert _announced(lambda: convert(folder, tmp_path / "o.xml", to="xml")) == [
+        "XML output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans, "
         "1 normalization (BRAT N) on spans; 2 relations; 1 event; 1 equivalence"]
 
 

@@ -36,6 +36,12 @@ lines (:func:`layout_of`) and reads a line at a time (:func:`rich_documents`):
   latest open one per ``)``. CoNLL-U's multiword (``1-2``) and empty-node (``1.1``) lines are not
   tokens.
 
+* **Link columns** (HIPE's ``NEL-LIT`` and ``NEL-METO``: an entity's Wikidata id, ``NIL``, or
+  candidates ``Q1|Q2``): ``conll_column="NE-COARSE-LIT+NEL-LIT"`` pairs a tag column with the
+  column holding its entities' ids (a name or a number, in any file: a plain one is then read
+  a line at a time too). An entity's id is the cell on its first token, kept as written (``NIL``
+  and candidate lists too) in its attribute ``kb_id``; ``_``, ``-`` and an empty cell give none.
+
 Texts and spans are built as the plain reader builds them (tokens joined by one space, sentences
 by ``\\n``); several tag columns give one span set, nested spans kept.
 
@@ -79,6 +85,8 @@ _BEGIN_DOCUMENT = re.compile(r"#begin document \((.*)\)(?:; part 0*(\d+))?")
 _COLUMNS = re.compile(r"[ \t\r]+")
 _BRACKETS = re.compile(r"(?:\([^()*\s]+)*\*?\)*|\([^()*\s]+\)")
 _OPEN = re.compile(r"\(([^()*\s]+)")
+#: A link column's cells that give no id (HIPE writes ``_``; some runs ``-``).
+NO_LINK = frozenset({"", "_", "-"})
 
 
 @dataclass(frozen=True)
@@ -89,7 +97,8 @@ class Layout:
     ``header``: the first line is the header row; ``token``: the token column (from 0);
     ``tags``: the tag columns (from 0), ``None`` for each line's last column; ``tabs``: split on
     tabs only; ``conllu``: multiword and empty-node lines skipped; ``hash_comments``: every line
-    beginning with ``#`` is a comment.
+    beginning with ``#`` is a comment; ``links``: for each tag column, the column (from 0) holding
+    its entities' knowledge-base ids (``None`` for one without), or ``None`` when none has one.
     """
 
     names: tuple[str, ...] | None = None
@@ -99,6 +108,7 @@ class Layout:
     tabs: bool = False
     conllu: bool = False
     hash_comments: bool = False
+    links: tuple[int | None, ...] | None = None
 
     @property
     def misc(self) -> int | None:
@@ -124,32 +134,66 @@ def is_tag(cell: str) -> bool:
 
 
 def columns_wanted(conll_column) -> tuple | None:
-    """``conll_column`` as a tuple of names and numbers (from 1), or ``None``: a number, a name, a
-    list of them, or a string of them separated by commas (``"NE-COARSE-LIT,NE-NESTED"``; a part
-    of digits is a number).
+    """``conll_column``'s tag columns as a tuple of names and numbers (from 1), or ``None``: a
+    number, a name, a list of them, or a string of them separated by commas
+    (``"NE-COARSE-LIT,NE-NESTED"``; a part of digits is a number); each may be followed by ``+``
+    and its link column (:func:`link_columns_wanted`).
 
     Examples
     --------
     >>> columns_wanted("NE-COARSE-LIT,NE-NESTED"), columns_wanted(3), columns_wanted("2")
     (('NE-COARSE-LIT', 'NE-NESTED'), (3,), (2,))
+    >>> columns_wanted("NE-COARSE-LIT+NEL-LIT"), columns_wanted("2+8")
+    (('NE-COARSE-LIT',), (2,))
     """
+    items = _column_items(conll_column)
+    return None if items is None else tuple(tag for tag, _ in items)
+
+
+def link_columns_wanted(conll_column) -> tuple | None:
+    """The link column (a name or a number from 1) that ``conll_column`` pairs with each of its tag
+    columns (``TAG+LINK``: the entities' knowledge-base ids, HIPE's ``NEL-LIT``), ``None`` for a
+    tag column without one; ``None`` when none has one.
+
+    Examples
+    --------
+    >>> link_columns_wanted("NE-COARSE-LIT+NEL-LIT,NE-COARSE-METO+NEL-METO"), link_columns_wanted("2+8,3")
+    (('NEL-LIT', 'NEL-METO'), (8, None))
+    >>> link_columns_wanted("NE-COARSE-LIT") is None
+    True
+    """
+    items = _column_items(conll_column)
+    if items is None or all(link is None for _, link in items):
+        return None
+    return tuple(link for _, link in items)
+
+
+def _column_items(conll_column) -> list[tuple] | None:
+    """``conll_column`` as ``(tag column, link column or None)`` pairs, each a name or a number (from 1)."""
     if conll_column is None:
         return None
     items = conll_column.split(",") if isinstance(conll_column, str) else (
         list(conll_column) if isinstance(conll_column, (list, tuple)) else [conll_column])
     wanted = []
     for item in items:
-        if isinstance(item, str):
-            item = item.strip()
-            item = int(item) if item.isdigit() else item
-        if isinstance(item, bool) or not isinstance(item, (int, str)) or item == "" or (
-                isinstance(item, int) and item < 2):
-            raise UsageError("{option} names a column or counts from 1, column 1 being the token: "
-                             f"give a name or 2 or more, not {conll_column!r}", option="conll_column")
-        wanted.append(item)
+        parts = item.split("+") if isinstance(item, str) else [item]
+        if len(parts) > 2:
+            raise UsageError("{option} pairs a tag column with one link column (TAG+LINK), not "
+                             f"{item.strip()!r}", option="conll_column")
+        pair = []
+        for part in parts:
+            if isinstance(part, str):
+                part = part.strip()
+                part = int(part) if part.isdigit() else part
+            if isinstance(part, bool) or not isinstance(part, (int, str)) or part == "" or (
+                    isinstance(part, int) and part < 2):
+                raise UsageError("{option} names a column or counts from 1, column 1 being the token: "
+                                 f"give a name or 2 or more, not {conll_column!r}", option="conll_column")
+            pair.append(part)
+        wanted.append((pair[0], pair[1] if len(pair) == 2 else None))
     if not wanted:
         raise UsageError(f"{{option}} names no column: {conll_column!r}", option="conll_column")
-    return tuple(wanted)
+    return wanted
 
 
 def plain_column(conll_column) -> int | None:
@@ -199,6 +243,9 @@ def layout_of(path, conll_column=None, *, unresolved: bool = False) -> Layout | 
         lines.pop()  # cut short
     first = next((line for line in lines if line.strip()), "")
     wanted = columns_wanted(conll_column)
+    links = link_columns_wanted(conll_column) or (None,) * len(wanted or ())
+    if not any(links):
+        links = None
     names = None
     layout: dict = {}
     cells = _header_cells(lines[0] if lines else "")
@@ -216,24 +263,28 @@ def layout_of(path, conll_column=None, *, unresolved: bool = False) -> Layout | 
         if unresolved:
             return Layout(token=3)
         tags = tuple(w - 1 for w in wanted) if wanted else (10,)
-        if any(not isinstance(w, int) for w in (wanted or ())):
+        if any(not isinstance(w, int) for w in (wanted or ()) + (links or ()) if w is not None):
             raise FormatError(path, "CoNLL-2012 columns have no names: give {column} as a number",
                               column=parameter("conll_column", conll_column))
-        return Layout(token=3, tags=tags)
+        return Layout(token=3, tags=tags, links=_numbered(links))
     elif _conllu_like(lines):
         if unresolved:
             return Layout(token=1, tabs=True, conllu=True)
-        if wanted is not None and (len(wanted) > 1 or isinstance(wanted[0], str)):
+        if wanted is not None and (len(wanted) > 1 or isinstance(wanted[0], str)
+                                   or any(isinstance(link, str) for link in links or ())):
             raise FormatError(path, "its columns have no names (no header row, no '# global.columns'): "
                               "give {column} as one number", column=parameter("conll_column", conll_column))
-        return Layout(token=1, tabs=True, conllu=True, tags=None if wanted is None else (wanted[0] - 1,))
+        return Layout(token=1, tabs=True, conllu=True, tags=None if wanted is None else (wanted[0] - 1,),
+                      links=_numbered(links))
     else:
         if unresolved:
             return None
-        if wanted is not None and (len(wanted) > 1 or isinstance(wanted[0], str)):
+        if wanted is not None and (len(wanted) > 1 or isinstance(wanted[0], str)
+                                   or any(isinstance(link, str) for link in links or ())):
             raise FormatError(path, "its columns have no names (no header row, no '# global.columns'): "
                               "give {column} as one number", column=parameter("conll_column", conll_column))
-        return None
+        # a link column is read a line at a time, as a file with a layout
+        return None if links is None else Layout(tags=(wanted[0] - 1,), links=_numbered(links))
     token = names.index("FORM") if "FORM" in names else 0
     if unresolved:
         return Layout(names=names, token=token, **layout)
@@ -247,18 +298,27 @@ def layout_of(path, conll_column=None, *, unresolved: bool = False) -> Layout | 
                               + ": name the tag column(s) with {column}", column="conll_column")
         tags = tuple(candidates)
     else:
-        tags = []
-        for item in wanted:
-            if isinstance(item, int):
-                if item > len(names):
-                    raise FormatError(path, f"it has {len(names)} named columns ({listed}): no column {item}")
-                tags.append(item - 1)
-            elif item in names:
-                tags.append(names.index(item))
-            else:
-                raise FormatError(path, f"no column named {item!r}; its columns are {listed}")
-        tags = tuple(tags)
-    return Layout(names=names, token=token, tags=tags, **layout)
+        tags = tuple(_named_column(item, names, path) for item in wanted)
+    if links is not None:
+        links = tuple(None if item is None else _named_column(item, names, path) for item in links)
+    return Layout(names=names, token=token, tags=tags, links=links, **layout)
+
+
+def _named_column(item, names: tuple[str, ...], path) -> int:
+    """A column of a file that names its columns, by name or number (from 1), counted from 0."""
+    listed = ", ".join(names)
+    if isinstance(item, int):
+        if item > len(names):
+            raise FormatError(path, f"it has {len(names)} named columns ({listed}): no column {item}")
+        return item - 1
+    if item in names:
+        return names.index(item)
+    raise FormatError(path, f"no column named {item!r}; its columns are {listed}")
+
+
+def _numbered(links: tuple | None) -> tuple | None:
+    """Link columns given as numbers from 1, counted from 0."""
+    return None if links is None else tuple(None if item is None else item - 1 for item in links)
 
 
 def _conllu_like(lines: list[str]) -> bool:
@@ -383,7 +443,7 @@ def token_rows(path, layout: Layout | None) -> list[int]:
     """The line of each token of a CoNLL file, in order (for messages)."""
     with open_file(str(path), "CoNLL") as file:
         text = file.read().decode("utf-8", "replace")
-    tokens, rows_line, _, _, _ = _rows(text, str(path), layout or Layout(), 0)
+    tokens, rows_line, _, _, _, _ = _rows(text, str(path), layout or Layout(), 0)
     return [line for token, line in zip(tokens, rows_line) if token]
 
 
@@ -392,32 +452,41 @@ def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_b
     """The documents of a block of a file with a :class:`Layout` (its text; lines and documents
     numbered on from ``lines_before`` and ``documents_before``), and the chunks strict decoding
     dropped."""
-    tokens, rows_line, columns, starts, unspaced = _rows(text, path, layout, lines_before)
-    chunks: list[tuple[int, int, str]] = []
+    tokens, rows_line, columns, starts, unspaced, links = _rows(text, path, layout, lines_before)
+    chunks: list[tuple] = []
     invalid = 0
-    for column in columns:
+    linked = iter(links)
+    for number, column in enumerate(columns):
         if _is_bracket_column(column):
-            chunks += _bracket_chunks(column, rows_line, path)
-            continue
-        try:
-            found, dropped = tags_to_spans(column, scheme)
-        except TagError as error:
-            raise FormatError(path, error.message, None if error.index is None else rows_line[error.index]) from None
-        chunks += found
-        invalid += dropped
+            found = _bracket_chunks(column, rows_line, path)
+        else:
+            try:
+                found, dropped = tags_to_spans(column, scheme)
+            except TagError as error:
+                raise FormatError(path, error.message,
+                                  None if error.index is None else rows_line[error.index]) from None
+            invalid += dropped
+        ids = next(linked) if layout.links is not None and layout.links[number] is not None else None
+        if ids is None:
+            chunks += found
+        else:  # an entity's id is the one on its first token
+            chunks += [(first, stop, label, (("kb_id", ids[first]),) if ids[first] else ())
+                       for first, stop, label in found]
     return _build(tokens, rows_line, starts, chunks, path, documents_before, unspaced), invalid
 
 
 def _rows(text: str, path: str, layout: Layout, lines_before: int):
     """A block's rows: tokens (``""`` for a break: a blank line, a comment, a document's start),
     each row's line, the tag columns' cells (``O`` for no tag), the documents' starts
-    ``(row, name)`` and the rows whose token the ``MISC`` column says has no space after it
-    (:func:`no_space_after`)."""
+    ``(row, name)``, the rows whose token the ``MISC`` column says has no space after it
+    (:func:`no_space_after`), and each link column's cells (``""`` for none)."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     n_tags = len(layout.tags) if layout.tags is not None else 1
-    need = max([layout.token, *(layout.tags or (1,))]) + 1
+    need = max([layout.token, *(layout.tags or (1,)), *(k for k in layout.links or () if k is not None)]) + 1
+    link_of = [k for k in layout.links if k is not None] if layout.links is not None else []
+    links: list[list[str]] = [[] for _ in link_of]  # each link column's cells, "" for none
     tokens: list[str] = []  # a row per token; "" for a break (blank line, comment, document start)
     rows_line: list[int] = []
     columns: list[list[str]] = [[] for _ in range(n_tags)]
@@ -433,6 +502,8 @@ def _rows(text: str, path: str, layout: Layout, lines_before: int):
             rows_line.append(line_number)
             for column in columns:
                 column.append("O")
+            for cells in links:
+                cells.append("")
 
     for index in range(start, len(lines)):
         number = lines_before + index + 1
@@ -477,7 +548,10 @@ def _rows(text: str, path: str, layout: Layout, lines_before: int):
         for column, k in zip(columns, layout.tags if layout.tags is not None else (-1,)):
             cell = cells[k].strip()
             column.append("O" if cell in ("", "_") else cell)
-    return tokens, rows_line, columns, starts, unspaced
+        for found, k in zip(links, link_of):
+            cell = cells[k].strip()
+            found.append("" if cell in NO_LINK else cell)
+    return tokens, rows_line, columns, starts, unspaced, links
 
 
 def _multiword_spacing(tokens: list[str], multiword: tuple, unspaced: set[int]) -> None:
@@ -506,7 +580,7 @@ def no_space_after(misc: str) -> bool:
 
 
 def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str | None]],
-           chunks: list[tuple[int, int, str]], path: str, documents_before: int,
+           chunks: list[tuple], path: str, documents_before: int,
            unspaced: set[int] = frozenset()) -> list[Document]:
     """Documents cut at ``starts`` (tokens before the first start form one when there are some),
     their texts built, the chunks placed (offsets as the plain reader's); the spaces of a text
@@ -548,10 +622,10 @@ def _build(tokens: list[str], rows_line: list[int], starts: list[tuple[int, str 
         unwritten.append(tuple(spaces))
     ids = [name if name is not None else str(documents_before + d + 1) for d, (_, _, name) in enumerate(bounds)]
     spans: list[list[Span]] = [[] for _ in bounds]
-    for first, stop, label in chunks:
+    for first, stop, label, *attributes in chunks:  # (an entity's link: its attributes)
         d = owner[first]
         spans[d].append(Span.trusted(ids[d], ((offsets[first][0], offsets[stop - 1][1]),), label,
-                                     Source.at(path, rows_line[first])))
+                                     Source.at(path, rows_line[first]), attributes[0] if attributes else ()))
     for d, doc_id in enumerate(ids):
         documents.append(Document(doc_id, texts[d], sorted(spans[d], key=Span.sort_key), path, True,
                                   unwritten_spaces=unwritten[d]))

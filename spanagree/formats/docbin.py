@@ -10,7 +10,8 @@ A ``.spacy`` file (``spacy.tokens.DocBin().to_disk``, what ``spacy convert`` and
   spans, which may overlap); a file whose documents have no such group is an error naming the
   keys it holds. A span's offsets are its ``start_char``/``end_char``: spaCy keeps a token's
   offset in a Python ``str``, so they are code points, as spanagree counts. The label is the
-  span's ``label_``.
+  span's ``label_``; its knowledge-base id ``kb_id_`` (an entity linker's, or set by hand), when
+  it has one, is its attribute ``kb_id``.
 * **Zero-length spans** (a span group's span of no token) cannot be spans: left out and counted
   in the notes.
 * **Text** is the doc's text (its tokens and their trailing whitespace).
@@ -30,7 +31,10 @@ Writing
 -------
 ``write_docbin`` writes one DocBin: a ``Doc`` per document, with the document's id in
 ``user_data["id"]`` (stored), and its spans in ``doc.ents`` (or with ``docbin_spans_key=KEY``
-in the span group ``KEY``). The tokens are the text's whitespace-separated words, cut again at
+in the span group ``KEY``), each with its attribute ``kb_id`` as its ``kb_id_`` (``doc.ents``
+store it only when some span has one, so that a file without ids is written as before); a
+span's other attributes and the documents' relations are left out, announced
+(:func:`~spanagree.formats.dropped`). The tokens are the text's whitespace-separated words, cut again at
 every span boundary, so that each span is exactly a run of tokens and reads back with the same
 offsets (a single space after a word is the token's trailing whitespace; other whitespace is a
 token of its own, as spaCy's tokenizer makes it). What a DocBin cannot hold is refused, naming
@@ -149,7 +153,7 @@ def _documents(path: str, spans_key: str | None, limit: int, notes: list[str]):
             held = None if spans_key is None or spans_key in doc.spans else \
                 ", ".join(k if k.isprintable() else repr(k) for k in sorted(doc.spans)) or "none"
             found = doc.ents if spans_key is None else doc.spans[spans_key] if held is None else ()
-            ranges = [(s.start_char, s.end_char, s.label_) for s in found]
+            ranges = [(s.start_char, s.end_char, s.label_, s.kb_id_) for s in found]
         except _CORRUPT as error:
             raise FormatError(path, f"{where}: a corrupt DocBin ({_message(error)})") from None
         if held is not None:
@@ -162,13 +166,14 @@ def _documents(path: str, spans_key: str | None, limit: int, notes: list[str]):
         except UnicodeEncodeError:
             raise FormatError(path, f"{where}: the text holds a lone surrogate (not a character)") from None
         spans = []
-        for start, end, label in ranges:
+        for start, end, label, kb_id in ranges:
             if start >= end:
                 empty += 1
                 continue
             if not label.strip():
                 raise FormatError(path, f"{where}: span [{start}, {end}) has no label")
-            spans.append(Span(doc_id, ((start, end),), label, source=Source(path)))
+            spans.append(Span(doc_id, ((start, end),), label, source=Source(path),
+                              attributes=(("kb_id", kb_id),) if kb_id else ()))
         yield Document(doc_id, text, spans, path)
     if empty:
         notes.append(f"{empty} zero-length span(s) (no token) left out")
@@ -217,6 +222,11 @@ def _tokens(text: str, spans: list[Span]) -> tuple[list[str], list[bool]]:
     return words, spaces
 
 
+def _kb_id(span: Span) -> str:
+    """A span's attribute ``kb_id`` (its first), ``""`` without one (spaCy's none)."""
+    return next((value for key, value in span.attributes if key == "kb_id"), "")
+
+
 @FORMAT.provides("writer")
 def write_docbin(spanset: SpanSet, dest, *, docbin_spans_key: str | None = None) -> None:
     """Write a span set as a spaCy DocBin (``.spacy``): a ``Doc`` per document.
@@ -240,7 +250,8 @@ def write_docbin(spanset: SpanSet, dest, *, docbin_spans_key: str | None = None)
     from spacy.vocab import Vocab
 
     vocab = Vocab()
-    doc_bin = DocBin(attrs=["ORTH", "ENT_IOB", "ENT_TYPE"], store_user_data=True)
+    linked = any(key == "kb_id" for span in spanset for key, _ in span.attributes)
+    doc_bin = DocBin(attrs=["ORTH", "ENT_IOB", "ENT_TYPE"] + (["ENT_KB_ID"] if linked else []), store_user_data=True)
     for doc_id, document in spanset.documents.items():
         text = document.text
         if text is None:
@@ -261,7 +272,7 @@ def write_docbin(spanset: SpanSet, dest, *, docbin_spans_key: str | None = None)
                                      "(write a span group with {option})", option="docbin_spans_key")
         words, spaces = _tokens(text, spans)
         doc = Doc(vocab, words=words, spaces=spaces)
-        made = [doc.char_span(s.start, s.end, label=s.label, alignment_mode="strict") for s in spans]
+        made = [doc.char_span(s.start, s.end, label=s.label, kb_id=_kb_id(s), alignment_mode="strict") for s in spans]
         if docbin_spans_key is None:
             doc.ents = made
         else:

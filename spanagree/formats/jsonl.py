@@ -16,6 +16,18 @@ Reading
   user, named by the user id (:func:`doccano_users`); every record is a document of every user
   (one who marked nothing in it has no spans there). Labels are doccano's label ids unless its
   label list is given (``doccano_labels``, ``--doccano-labels FILE``: ids read as names).
+* **Attributes**: a span's ``"kb_id"`` (a knowledge-base id: ``"Q42"``, ``"NIL"``, candidates
+  ``"Q1|Q2"``; ``null`` and ``""``, spaCy's none, give none) and ``"attributes"`` (an object, name → value: ``{"Negation": "True"}``) are its
+  attributes, ``kb_id`` first. A value is a string; ``true``/``false`` are read as ``"True"``/
+  ``"False"`` (BRAT's flag), a number as Python writes it (``2``, ``0.5``, ``1e3`` → ``1000.0``),
+  a list of those joined by ``|`` (``["Q1", "Q2"]`` → ``"Q1|Q2"``); anything else is an error.
+* **Relations and events**: a record's ``"relations": [{"type": "Causes", "args": [{"role":
+  "Arg1", "span": 0}, {"role": "Arg2", "span": 2}]}, ...]`` are the document's relations, each
+  argument a span of the record by its index in its span list (from 0) or by the ``"id"`` a
+  span entry carries (``"span": "T1"``); an event adds ``"trigger"`` (a span, the same way). doccano's
+  relations (``{"from_id", "to_id", "type"}``, entities by their ``"id"``) are read as
+  ``Arg1`` → ``Arg2``. Prodigy's relations between tokens (``"head"``, ``"child"``) are not read:
+  the notes count them. A relation naming a span the record does not have is an error.
 * A record whose spans are under a key the reader does not know — a list of entries with
   ``start``, ``end``, ``label`` or the like — is never read as nothing in silence: the span
   set's notes count such records by key.
@@ -46,7 +58,12 @@ Writing
 ``write_jsonl`` writes one line per document, in order: ``{"id", "text", "spans": [{"start",
 "end", "label"}, ...]}``, spans in canonical order (:meth:`~spanagree.span.Span.sort_key`),
 ``"fragments"`` only for discontinuous spans, UTF-8 without ``\\u`` escapes (``ensure_ascii=False``),
-an unknown text as ``null``.
+an unknown text as ``null``. A span's attribute ``kb_id`` follows its label (and fragments) as
+``"kb_id"``, its other attributes as ``"attributes"`` (in their order; the values of a name met
+twice joined by ``|``), but notes (BRAT's ``#``: free text, never compared), which are left out
+and announced, as before; the document's relations and events follow its spans as ``"relations"``
+(canonical order, :meth:`~spanagree.span.Relation.sort_key`; spans by their index in the line's
+``"spans"``). A document without attributes or relations is written as before.
 """
 
 from __future__ import annotations
@@ -62,7 +79,7 @@ from typing import Iterator
 import orjson
 
 from ..errors import FormatError, UsageError
-from ..span import Document, Source, Span, SpanSet, normalize_fragments
+from ..span import Document, Relation, Source, Span, SpanSet, normalize_fragments
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, default_name, open_file, too_large,
                write_documents)
 from .registry import FORMATS
@@ -561,6 +578,8 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
             yield document
     if part is not None:
         part.counts["left_out"] = part.counts.get("left_out", 0) + left_out
+        if reading.prodigy_relations:
+            part.counts["prodigy_relations"] = part.counts.get("prodigy_relations", 0) + reading.prodigy_relations
         return
     if not first_line and not left_out and not split:
         raise FormatError(path, "empty file: no JSON record in it")
@@ -580,17 +599,20 @@ class _Reading:
     the records holding annotation-like lists under keys the reader does not know (key → count),
     and whether doccano label ids were read without their names."""
 
-    __slots__ = ("user", "labels", "unread", "label_ids")
+    __slots__ = ("user", "labels", "unread", "label_ids", "prodigy_relations")
 
     def __init__(self, user: str | None = None, labels: dict[str, str] | None = None):
         self.user, self.labels = user, labels
         self.unread: dict[str, int] = {}
         self.label_ids = False
+        self.prodigy_relations = 0
 
     def notes(self) -> list[str]:
         found = [f'{count} record{"s" if count != 1 else ""} hold{"" if count != 1 else "s"} a list under "{key}" that '
                  "looks like annotations but is not read as spans (their spans are not counted: convert them to "
                  '"spans": [{"start", "end", "label"}])' for key, count in self.unread.items()]
+        if self.prodigy_relations:
+            found.append(_prodigy_relations(self.prodigy_relations))
         if self.label_ids:
             found.append("doccano labels read as their ids (give doccano's label list, --doccano-labels FILE, to read their "
                          "names)")
@@ -627,6 +649,10 @@ def _record_document(record, path: str, lineno: int, split: bool, wanted: str | 
     return _document(record, path, lineno, reading)
 
 
+def _prodigy_relations(number: int) -> str:
+    return f"{number} Prodigy relation{'s' if number != 1 else ''} (between tokens: \"head\", \"child\") not read"
+
+
 def _left_out(left_out: int) -> str:
     return f"{left_out} record{'s' if left_out != 1 else ''} answered reject or ignore left out (Prodigy: not annotations)"
 
@@ -644,16 +670,16 @@ def _within(lines: Iterator[bytes], size: int) -> Iterator[bytes]:
 @FORMAT.provides("part_notes")
 def part_notes_jsonl(path, counts: dict, **options) -> tuple[list[str], list[str]]:
     """The notes and warnings reading the whole file gives at its end, from its parts' ``counts``
-    added up (:class:`~spanagree.formats.FilePart`): the records answered reject or ignore, one
-    note (no warning).
+    added up (:class:`~spanagree.formats.FilePart`): the records answered reject or ignore, and
+    Prodigy's token relations not read, a note each (no warning).
 
     Examples
     --------
     >>> part_notes_jsonl("a.jsonl", {"left_out": 3})
     (['3 records answered reject or ignore left out (Prodigy: not annotations)'], [])
     """
-    left_out = counts.get("left_out", 0)
-    return ([_left_out(left_out)] if left_out else []), []
+    left_out, relations = counts.get("left_out", 0), counts.get("prodigy_relations", 0)
+    return ([_left_out(left_out)] if left_out else []) + ([_prodigy_relations(relations)] if relations else []), []
 
 
 #: White space that may begin a blank line, as bytes.
@@ -733,6 +759,17 @@ def _check_characters(document: Document, path: str, lineno: int) -> None:
             if found:
                 where = f"span {number}'s label", found
                 break
+            found = next(filter(None, (_SURROGATE.search(text) for pair in span.attributes for text in pair)), None)
+            if found:
+                where = f"span {number}'s attributes", found
+                break
+        else:
+            for number, relation in enumerate(document.relations, 1):
+                found = next(filter(None, (_SURROGATE.search(text) for text in
+                                           (relation.type, *(role for role, _ in relation.arguments)))), None)
+                if found:
+                    where = f"relation {number}", found
+                    break
     if where is not None:
         field, found = where
         raise FormatError(path, f"{field} holds a lone surrogate (\\u{ord(found.group()):04x} at character "
@@ -771,7 +808,8 @@ def _document(record: dict, path: str, lineno: int, reading: _Reading | None = N
     if entries is not None:
         spans = _spans(entries, doc_id, n, source, path, lineno)
     elif "entities" in record:
-        spans = _doccano_entities(record["entities"], doc_id, n, source, path, lineno)
+        entries = record["entities"]
+        spans = _doccano_entities(entries, doc_id, n, source, path, lineno)
     elif "label" in record:
         spans = _doccano_labels(record["label"], doc_id, n, source, path, lineno)
     elif "annotations" in record and type(record["annotations"]) is list and reading is not None and (
@@ -782,7 +820,68 @@ def _document(record: dict, path: str, lineno: int, reading: _Reading | None = N
         spans = []
         if reading is not None:
             _unread_lists(record, reading)
-    return Document(doc_id, text, spans, path)
+    given = record.get("relations")
+    if given is None or not entries and not given:
+        return Document(doc_id, text, spans, path)
+    relations = _relations(given, entries, spans, source, path, lineno, reading)
+    return Document(doc_id, text, spans, path, relations=relations)
+
+
+def _relations(given, entries, spans: list[Span], source: Source, path: str, lineno: int,
+               reading: _Reading | None) -> list[Relation]:
+    """A record's ``"relations"``: spanagree's ``{"type", "args": [{"role", "span"}, ...], "trigger"}``
+    (a span by its index in the record's span list, or by its ``"id"``), or doccano's ``{"from_id",
+    "to_id", "type"}`` (spans by their ``"id"``: ``Arg1`` → ``Arg2``). Prodigy's token relations
+    (``"head"``, ``"child"``) are not read: counted in the notes."""
+    if type(given) is not list:
+        raise FormatError(path, f'"relations" must be a list, got {_shown(given)}', lineno)
+    ids = None
+    relations = []
+    for number, entry in enumerate(given, 1):
+        if type(entry) is not dict:
+            raise FormatError(path, f'relation {number}: expected {{"type", "args"}}, got {_shown(entry)}', lineno)
+        if "head" in entry and "child" in entry and "args" not in entry:  # Prodigy: tokens, not spans
+            if reading is not None:
+                reading.prodigy_relations += 1
+            continue
+        kind = entry.get("type")
+        if type(kind) is not str or not kind:
+            raise FormatError(path, f'relation {number}: "type" must be a non-empty string, got {_shown(kind)}',
+                              lineno)
+        if ids is None:
+            ids = {}
+            for index, span_entry in enumerate(entries if type(entries) is list else ()):
+                if type(span_entry) is dict and type(span_entry.get("id")) in (str, int):
+                    ids.setdefault(span_entry["id"], index)
+
+        def span_of(reference, what: str) -> Span:
+            index = reference if type(reference) is int and "from_id" not in entry else ids.get(reference)
+            if type(reference) not in (int, str) or index is None or not 0 <= index < len(spans):
+                raise FormatError(path, f"relation {number}: {what} names span {_shown(reference)}, which the "
+                                  f"record does not have ({len(spans)} span{'s' if len(spans) != 1 else ''}"
+                                  + (", by index from 0, or by id)" if "from_id" not in entry else ", by id)"),
+                                  lineno)
+            return spans[index]
+
+        if "from_id" in entry and "args" not in entry:  # doccano
+            arguments = (("Arg1", span_of(entry["from_id"], "from_id")), ("Arg2", span_of(entry.get("to_id"), "to_id")))
+            relations.append(Relation(kind, arguments, None, source))
+            continue
+        args = entry.get("args")
+        if type(args) is not list or not args:
+            raise FormatError(path, f'relation {number}: "args" must be a non-empty list of {{"role", "span"}}, '
+                              f"got {_shown(args)}", lineno)
+        arguments = []
+        for position, argument in enumerate(args, 1):
+            role = argument.get("role") if type(argument) is dict else None
+            if type(role) is not str or not role:
+                raise FormatError(path, f'relation {number}: argument {position} must be {{"role": a non-empty '
+                                  f'string, "span"}}, got {_shown(argument)}', lineno)
+            arguments.append((role, span_of(argument.get("span"), f"argument {position}")))
+        trigger = entry.get("trigger")
+        trigger = None if trigger is None else span_of(trigger, "its trigger")
+        relations.append(Relation(kind, tuple(arguments), trigger, source))
+    return relations
 
 
 #: The keys a record's spans are read from.
@@ -839,7 +938,8 @@ def _spans(entries, doc_id: str, n: int | None, source: Source, path: str, linen
             pass
         else:
             if (type(start) is int and type(end) is int and 0 <= start < end <= limit
-                    and type(label) is str and label and "fragments" not in entry):
+                    and type(label) is str and label and "fragments" not in entry and "attributes" not in entry
+                    and "kb_id" not in entry):
                 append(trusted(doc_id, ((start, end),), label, source))
                 continue
         append(_span(entry, len(spans) + 1, doc_id, n, source, path, lineno))
@@ -857,7 +957,54 @@ def _span(entry, number: int, doc_id: str, n: int | None, source: Source, path: 
         fragments = _fragment(start, end, n, path, lineno, number)
     else:
         fragments = _fragments(fragments, start, end, n, path, lineno, number)
-    return _trusted(doc_id, fragments, _label(entry.get("label"), path, lineno, number), source)
+    attributes = _attributes(entry, path, lineno, number) if "attributes" in entry or "kb_id" in entry else ()
+    return _trusted(doc_id, fragments, _label(entry.get("label"), path, lineno, number), source, attributes)
+
+
+#: The largest magnitude of a number read exactly as an attribute's value by both decoders (orjson
+#: reads a larger integer as a float).
+_EXACT = 2 ** 63
+
+
+def _attribute_value(value, path: str, lineno: int, where: str) -> str:
+    """An attribute's value as text: a string as it is, ``true``/``false`` as ``"True"``/``"False"``
+    (BRAT's flag), a number as Python writes it (``2``, ``0.5``), a list of those joined by ``|``."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is bool:
+        return "True" if value else "False"
+    if kind is int:
+        return str(value)
+    if kind is float:
+        if value.is_integer() and abs(value) >= _EXACT:  # (orjson's reading of a long integer: json's decides)
+            raise FormatError(path, f"{where}: the number {_shown(value)} is too large for an attribute's value "
+                              "(write it as a string)", lineno)
+        return repr(value)
+    if kind is list and value and all(type(v) is not list for v in value):
+        return "|".join(_attribute_value(v, path, lineno, where) for v in value)
+    raise FormatError(path, f"{where}: an attribute's value is a string, a number, true, false or a list of them, "
+                      f"got {_shown(value)}", lineno)
+
+
+def _attributes(entry: dict, path: str, lineno: int, number: int) -> tuple[tuple[str, str], ...]:
+    """A span entry's ``"kb_id"`` and ``"attributes"`` (an object: name → value) as the span's attributes."""
+    where = f"span {number}"
+    found = []
+    if "kb_id" in entry and entry["kb_id"] not in (None, ""):  # (spaCy's none is "")
+        found.append(("kb_id", _attribute_value(entry["kb_id"], path, lineno, f'{where}\'s "kb_id"')))
+    given = entry.get("attributes")
+    if given is not None:
+        if type(given) is not dict:
+            raise FormatError(path, f'{where}: "attributes" must be an object (name → value), got {_shown(given)}',
+                              lineno)
+        for key, value in given.items():
+            if not key:
+                raise FormatError(path, f"{where}: an attribute without a name", lineno)
+            if key == "kb_id" and found:
+                raise FormatError(path, f'{where}: "kb_id" given twice (beside "attributes" and in it)', lineno)
+            found.append((key, _attribute_value(value, path, lineno, f"{where}'s attribute {key!r}")))
+    return tuple(found)
 
 
 def _doccano_entities(entries, doc_id: str, n: int | None, source: Source, path: str, lineno: int) -> list[Span]:
@@ -980,21 +1127,62 @@ def _jsonl_line(doc_id: str, document: Document) -> str:
     """One document's line of :func:`write_jsonl` (a UsageError naming it if it cannot be written)."""
     spans = []
     n = None if document.text is None else len(document.text)
-    for span in sorted(document.spans, key=Span.sort_key):
+    ordered = sorted(document.spans, key=Span.sort_key)
+    for span in ordered:
         if n is not None and span.end > n:
             raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
                              f"({n} characters)")
         entry = {"start": span.fragments[0][0], "end": span.fragments[-1][1], "label": span.label}
         if len(span.fragments) > 1:
             entry["fragments"] = [[s, e] for s, e in span.fragments]
+        if span.attributes:
+            _write_attributes(entry, span.attributes)
         spans.append(entry)
-    line = json.dumps({"id": doc_id, "text": document.text, "spans": spans}, ensure_ascii=False)
+    record = {"id": doc_id, "text": document.text, "spans": spans}
+    if document.relations:
+        relations = _written_relations(document.relations, ordered)
+        if relations:
+            record["relations"] = relations
+    line = json.dumps(record, ensure_ascii=False)
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
         raise UsageError(f"document {doc_id!r}: {_unwritable(doc_id, document)} cannot be written as UTF-8 "
                          "(it holds a lone surrogate)") from None
     return line + "\n"
+
+
+def _write_attributes(entry: dict, attributes: tuple[tuple[str, str], ...]) -> None:
+    """A span's attributes into its entry: ``"kb_id"`` beside its label, the others in
+    ``"attributes"`` in their order (the values of a name met twice joined by ``|``)."""
+    others: dict[str, str] = {}
+    for key, value in attributes:
+        if key.startswith("#:"):
+            continue  # notes: free text, never compared, left out (announced: Format.drops)
+        others[key] = f"{others[key]}|{value}" if key in others else value
+    kb_id = others.pop("kb_id", None)
+    if kb_id is not None:
+        entry["kb_id"] = kb_id
+    if others:
+        entry["attributes"] = others
+
+
+def _written_relations(relations: list[Relation], ordered: list[Span]) -> list[dict]:
+    """A document's relations as written, in canonical order (:meth:`~spanagree.span.Relation.sort_key`),
+    each span by its index among the spans written; one naming a span the document does not hold
+    is left out (:func:`~spanagree.formats.dropped` counts it)."""
+    index: dict[Span, int] = {}
+    for number, span in enumerate(ordered):
+        index.setdefault(span, number)
+    written = []
+    for relation in sorted(relations, key=Relation.sort_key):
+        if any(span not in index for span in relation.spans):
+            continue
+        entry = {"type": relation.type, "args": [{"role": role, "span": index[span]} for role, span in relation.arguments]}
+        if relation.trigger is not None:
+            entry["trigger"] = index[relation.trigger]
+        written.append(entry)
+    return written
 
 
 def _unwritable(doc_id: str, document: Document) -> str:

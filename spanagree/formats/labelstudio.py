@@ -37,8 +37,22 @@ JSONL file holds objects, one per line).
   as span sets of role ``prediction`` named by their ``model_version`` (``prediction`` when it
   has none): ``score export.json --gold 2 --annotators 2,crf-1`` scores a model.
 * **Spans** are the results of type ``labels`` (``value.start``, ``value.end``, one span per
-  label in ``value.labels``); other results (choices, relations, text areas, ...) are counted in
-  the notes.
+  label in ``value.labels``); a result's ``id`` names its *region*.
+* **Per-region results** -- a ``choices``, ``textarea``, ``rating``, ``number``, ``taxonomy`` or
+  ``datetime`` result whose ``id`` is a labelled region's (a control with ``perRegion="true"``)
+  -- are attributes of the region's spans: the control's ``from_name`` → its value, several
+  values joined by ``|`` in their order (``["Negated", "Uncertain"]`` → ``"Negated|Uncertain"``;
+  a taxonomy's paths with ``/`` inside each), a number as Python writes it.
+* **Relations** (``{"type": "relation", "from_id", "to_id", "direction", "labels"}``) between
+  two labelled regions are the document's relations: the type is the label (several joined by
+  ``|``; :data:`UNLABELLED`, ``relation``, without one), ``Arg1`` the region the arrow leaves
+  and ``Arg2`` the one it points at (``right``, the default: from → to; ``left``: to → from). A
+  ``bi`` relation is read from → to and its type is symmetric
+  (:func:`symmetric_relation_types`: matched in either argument order); a note counts them. A
+  region with several labels takes part by its first label's span. A relation naming a region
+  the annotation does not have is an error; one between regions of other kinds (rectangles,
+  paragraphs) is not read.
+* Other results (whole-task choices, rectangles, ...) are counted in the notes.
 * **Offsets.** Label Studio stores code points since label-studio-frontend 1.7 (2021, its pull
   request #308, "store code points instead of js length"); older versions stored JavaScript's
   UTF-16 units, which are off by one after every emoji (label-studio issue #1347). Offsets are
@@ -52,8 +66,9 @@ JSONL file holds objects, one per line).
 * **Errors** (:class:`~spanagree.errors.FormatError`, naming the file, and the task): invalid
   JSON, a task that is not an object, a result's ``to_name`` that is not a string, no text, a
   span whose offsets are not integers, are empty or reversed, or lie outside the text, a label
-  that is not a non-empty string, a task id seen twice; the file is one record
-  (``max_record_bytes``).
+  that is not a non-empty string, a task id seen twice, a relation naming no region of its
+  annotation, or with labels that are not strings or another direction, a per-region result
+  without ``from_name`` or value; the file is one record (``max_record_bytes``).
 
 Writing
 -------
@@ -61,8 +76,13 @@ Writing
 document's id; ``data.text``: its text) with one annotation (``completed_by``: ``{"email":
 <span set's name>}``) whose results are the spans (``from_name`` ``label``, ``to_name``
 ``text``). Label Studio imports it as pre-annotated tasks, and it reads back to the same
-documents and spans. A discontinuous span cannot be held (a Label Studio region is one range):
-it is refused, naming the document.
+documents, spans, attributes and relations. A span's attributes follow its region as per-region
+``choices`` results with its ``id`` (the value cut at ``|``; notes, BRAT's ``#``, are left out,
+announced); a relation ``Arg1`` → ``Arg2`` as a ``relation`` result, direction
+``right``, labelled with its type (a symmetric type is not told apart: written ``right`` too).
+Events and relations with other roles are left out, announced (:func:`~spanagree.formats.dropped`).
+A discontinuous span cannot be held (a Label Studio region is one range): it is refused, naming
+the document.
 """
 
 from __future__ import annotations
@@ -73,16 +93,17 @@ import warnings
 from pathlib import Path
 
 from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level
-from ..span import Document, Source, Span, SpanSet
+from ..span import Document, Relation, Source, Span, SpanSet
 from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, read_bounded
 from .files import open_bytes
+from .writing import is_binary
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["labelstudio"]
 
 __all__ = ["annotators_labelstudio", "read_labelstudio", "recognise_labelstudio", "stream_labelstudio",
-           "write_labelstudio"]
+           "symmetric_relation_types", "write_labelstudio"]
 
 _LIST = re.compile(rb"^(?:\xef\xbb\xbf)?\s*\[")
 
@@ -110,6 +131,7 @@ class _Export:
         self.predictions = predictions
         self.sets: dict[tuple[str, str], dict[str, Document]] = {}
         self.counts = {"cancelled": 0, "other results": 0}
+        self.symmetric: set[str] = set()  # the types of relations read with direction bi
         self.set_counts: dict[tuple[str, str], dict[str, int]] = {}  # what concerns one span set
         self.mismatches: list[str] = []
         tasks = self._load(limit)
@@ -174,13 +196,92 @@ class _Export:
             data = task
         text = self._text(data, versions, where)
         for name, role, results in versions:
+            regions: dict[str, list[Span]] = {}  # a region's id -> its spans (one per label)
             spans = []
             for result in results:
-                spans.extend(self._spans(result, doc_id, text, where, (name, role)))
+                found = self._spans(result, doc_id, text, where, (name, role))
+                if found and isinstance(result.get("id"), (str, int)):
+                    regions.setdefault(str(result["id"]), []).extend(found)
+                spans.extend(found)
+            relations = self._linked(results, regions, spans, where, (name, role))
             documents = self.sets.setdefault((name, role), {})
             if doc_id in documents:
                 self._count((name, role), "replaced")
-            documents[doc_id] = Document(doc_id, text, spans, self.path)
+            documents[doc_id] = Document(doc_id, text, spans, self.path, relations=relations)
+
+    def _linked(self, results: list, regions: dict[str, list[Span]], spans: list[Span], where: str,
+                span_set: tuple[str, str]) -> list[Relation]:
+        """The per-region results (choices, text areas, ratings, ... of a labelled region, by its
+        ``id``) put on the region's spans as their attributes (``spans`` rebuilt in place), and the
+        relations between regions."""
+        attributes: dict[str, list[tuple[str, str]]] = {}
+        relations = []
+        for result in results:
+            kind = result.get("type") if isinstance(result, dict) else None
+            if not isinstance(kind, str):
+                continue
+            if kind == "relation":
+                relations.append(result)
+            elif kind in PER_REGION and str(result.get("id")) in regions:
+                self.counts["other results"] -= 1  # (counted by _spans)
+                attributes.setdefault(str(result["id"]), []).append(self._attribute(result, where))
+        if attributes:
+            rebuilt = {}
+            for region, pairs in attributes.items():
+                for span in regions[region]:
+                    rebuilt[id(span)] = Span.trusted(span.doc, span.fragments, span.label, span.source,
+                                                     span.attributes + tuple(pairs))
+                regions[region] = [rebuilt[id(span)] for span in regions[region]]
+            spans[:] = [rebuilt.get(id(span), span) for span in spans]
+        if not relations:
+            return []
+        ids = {str(result.get("id")) for result in results if isinstance(result, dict) and "id" in result}
+        read = []
+        for result in relations:
+            ends = [result.get(key) for key in ("from_id", "to_id")]
+            for key, region in zip(("from_id", "to_id"), ends):
+                if not isinstance(region, (str, int)) or isinstance(region, bool) or str(region) not in ids:
+                    raise self._error(where, f"a relation's {key} {region!r} names no region of the annotation")
+            if all(str(region) in regions for region in ends):  # (else between regions of other kinds: not read)
+                self.counts["other results"] -= 1  # (counted by _spans)
+                read.append(self._relation(result, regions, where, span_set))
+        return read
+
+    def _attribute(self, result: dict, where: str) -> tuple[str, str]:
+        """A per-region result as an attribute: its control's ``from_name`` → its value (several
+        joined by ``|``)."""
+        name, kind, value = result.get("from_name"), result["type"], result.get("value")
+        if not isinstance(name, str) or not name:
+            raise self._error(where, f"a {kind} result of region {result['id']!r} has no from_name")
+        given = value.get(PER_REGION[kind]) if isinstance(value, dict) else None
+        if isinstance(given, list) and given and all(isinstance(v, list) for v in given):  # taxonomy: paths
+            given = ["/".join(map(str, path)) for path in given]
+        if isinstance(given, list) and all(isinstance(v, (str, int, float)) and not isinstance(v, bool)
+                                           for v in given) and given:
+            return name, _checked("|".join(map(str, given)), self, where, name)
+        if isinstance(given, (str, int, float)) and not isinstance(given, bool):
+            return name, _checked(str(given), self, where, name)
+        raise self._error(where, f"the {kind} result {name!r} of region {result['id']!r} has no value "
+                          f"(value.{PER_REGION[kind]}: {given!r})")
+
+    def _relation(self, result: dict, regions: dict[str, list[Span]], where: str,
+                  span_set: tuple[str, str]) -> Relation:
+        """A relation result between two labelled regions: its type is its label (several joined by
+        ``|``; :data:`UNLABELLED` without one), ``Arg1`` the region it points from."""
+        ends = [regions[str(result[key])][0] for key in ("from_id", "to_id")]
+        labels = result.get("labels") or []
+        if not isinstance(labels, list) or not all(isinstance(label, str) and label for label in labels):
+            raise self._error(where, f"a relation's labels are not a list of strings: {labels!r}")
+        kind = _checked("|".join(labels), self, where, "relation label") if labels else UNLABELLED
+        direction = result.get("direction", "right")
+        if direction not in ("right", "left", "bi"):
+            raise self._error(where, f"a relation's direction is right, left or bi, not {direction!r}")
+        if direction == "left":
+            ends.reverse()
+        elif direction == "bi":
+            self._count(span_set, "bidirectional")
+            self.symmetric.add(kind)
+        return Relation(kind, (("Arg1", ends[0]), ("Arg2", ends[1])), None, Source(self.path))
 
     def _count(self, span_set: tuple[str, str], what: str, number: int = 1) -> None:
         counts = self.set_counts.setdefault(span_set, {})
@@ -295,10 +396,21 @@ class _Export:
             notes.append(f"{counts['replaced']} task(s) annotated twice by one annotator: the last annotation read")
         if counts.get("unlabelled"):
             notes.append(f"{counts['unlabelled']} Label Studio JSON-MIN span(s) without labels left out")
+        if counts.get("bidirectional"):
+            notes.append(f"{counts['bidirectional']} bidirectional Label Studio relation(s) read from → to (their "
+                         f"types, symmetric: {', '.join(sorted(self.symmetric))})")
         return notes
 
 
 _NOT_TEXT = {"id", "annotator", "annotation_id", "created_at", "updated_at", "lead_time"}
+
+#: The per-region results read as attributes (a result of this type whose ``id`` is a labelled
+#: region's), each with the key of ``value`` that holds its value.
+PER_REGION = {"choices": "choices", "textarea": "text", "rating": "rating", "number": "number",
+              "taxonomy": "taxonomy", "datetime": "datetime"}
+
+#: The type of a relation without a label.
+UNLABELLED = "relation"
 
 
 def _is_span_list(value) -> bool:
@@ -383,6 +495,27 @@ def read_labelstudio(path, *, name: str | None = None, annotator: str | None = N
                                       max_record_bytes=max_record_bytes))
 
 
+def symmetric_relation_types(path, *, labelstudio_text_field: str | None = None,
+                             max_record_bytes: int = MAX_RECORD_BYTES) -> frozenset[str]:
+    """The relation types an export declares symmetric: those of its relations drawn with
+    ``"direction": "bi"`` (annotations' and predictions'), which the relations' comparison matches
+    in either argument order.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, json
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "export.json"
+    >>> region = lambda i, s, e: {"id": i, "type": "labels", "value": {"start": s, "end": e, "labels": ["PER"]}}
+    >>> _ = f.write_text(json.dumps([{"id": 1, "data": {"text": "Ana met Bo."}, "annotations": [{"result": [
+    ...     region("a", 0, 3), region("b", 8, 10),
+    ...     {"type": "relation", "from_id": "a", "to_id": "b", "direction": "bi", "labels": ["Knows"]},
+    ...     {"type": "relation", "from_id": "a", "to_id": "b", "direction": "right", "labels": ["Met"]}]}]}]))
+    >>> sorted(symmetric_relation_types(f))
+    ['Knows']
+    """
+    return frozenset(_Export(str(path), labelstudio_text_field, True, max_record_bytes).symmetric)
+
+
 @FORMAT.provides("writer")
 def write_labelstudio(spanset: SpanSet, dest) -> None:
     """Write a span set as a Label Studio JSON export: a task per document, one annotation each.
@@ -408,6 +541,7 @@ def write_labelstudio(spanset: SpanSet, dest) -> None:
         if text is None:
             raise UsageError(f"document {doc_id!r}: its text is unknown; a Label Studio task needs one")
         results = []
+        regions: dict[Span, str] = {}
         for number, span in enumerate(sorted(document.spans, key=Span.sort_key), 1):
             if len(span.fragments) > 1:
                 raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} is discontinuous; a "
@@ -415,9 +549,18 @@ def write_labelstudio(spanset: SpanSet, dest) -> None:
             if span.end > len(text):
                 raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
                                  f"({len(text)} characters)")
+            place = {"start": span.start, "end": span.end, "text": text[span.start:span.end]}
             results.append({"id": f"r{number}", "type": "labels", "from_name": "label", "to_name": "text",
-                            "value": {"start": span.start, "end": span.end, "text": text[span.start:span.end],
-                                      "labels": [span.label]}})
+                            "value": {**place, "labels": [span.label]}})
+            regions.setdefault(span, f"r{number}")
+            for key, value in span.attributes:  # per-region choices (notes, free text, are left out: announced)
+                if not key.startswith("#:"):
+                    results.append({"id": f"r{number}", "type": "choices", "from_name": key, "to_name": "text",
+                                    "value": {**place, "choices": value.split("|")}})
+        for relation in sorted(document.relations, key=Relation.sort_key):
+            if is_binary(relation) and all(span in regions for span in relation.spans):  # (others: announced)
+                results.append({"from_id": regions[relation.arguments[0][1]], "to_id": regions[relation.arguments[1][1]],
+                                "type": "relation", "direction": "right", "labels": [relation.type]})
         tasks.append({"id": doc_id, "data": {"text": text},
                       "annotations": [{"completed_by": {"email": spanset.name}, "result": results}]})
     content = json.dumps(tasks, ensure_ascii=False, indent=1)

@@ -193,8 +193,15 @@ class Format:
     drops : tuple of str
         What the writer cannot hold of a span set, announced when writing drops it
         (:func:`~spanagree.formats.dropped`): ``"attributes"``, the spans' attributes (BRAT's
-        notes ``#``, attributes ``A`` and normalisations ``N``); ``"ids"``, the document ids: the
-        format numbers its documents (:attr:`numbered`). Default: the attributes.
+        notes ``#``, attributes ``A`` and normalisations ``N``; but those named in
+        :attr:`kept_attributes`); ``"notes"``, only the notes (``#:`` keys: free text, never
+        compared); ``"relations"``, the documents' relations and events;
+        ``"events"``, the events and the relations other than ``Arg1`` → ``Arg2`` (a format that
+        holds binary relations only); ``"ids"``, the document ids: the format numbers its
+        documents (:attr:`numbered`). Default: the attributes and the relations.
+    kept_attributes : tuple of str
+        With ``"attributes"`` in :attr:`drops`, the attributes the writer does write all the same
+        (spaCy's DocBin writes ``kb_id``, its entities' knowledge-base ids).
     splits : bool
         A file can be read in parts, each a byte range of whole documents read on its own
         (``--jobs`` workers: :mod:`spanagree.pipeline.parallel`): ``stream_<name>`` takes
@@ -245,7 +252,8 @@ class Format:
     container: bool = False
     recognises: bool = False
     writable: bool = True
-    drops: tuple[str, ...] = ("attributes",)
+    drops: tuple[str, ...] = ("attributes", "relations")
+    kept_attributes: tuple[str, ...] = ()
     splits: bool = False
     folder_shards: bool = False
     tokens: bool = False
@@ -402,7 +410,9 @@ _CONLL_OPTIONS = (
                  type=conll_column_value,
                  details="; the token is column 1; a name picks a column of a file that names them (a header "
                          "row, CoNLL-U), where the default is the only tag-like column; several, separated by "
-                         "commas, read as one span set (nested entities kept in their own column)"),
+                         "commas, read as one span set (nested entities kept in their own column); `TAG+LINK` "
+                         "pairs a tag column with a link column whose id on an entity's first token is its "
+                         "`kb_id` (HIPE's `NE-COARSE-LIT+NEL-LIT`)"),
     FormatOption("scheme", "decode strictly in this tag scheme (default: conlleval's lenient decoding)",
                  type=str.lower, choices=SCHEME_NAMES, writer=True,
                  details=", dropping invalid chunks with a warning giving their number (seqeval "
@@ -451,12 +461,13 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format(name="conll", title="CoNLL", description="CoNLL columns with IOB/BIOES tags",
            module="spanagree.formats.conll",
            extensions=(".conll", ".conllu", ".bio", ".iob", ".iob2", ".tsv", ".txt", ".test", ".dev", ".train", ""),
-           folder_extensions=(".conll",), folder_precedence=4, options=_CONLL_OPTIONS, drops=("attributes", "ids"),
+           folder_extensions=(".conll",), folder_precedence=4, options=_CONLL_OPTIONS,
+           drops=("attributes", "relations", "ids"),
            splits=True, tokens=True),
     Format(name="jsonl", title="JSONL",
            description="JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",
            module="spanagree.formats.jsonl", extensions=(".jsonl", ".json", ".ndjson"), folder_extensions=(".jsonl",),
-           folder_precedence=3, container=True, splits=True, options=(
+           folder_precedence=3, container=True, splits=True, drops=("notes",), options=(
                FormatOption("doccano_labels", "doccano's exported label list (JSON): the label ids of a doccano "
                             "multi-user export read as their names", metavar="FILE", path=True),
            )),
@@ -476,12 +487,12 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
                FormatOption("labelstudio_predictions", "also read the predictions, one span set per model version",
                             flag_only=True, details=" (role prediction: they join a command when named with "
                                                     "`--annotators` or `--gold`)"),
-           ), container=True, recognises=True),
+           ), container=True, recognises=True, drops=("notes", "events")),
     Format(name="docbin", title="spaCy DocBin", description="spaCy DocBin (a .spacy file): doc.ents or a span group",
            module="spanagree.formats.docbin", extensions=(".spacy",), folder_precedence=9, options=(
                FormatOption("docbin_spans_key", "read (and write) the span group doc.spans[KEY]", metavar="KEY",
                             writer=True, details=" instead of `doc.ents` (a span group may hold overlapping spans)"),
-           )),
+           ), kept_attributes=("kb_id",)),
     Format(name="webanno", title="WebAnno TSV",
            description="WebAnno / INCEpTION TSV 3.x (a .tsv file starting #FORMAT=WebAnno TSV 3, or a folder of "
                        "them): one span layer",

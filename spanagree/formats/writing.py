@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..collector import collector_paused
 from ..errors import FormatError, UsageError, find_stack_level
-from ..span import Document, SpanSet, spanset_as_written
+from ..span import Document, Relation, SpanSet, spanset_as_written
 from .files import written_or_removed
 from .reading import read
 from .registry import FORMATS, declares, documented, get_format, writable_formats
@@ -114,22 +114,24 @@ _ATTRIBUTE_KINDS = {"#": ("note", "notes", "BRAT #, e.g. AnnotatorNotes"), "A": 
 
 def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None = None) -> list[str]:
     """What writing ``spanset`` in ``format`` leaves out, counted (:attr:`~spanagree.formats.Format.drops`): the
-    spans' attributes by kind, and the document ids a format that numbers its documents cannot keep
-    (CoNLL writes names, and numbers ids of digits by their position).
+    spans' attributes by kind (or only their notes; but those the format writes all the same,
+    :attr:`~spanagree.formats.Format.kept_attributes`), the relations and events (or those other than
+    ``Arg1`` → ``Arg2``), and the document ids a format that numbers its documents cannot keep (CoNLL
+    writes names, and numbers ids of digits by their position).
 
     Examples
     --------
     >>> from spanagree.span import Span
     >>> span = Span.trusted("doc-a", ((0, 2),), "X", None, (("#:AnnotatorNotes", "C0011849"), ("A:Negation", "True")))
     >>> s = SpanSet.from_spans("a", [span], {"doc-a": "ab"})
-    >>> dropped(s, "jsonl"), dropped(s, "brat")
-    (['1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans'], [])
+    >>> dropped(s, "xml"), dropped(s, "jsonl"), dropped(s, "brat")
+    (['1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans'], ['1 note (BRAT #, e.g. AnnotatorNotes) on spans'], [])
     >>> dropped(s, "conll")[1:], dropped(SpanSet.from_spans("a", [], {"7": "ab"}), "conll")
     ([], ['the document ids of digits out of their order (7): CoNLL numbers such documents by their position'])
     """
     fmt = get_format(format)
     lost = []
-    if "attributes" in fmt.drops:
+    if "attributes" in fmt.drops or "notes" in fmt.drops:
         if attribute_keys is None:
             attribute_keys = {}
             for span in spanset:
@@ -137,6 +139,8 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
                     attribute_keys[key] = attribute_keys.get(key, 0) + 1
         kinds: dict[str, int] = {}
         for key, number in attribute_keys.items():
+            if key in fmt.kept_attributes or ("attributes" not in fmt.drops and not key.startswith("#:")):
+                continue
             kind = key[:1] if key[:1] in _ATTRIBUTE_KINDS else "other"
             kinds[kind] = kinds.get(kind, 0) + number
         parts = [f"{kinds[k]} {_ATTRIBUTE_KINDS[k][0] if kinds[k] == 1 else _ATTRIBUTE_KINDS[k][1]} "
@@ -145,6 +149,24 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
             parts.append(f"{kinds['other']} other span attribute{'s' if kinds['other'] != 1 else ''}")
         if parts:
             lost.append(", ".join(parts))
+    if "relations" in fmt.drops or "events" in fmt.drops:
+        relations = [r for document in spanset.documents.values() for r in document.relations
+                     if "relations" in fmt.drops or not is_binary(r)]
+        if relations:
+            events = sum(relation.is_event for relation in relations)
+            found = [_counted(len(relations) - events, "relation") if len(relations) > events else "",
+                     _counted(events, "event") if events else ""]
+            lost.append(", ".join(filter(None, found)) + ("" if "relations" in fmt.drops else
+                                                          f" ({fmt.title} holds relations Arg1 → Arg2 only)"))
+    if "relations" not in fmt.drops:  # a relation whose spans its document does not hold cannot name them
+        relations = [(relation, document) for document in spanset.documents.values()
+                     for relation in document.relations if "events" not in fmt.drops or is_binary(relation)]
+        held = {id(document): set(document.spans) for _, document in relations}
+        lacking = sum(any(span not in held[id(document)] for span in relation.spans)
+                      for relation, document in relations)
+        if lacking:
+            lost.append(f"{lacking} relation{'s' if lacking != 1 else ''} or event{'s' if lacking != 1 else ''} "
+                        "naming spans their documents do not hold")
     if "ids" in fmt.drops:  # names are written; ids of digits are numbers the reader gives by position
         ids = [doc_id for n, doc_id in enumerate(spanset.documents, 1) if doc_id.isdigit() and doc_id != str(n)]
         if ids:
@@ -152,6 +174,19 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
             lost.append(f"the document ids of digits out of their order ({shown}): {fmt.title} numbers such "
                         f"documents by their position")
     return lost
+
+
+def is_binary(relation: Relation) -> bool:
+    """Whether a relation is one that a format holding binary relations only (``"events"`` in
+    :attr:`~spanagree.formats.Format.drops`) writes: no trigger, the arguments ``Arg1`` and ``Arg2``.
+
+    >>> from spanagree.span import Span
+    >>> a, b = Span("d", 0, 2, "X"), Span("d", 3, 5, "Y")
+    >>> is_binary(Relation("R", (("Arg1", a), ("Arg2", b)))), is_binary(Relation("R", (("Theme", a),), b))
+    (True, False)
+    """
+    return relation.trigger is None and len(relation.arguments) == 2 and \
+        (relation.arguments[0][0], relation.arguments[1][0]) == ("Arg1", "Arg2")
 
 
 def _counted(number: int, kind: str) -> str:
