@@ -194,7 +194,10 @@ class Format:
         What the writer cannot hold of a span set, announced when writing drops it
         (:func:`~spanagree.formats.dropped`): ``"attributes"``, the spans' attributes (BRAT's
         notes ``#``, attributes ``A`` and normalisations ``N``); ``"ids"``, the document ids: the
-        format numbers its documents (:attr:`numbered`). Default: the attributes.
+        format numbers its documents (:attr:`numbered`); ``"layers"``, what INCEpTION's layers
+        (span features, binary relations) cannot hold (:func:`spanagree.formats.layers.unwritten`:
+        notes, attributes whose names cannot be features', events, relations of other than two
+        arguments or to spans the document lacks). Default: the attributes.
     splits : bool
         A file can be read in parts, each a byte range of whole documents read on its own
         (``--jobs`` workers: :mod:`spanagree.pipeline.parallel`): ``stream_<name>`` takes
@@ -486,7 +489,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            description="WebAnno / INCEpTION TSV 3.x (a .tsv file starting #FORMAT=WebAnno TSV 3, or a folder of "
                        "them): one span layer",
            module="spanagree.formats.webanno", folder_precedence=9, writes_to_folder=True, options=_WEBANNO_OPTIONS,
-           recognises=True, folder_shards=True),
+           recognises=True, folder_shards=True, drops=("layers",)),
     Format(name="xmi", title="XMI",
            description="UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, DKPro)",
            module="spanagree.formats.xmi", extensions=(".xmi",), folder_precedence=9, options=_XMI_OPTIONS,
