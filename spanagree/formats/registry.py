@@ -418,10 +418,11 @@ _XMI_OPTIONS = (
     FormatOption("xmi_typesystem", "the UIMA type system file(s), merged when several", metavar="PATH[,PATH]",
                  path=True, details=" (default: the `TypeSystem.xml` next to the file, else at the top of the "
                                     "folder; an INCEpTION project's per-user zips hold theirs)"),
-    FormatOption("xmi_type", "the annotation type read as spans", metavar="TYPE",
+    FormatOption("xmi_type", "the annotation type read (or written) as spans", metavar="TYPE", writer=True,
                  details=" (default `de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`, INCEpTION's named "
-                         "entities; a unique short name such as `NamedEntity` will do)"),
-    FormatOption("xmi_feature", "the feature holding the label", metavar="FEATURE",
+                         "entities; a unique short name such as `NamedEntity` will do; the writer takes a name "
+                         "without a dot as `webanno.custom.<name>`)"),
+    FormatOption("xmi_feature", "the feature holding the label", metavar="FEATURE", writer=True,
                  details=" (default `value`; an annotation without it is labelled with the type's short name)"),
     FormatOption("xmi_view", "the view (sofa) read", metavar="VIEW", details=" (default `_InitialView`)"),
 )
@@ -493,7 +494,7 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format(name="xmi", title="XMI",
            description="UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, DKPro)",
            module="spanagree.formats.xmi", extensions=(".xmi",), folder_precedence=9, options=_XMI_OPTIONS,
-           recognises=True, writable=False, folder_shards=True),
+           recognises=True, folder_shards=True, writes_to_folder=True, drops=("layers",)),
     Format(name="inception", title="INCEpTION",
            description="INCEpTION project export (the .zip or its unpacked folder): each user a span set, the "
                        "curation its own",
