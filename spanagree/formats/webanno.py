@@ -38,9 +38,17 @@ document::
   (``\\\\``, ``\\t``, ``\\n``, ``\\r``) and value escapes (``\\|``, ``\\_``, ``\\[``, ``\\]``,
   ``\\;``, ``\\*``, ``\\-``, ``\\>``, ``\\t``, ``\\n``, ``\\\\``) are undone; every token's text is
   checked against the text at its offsets.
-* **Not read, counted in the notes:** zero-length annotations (no span can be empty), the
-  annotations of the other span layers, chains (coreference: ``#T_CH``) and relations
-  (``#T_RL``). Choosing a chain or relation layer is an error.
+* **Features** of the layer besides the label are the spans' attributes under the features'
+  names (a slot feature's roles joined by ``|``, under its short name); ``*`` is no value.
+* **Relations**: the relation layers whose ``BT_`` column names the layer read give the
+  document's relations (:mod:`spanagree.formats.layers`): each on its dependent's first row, its
+  ``BT_`` column naming its governor's first row (``1-1``), with both ends' ids where either has
+  one (``1-1[1_2]``; ``0``: none); typed by the layer's ``value`` feature, else its first. A
+  reference to a row or id without an annotation of the layer is an error naming the line.
+* **Not read, counted in the notes:** zero-length annotations (no span can be empty) and the
+  relations to them, the annotations of the other span layers, chains (coreference: ``#T_CH``),
+  the relation layers over other span layers, a relation's features besides its label. Choosing
+  a chain or relation layer is an error.
 * **Ids.** A single file holds one document, id ``1`` (as a one-document CoNLL file), so that two
   annotators' copies of the same document line up; in a folder every ``.tsv`` file is a
   document named by its path relative to the folder without ``.tsv`` (``sub/doc3``).
@@ -60,7 +68,9 @@ except ``NamedEntity``) and its label feature (``webanno_feature``, default ``va
 of the text is a sentence (from its first to its last non-space character), its tokens the
 whitespace-separated pieces; a span that starts or ends inside a token is written on a sub-token
 row (``1-2.1``) with its own offsets, a span over several rows or sharing a row with another
-carries an id (``PER[1]``). Offsets are written in UTF-16 units. A discontinuous span, a span
+carries an id (``PER[1]``). The spans' attributes are the layer's features after the label, their
+binary relations the layer ``webanno.custom.Relation`` (:mod:`spanagree.formats.layers`).
+Offsets are written in UTF-16 units. A discontinuous span, a span
 that starts or ends on whitespace (no token holds that end), a document without text, or an id
 that cannot be a file path is a :class:`~spanagree.errors.UsageError` naming the document.
 """
@@ -242,7 +252,8 @@ def webanno_document(text: str, source: str, doc_id: str, *, webanno_layer: str 
         The span layer read and its label feature (see the module's documentation).
     counts : collections.Counter, optional
         Adds what was not read (zero-length annotations, other layers' annotations, chains,
-        relations, unlabelled spans); :func:`webanno_notes` words it.
+        relations over other layers, relation features, unlabelled spans); :func:`webanno_notes`
+        words it.
 
     Raises
     ------

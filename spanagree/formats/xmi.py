@@ -37,8 +37,22 @@ annotation type as spans:
   system does not describe, or a missing view or type is one
   :class:`~spanagree.errors.FormatError` naming the file.
 
-XMI is read, not written. :func:`xmi_document` reads one XMI held in memory (an INCEpTION
-project's per-user zip, :mod:`spanagree.formats.inception`).
+* **Features and relations** (INCEpTION's layers, :mod:`spanagree.formats.layers`): the type's
+  other features are the spans' attributes (primitive values as strings, booleans
+  ``true``/``false``; arrays and a slot feature's link roles joined by ``|``); the annotations of
+  the types with ``Governor`` and ``Dependent`` features on the type read (INCEpTION's relation
+  layers) are the document's relations, typed by their ``value`` feature (else their first string
+  feature; unset: the type's short name). A relation with an end that is no span read is left out
+  (counted in the notes); one without an end is an error.
+
+:func:`xmi_document` reads one XMI held in memory (an INCEpTION project's per-user zip,
+:mod:`spanagree.formats.inception`).
+
+Writing
+-------
+:func:`write_xmi` writes a folder of ``<id>.xmi`` files and their ``TypeSystem.xml``: the spans as
+annotations of one type (``xmi_type``), their labels and attributes in string features, their
+binary relations as ``webanno.custom.Relation`` annotations.
 """
 
 from __future__ import annotations
