@@ -308,3 +308,13 @@ def test_an_attribute_named_as_the_label_feature_is_refused(tmp_path):
     write(spanset, tmp_path / "tsv", "webanno", webanno_feature="label")
     assert spans_of(read(tmp_path / "tsv", "webanno", webanno_feature="label").documents["d"]) == [
         (0, 3, "X", (("value", "v"),))]
+
+
+@pytest.mark.parametrize("fmt", ["webanno", "xmi"])
+def test_merges_gold_keeps_its_vote_notes_to_itself(demo, tmp_path, capsys, fmt):
+    """merge's gold carries its own vote notes, which a format without notes leaves out unannounced."""
+    code, _, err = run(capsys, "merge", demo / "brat" / "ann1", demo / "brat" / "ann2", "--to", fmt, "--out",
+                       tmp_path / "gold")
+    assert code == 0 and err == ""
+    gold = read(tmp_path / "gold", fmt)
+    assert len(gold) == 61 and all(span.attributes == () for span in gold)

@@ -777,18 +777,19 @@ def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
     if "|" in layer or "\n" in layer or "|" in feature or "\n" in feature or "\t" in feature:
         raise UsageError("{option} and {feature} cannot hold '|', tabs or line breaks",
                          option="webanno_layer", feature="webanno_feature")
-    features = feature_names(spanset.documents.values())
+    documents = list(spanset.documents.items())  # each made once (a merge's gold is made as it is looked at)
+    features = feature_names(document for _, document in documents)
     if feature in features:
         raise UsageError(f"a span attribute is named {feature!r}, as the label feature; choose another label "
                          "feature with {option}", option="webanno_feature")
-    relations = {doc_id: written_relations(document) for doc_id, document in spanset.documents.items()}
+    relations = {doc_id: written_relations(document) for doc_id, document in documents}
     relation_features = [RELATION_FEATURE]
     if any(needs_roles(found) for found in relations.values()):
         relation_features += ROLE_FEATURES
     if not any(relations.values()):
         relation_features = []
     contents = []
-    for doc_id, document in spanset.documents.items():
+    for doc_id, document in documents:
         parts = doc_id.split("/")
         if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
             raise UsageError(f"document id {doc_id!r} cannot be a TSV file path (relative, '/'-separated, no empty, "

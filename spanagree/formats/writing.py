@@ -142,7 +142,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
     if "layers" in fmt.drops:  # INCEpTION's layers: span features and binary relations
         from .layers import unwritten
 
-        lost += unwritten(spanset)
+        lost += unwritten(spanset, attribute_keys)
     if "ids" in fmt.drops:  # names are written; ids of digits are numbers the reader gives by position
         ids = [doc_id for n, doc_id in enumerate(spanset.documents, 1) if doc_id.isdigit() and doc_id != str(n)]
         if ids:

@@ -566,13 +566,14 @@ def write_xmi(spanset, dest, *, xmi_type: str | None = None, xmi_feature: str | 
     if not is_feature_name(feature):
         raise UsageError(f"{feature!r} cannot be a UIMA feature's name; choose another with {{option}}",
                          option="xmi_feature")
-    features = feature_names(spanset.documents.values())
+    documents = dict(spanset.documents.items())  # each made once (a merge's gold is made as it is looked at)
+    features = feature_names(documents.values())
     if feature in features:
         raise UsageError(f"a span attribute is named {feature!r}, as the label feature; choose another label "
                          "feature with {option}", option="xmi_feature")
-    relations = {doc_id: written_relations(document) for doc_id, document in spanset.documents.items()}
+    relations = {doc_id: written_relations(document) for doc_id, document in documents.items()}
     files = []
-    for doc_id, document in spanset.documents.items():
+    for doc_id, document in documents.items():
         parts = doc_id.split("/")
         if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
             raise UsageError(f"document id {doc_id!r} cannot be an XMI file path (relative, '/'-separated, no empty, "
@@ -605,7 +606,7 @@ def write_xmi(spanset, dest, *, xmi_type: str | None = None, xmi_feature: str | 
                 typesystem.create_feature(relation_type, name, "uima.cas.String")
     contents = []
     for doc_id in files:
-        document = spanset.documents[doc_id]
+        document = documents[doc_id]
         cas = cassis.Cas(typesystem=typesystem)
         cas.sofa_string = document.text
         annotations = []
