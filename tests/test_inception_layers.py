@@ -10,6 +10,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spanagree.errors import FormatError, SpanagreeWarning
 from spanagree.formats import read, write
@@ -318,3 +320,36 @@ def test_merges_gold_keeps_its_vote_notes_to_itself(demo, tmp_path, capsys, fmt)
     assert code == 0 and err == ""
     gold = read(tmp_path / "gold", fmt)
     assert len(gold) == 61 and all(span.attributes == () for span in gold)
+
+
+_WORDS = st.text(st.sampled_from("ab|_*[]\\😊é->;"), min_size=1, max_size=5)
+_VALUES = st.text(st.sampled_from("ab|_*[]\\😊é->; \t\n"), min_size=1, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(st.lists(_WORDS, min_size=1, max_size=5), min_size=1, max_size=3),
+       picks=st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99), st.sampled_from(["A", "b|[1]", "*", "_"]),
+                                st.dictionaries(st.sampled_from(["Negation", "A:Certainty", "kb_id"]), _VALUES,
+                                                max_size=2)),
+                      min_size=1, max_size=6),
+       arcs=st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99), _VALUES.filter(lambda v: v.strip() == v),
+                               st.sampled_from([("Governor", "Dependent"), ("Arg1", "Arg2"), ("Arg1", "Dependent")])),
+                     max_size=4))
+@pytest.mark.slow
+def test_any_spans_attributes_and_relations_round_trip(tmp_path_factory, lines, picks, arcs):
+    text = "\n".join(" ".join(words) for words in lines)
+    spans = []
+    for a, b, label, attributes in picks:
+        start, end = sorted((a % len(text), b % len(text)))
+        end += 1
+        if not (text[start].isspace() or text[end - 1].isspace()):
+            spans.append(Span("d", (start, end), label, attributes=tuple(attributes.items())))
+    spanset = SpanSet.from_spans("x", spans, {"d": text})
+    if spans:
+        spanset.documents["d"].relations = [
+            Relation(kind, ((roles[0], spans[a % len(spans)]), (roles[1], spans[b % len(spans)])))
+            for a, b, kind, roles in arcs]
+    for fmt in ("webanno", "xmi"):
+        folder = tmp_path_factory.mktemp(fmt) / "out"
+        write(spanset, folder, fmt)
+        assert same(read(folder, fmt), spanset), fmt
