@@ -298,6 +298,19 @@ def test_a_relation_to_a_span_the_document_lacks_is_announced(tmp_path):
     assert read(tmp_path / "out", "webanno").documents["doc1"].relations == []
 
 
+@pytest.mark.parametrize("name", ["uima.cas.String", "uima.tcas.Annotation", "a..b", "webanno.custom.Relation",
+                                  "1x"])
+def test_a_type_xmi_cannot_write_is_refused(tmp_path, capsys, name):
+    jsonl = tmp_path / "a.jsonl"
+    jsonl.write_text('{"id": "d", "text": "abc", "spans": [{"start": 0, "end": 3, "label": "X"}]}\n', encoding="utf-8")
+    code, _, err = run(capsys, "convert", jsonl, "--to", "xmi", "--out", tmp_path / "out", "--xmi-type", name)
+    full = name if "." in name else f"webanno.custom.{name}"
+    assert code == 2 and err == (f"spanagree: error: {full!r} cannot be the UIMA type written (dot-separated names, "
+                                 "none of UIMA's own uima.* types, not webanno.custom.Relation); choose another with "
+                                 "--xmi-type\n")
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_attribute_named_as_the_label_feature_is_refused(tmp_path):
     from spanagree.errors import UsageError
 

@@ -532,8 +532,8 @@ def write_xmi(spanset, dest, *, xmi_type: str | None = None, xmi_feature: str | 
     ------
     UsageError
         Before anything is written: a document without text, a discontinuous span, a span beyond
-        its text, an id that cannot be a file path, a type or feature name UIMA cannot hold, an
-        attribute named as the label feature.
+        its text, an id that cannot be a file path, a type or feature name UIMA cannot hold (or
+        one of UIMA's own ``uima.*`` types), an attribute named as the label feature.
 
     Examples
     --------
@@ -560,9 +560,10 @@ def write_xmi(spanset, dest, *, xmi_type: str | None = None, xmi_feature: str | 
                          is_feature_name, needs_roles, written_attributes, written_relations)
 
     type_name, feature = _full_type_name(xmi_type), xmi_feature or DEFAULT_FEATURE
-    if not all(part.isidentifier() for part in type_name.split(".")) or type_name == RELATION_LAYER:
-        raise UsageError(f"{type_name!r} cannot be the UIMA type written (dot-separated names, not "
-                         f"{RELATION_LAYER}); choose another with {{option}}", option="xmi_type")
+    if (not all(part.isidentifier() for part in type_name.split(".")) or type_name == RELATION_LAYER
+            or type_name.startswith("uima.")):
+        raise UsageError(f"{type_name!r} cannot be the UIMA type written (dot-separated names, none of UIMA's own "
+                         f"uima.* types, not {RELATION_LAYER}); choose another with {{option}}", option="xmi_type")
     if not is_feature_name(feature):
         raise UsageError(f"{feature!r} cannot be a UIMA feature's name; choose another with {{option}}",
                          option="xmi_feature")
