@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spanagree.errors import FormatError, SpanagreeWarning
+from spanagree.errors import SpanagreeWarning
 from spanagree.formats import read, write
 from spanagree.formats.webanno import webanno_document
 from spanagree.span import Relation, Span, SpanSet, compared_attributes
@@ -366,3 +366,33 @@ def test_any_spans_attributes_and_relations_round_trip(tmp_path_factory, lines, 
         folder = tmp_path_factory.mktemp(fmt) / "out"
         write(spanset, folder, fmt)
         assert same(read(folder, fmt), spanset), fmt
+
+
+def test_an_inception_project_reads_its_users_features_and_relations(tmp_path):
+    """A project export's per-user TSV files and per-user XMI zips give their relations and attributes."""
+    import zipfile
+
+    project = tmp_path / "project"
+    for user in ("user1", "user2"):
+        member = project / "annotation" / "relationLabelTest.txt" / f"{user}.tsv"
+        member.parent.mkdir(parents=True, exist_ok=True)
+        member.write_bytes((CURATION / "relationLabelTest" / f"{user}.tsv").read_bytes())
+    for user in ("user1", "user2"):
+        member = project / "annotation" / "stackedrel.txt" / f"{user}.zip"
+        member.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(member, "w") as archive:
+            archive.write(DATA / "mergecas" / f"stacked{user.replace('user', 'rel')}.xmi", "stackedrel.xmi")
+            archive.write(DATA / "mergecas" / "webannoTestTypes.xml", "TypeSystem.xml")
+    (project / "source").mkdir()
+    (project / "exportedproject.json").write_text("{}", encoding="utf-8")
+    options = dict(webanno_layer="POS", webanno_feature="PosValue", xmi_type="webanno.custom.Multivalspan",
+                   xmi_feature="f1")
+    for user in ("user1", "user2"):
+        inside = read(project, "inception", annotator=user, **options)
+        alone = read(CURATION / "relationLabelTest" / f"{user}.tsv", webanno_layer="POS", webanno_feature="PosValue")
+        tsv = inside.documents["relationLabelTest.txt"]
+        assert spans_of(tsv) == spans_of(alone.documents["1"])
+        assert relations_of(tsv) == relations_of(alone.documents["1"])
+        xmi = inside.documents["stackedrel.txt"]
+        assert len(xmi.relations) == {"user1": 2, "user2": 4}[user]
+        assert spans_of(xmi)[-1] == (12, 17, "C", (("f2", "D"),))

@@ -139,15 +139,11 @@ def unwritten(spanset, attribute_keys: dict[str, int] | None = None) -> list[str
                 other += 1
             elif not all(span in spans for span in relation.spans):
                 lost += 1
-    parts = []
-    for number, one, many in ((notes, "note (BRAT #, e.g. AnnotatorNotes) on spans", "notes (BRAT #, e.g. "
-                               "AnnotatorNotes) on spans"),
-                              (unnamed, "span attribute whose name cannot be a feature's", "span attributes whose names "
-                               "cannot be features'"),
-                              (events, "event", "events"),
-                              (other, "relation of other than two arguments", "relations of other than two arguments"),
-                              (lost, "relation to a span the document does not hold", "relations to spans the document "
-                               "does not hold")):
-        if number:
-            parts.append(f"{number} {one if number == 1 else many}")
+    counted = ((notes, "note (BRAT #, e.g. AnnotatorNotes) on spans", "notes (BRAT #, e.g. AnnotatorNotes) on spans"),
+               (unnamed, "span attribute whose name cannot be a feature's",
+                "span attributes whose names cannot be features'"),
+               (events, "event", "events"),
+               (other, "relation of other than two arguments", "relations of other than two arguments"),
+               (lost, "relation to a span the document does not hold", "relations to spans the document does not hold"))
+    parts = [f"{number} {one if number == 1 else many}" for number, one, many in counted if number]
     return [", ".join(parts)] if parts else []

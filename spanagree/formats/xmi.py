@@ -549,8 +549,8 @@ def write_xmi(spanset, dest, *, xmi_type: str | None = None, xmi_feature: str | 
     >>> again = read_xmi(out)
     >>> again == s, again.documents["d1"].spans[0].attributes
     (True, (('kb_id', 'Q1'),))
-    >>> again.documents["d1"].relations
-    [Relation(type='lives_in', arguments=(('Arg1', Span(doc='d1', fragments=((0, 3),), label='PER')), ('Arg2', Span(doc='d1', fragments=((9, 14),), label='LOC'))), trigger=None)]
+    >>> [(r.type, [(role, span.label) for role, span in r.arguments]) for r in again.documents["d1"].relations]
+    [('lives_in', [('Arg1', 'PER'), ('Arg2', 'LOC')])]
     """
     import cassis
 
