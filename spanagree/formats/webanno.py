@@ -352,7 +352,7 @@ def webanno_document(text: str, source: str, doc_id: str, *, webanno_layer: str 
     if layer is not None:
         annotations, units = _annotations(sentences, layer, label_index)
         made = _spans(source, doc_id, annotations, places, layer, counts)
-        spans = sorted((span for span in made.values()), key=Span.sort_key)
+        spans = sorted(made.values(), key=Span.sort_key)
     for other in layers:
         if other is layer:
             continue
@@ -558,8 +558,8 @@ def _relations(source: str, sentences: list[_Sentence], layer: _Layer, annotatio
                     continue
                 value = _feature_value("", labels[position]) if position < len(labels) else None
                 found_roles = [_feature_value("", role_cells[name][position])
-                         if name in role_cells and position < len(role_cells[name]) else None
-                         for name in ROLE_FEATURES]
+                               if name in role_cells and position < len(role_cells[name]) else None
+                               for name in ROLE_FEATURES]
                 governor_role, dependent_role = roles(*found_roles)
                 arguments = ((governor_role, ends[0]), (dependent_role, ends[1]))
                 relations.append(Relation(layer.short if value is None else value, arguments,
