@@ -198,7 +198,10 @@ class Format:
         compared); ``"relations"``, the documents' relations and events;
         ``"events"``, the events and the relations other than ``Arg1`` → ``Arg2`` (a format that
         holds binary relations only); ``"ids"``, the document ids: the format numbers its
-        documents (:attr:`numbered`). Default: the attributes and the relations.
+        documents (:attr:`numbered`); ``"layers"``, what INCEpTION's layers (span features,
+        binary relations) cannot hold (:func:`spanagree.formats.layers.unwritten`: notes,
+        attributes whose names cannot be features', events, relations of other than two
+        arguments or to spans the document lacks). Default: the attributes and the relations.
     kept_attributes : tuple of str
         With ``"attributes"`` in :attr:`drops`, the attributes the writer does write all the same
         (spaCy's DocBin writes ``kb_id``, its entities' knowledge-base ids).
@@ -425,10 +428,11 @@ _XMI_OPTIONS = (
     FormatOption("xmi_typesystem", "the UIMA type system file(s), merged when several", metavar="PATH[,PATH]",
                  path=True, details=" (default: the `TypeSystem.xml` next to the file, else at the top of the "
                                     "folder; an INCEpTION project's per-user zips hold theirs)"),
-    FormatOption("xmi_type", "the annotation type read as spans", metavar="TYPE",
+    FormatOption("xmi_type", "the annotation type read (or written) as spans", metavar="TYPE", writer=True,
                  details=" (default `de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity`, INCEpTION's named "
-                         "entities; a unique short name such as `NamedEntity` will do)"),
-    FormatOption("xmi_feature", "the feature holding the label", metavar="FEATURE",
+                         "entities; a unique short name such as `NamedEntity` will do; the writer takes a name "
+                         "without a dot as `webanno.custom.<name>`)"),
+    FormatOption("xmi_feature", "the feature holding the label", metavar="FEATURE", writer=True,
                  details=" (default `value`; an annotation without it is labelled with the type's short name)"),
     FormatOption("xmi_view", "the view (sofa) read", metavar="VIEW", details=" (default `_InitialView`)"),
 )
@@ -497,11 +501,11 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
            description="WebAnno / INCEpTION TSV 3.x (a .tsv file starting #FORMAT=WebAnno TSV 3, or a folder of "
                        "them): one span layer",
            module="spanagree.formats.webanno", folder_precedence=9, writes_to_folder=True, options=_WEBANNO_OPTIONS,
-           recognises=True, folder_shards=True),
+           recognises=True, folder_shards=True, drops=("layers",)),
     Format(name="xmi", title="XMI",
            description="UIMA CAS XMI (an .xmi file or a folder of them, with the TypeSystem.xml; INCEpTION, DKPro)",
            module="spanagree.formats.xmi", extensions=(".xmi",), folder_precedence=9, options=_XMI_OPTIONS,
-           recognises=True, writable=False, folder_shards=True),
+           recognises=True, folder_shards=True, writes_to_folder=True, drops=("layers",)),
     Format(name="inception", title="INCEpTION",
            description="INCEpTION project export (the .zip or its unpacked folder): each user a span set, the "
                        "curation its own",

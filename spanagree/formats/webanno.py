@@ -38,9 +38,17 @@ document::
   (``\\\\``, ``\\t``, ``\\n``, ``\\r``) and value escapes (``\\|``, ``\\_``, ``\\[``, ``\\]``,
   ``\\;``, ``\\*``, ``\\-``, ``\\>``, ``\\t``, ``\\n``, ``\\\\``) are undone; every token's text is
   checked against the text at its offsets.
-* **Not read, counted in the notes:** zero-length annotations (no span can be empty), the
-  annotations of the other span layers, chains (coreference: ``#T_CH``) and relations
-  (``#T_RL``). Choosing a chain or relation layer is an error.
+* **Features** of the layer besides the label are the spans' attributes under the features'
+  names (a slot feature's roles joined by ``|``, under its short name); ``*`` is no value.
+* **Relations**: the relation layers whose ``BT_`` column names the layer read give the
+  document's relations (:mod:`spanagree.formats.layers`): each on its dependent's first row, its
+  ``BT_`` column naming its governor's first row (``1-1``), with both ends' ids where either has
+  one (``1-1[1_2]``; ``0``: none); typed by the layer's ``value`` feature, else its first. A
+  reference to a row or id without an annotation of the layer is an error naming the line.
+* **Not read, counted in the notes:** zero-length annotations (no span can be empty) and the
+  relations to them, the annotations of the other span layers, chains (coreference: ``#T_CH``),
+  the relation layers over other span layers, a relation's features besides its label. Choosing
+  a chain or relation layer is an error.
 * **Ids.** A single file holds one document, id ``1`` (as a one-document CoNLL file), so that two
   annotators' copies of the same document line up; in a folder every ``.tsv`` file is a
   document named by its path relative to the folder without ``.tsv`` (``sub/doc3``).
@@ -60,7 +68,9 @@ except ``NamedEntity``) and its label feature (``webanno_feature``, default ``va
 of the text is a sentence (from its first to its last non-space character), its tokens the
 whitespace-separated pieces; a span that starts or ends inside a token is written on a sub-token
 row (``1-2.1``) with its own offsets, a span over several rows or sharing a row with another
-carries an id (``PER[1]``). Offsets are written in UTF-16 units. A discontinuous span, a span
+carries an id (``PER[1]``). The spans' attributes are the layer's features after the label, their
+binary relations the layer ``webanno.custom.Relation`` (:mod:`spanagree.formats.layers`).
+Offsets are written in UTF-16 units. A discontinuous span, a span
 that starts or ends on whitespace (no token holds that end), a document without text, or an id
 that cannot be a file path is a :class:`~spanagree.errors.UsageError` naming the document.
 """
@@ -75,9 +85,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, UsageError
-from ..span import Document, Source, Span, SpanSet
+from ..span import Document, Relation, Source, Span, SpanSet
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, default_name, document_files,
                listed_documents, natural_key, read_document_file)
+from .layers import (RELATION_FEATURE, RELATION_LAYER, ROLE_FEATURES, feature_names, needs_roles, roles,
+                     written_attributes, written_relations)
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
@@ -201,6 +213,12 @@ class _Layer:
     def short(self) -> str:
         return self.name.rpartition(".")[2]
 
+    @property
+    def base(self) -> str | None:
+        """A relation layer's span layer (its last feature, ``BT_<layer>``), else ``None``."""
+        last = self.features[-1]
+        return last[3:] if self.kind == "relation" and last.startswith("BT_") else None
+
 
 @dataclass
 class _Sentence:
@@ -234,7 +252,8 @@ def webanno_document(text: str, source: str, doc_id: str, *, webanno_layer: str 
         The span layer read and its label feature (see the module's documentation).
     counts : collections.Counter, optional
         Adds what was not read (zero-length annotations, other layers' annotations, chains,
-        relations, unlabelled spans); :func:`webanno_notes` words it.
+        relations over other layers, relation features, unlabelled spans); :func:`webanno_notes`
+        words it.
 
     Raises
     ------
@@ -319,21 +338,34 @@ def webanno_document(text: str, source: str, doc_id: str, *, webanno_layer: str 
     if layer is not None and layer.kind != "span":
         raise FormatError(source, f"layer {layer.name} is a {layer.kind} layer; spanagree reads span layers "
                           "(#T_SP)")
-    feature_column = None
+    label_index = None
     if layer is not None:
-        feature = webanno_feature or (DEFAULT_FEATURE if DEFAULT_FEATURE in layer.features else layer.features[0])
+        feature = webanno_feature or _label_feature(layer.features)
         if feature not in layer.features:
             raise FormatError(source, f"layer {layer.name} has no feature {feature!r}; it has: "
                               + ", ".join(repr(f) for f in layer.features))
-        feature_column = layer.column + layer.features.index(feature)
+        label_index = layer.features.index(feature)
     elif any(other.kind == "span" for other in layers):
         counts["layer absent: " + ", ".join(o.short for o in layers if o.kind == "span")] += 1
     document_text, places = _rebuild_text(source, sentences)
-    spans = _spans(source, doc_id, sentences, places, layer, feature_column, counts)
+    spans, relations = [], []
+    if layer is not None:
+        annotations, units = _annotations(sentences, layer, label_index)
+        made = _spans(source, doc_id, annotations, places, layer, counts)
+        spans = sorted(made.values(), key=Span.sort_key)
     for other in layers:
-        if other is not layer:
+        if other is layer:
+            continue
+        if layer is not None and other.kind == "relation" and other.base == layer.name:
+            relations += _relations(source, sentences, other, annotations, units, made, counts)
+        else:
             counts[f"{other.kind} {other.short}"] += _count_annotations(sentences, other)
-    return Document(doc_id, document_text, spans, source)
+    return Document(doc_id, document_text, spans, source, relations=relations)
+
+
+def _label_feature(features: list[str]) -> str:
+    """The feature that gives the label by default: ``value``, else the first."""
+    return DEFAULT_FEATURE if DEFAULT_FEATURE in features else features[0]
 
 
 def _rebuild_text(source: str, sentences: list[_Sentence]) -> tuple[str, dict[int, int]]:
@@ -395,39 +427,149 @@ def _units(text: str) -> int:
     return len(text) + sum(1 for char in text if char > "\uffff")
 
 
-def _spans(source: str, doc_id: str, sentences: list[_Sentence], places: dict[int, int], layer: _Layer | None,
-           feature_column: int | None, counts: Counter) -> list[Span]:
-    if layer is None:
-        return []
-    found: dict[tuple, list] = {}   # key -> [label or None, begin, end, line]
+@dataclass
+class _Annotation:
+    """One annotation of the span layer read: its label, extent (UTF-16), first line, features."""
+
+    label: str | None
+    begin: int
+    end: int
+    line: int
+    values: dict = field(default_factory=dict)   # feature name -> value, the first met
+
+
+def _annotations(sentences: list[_Sentence], layer: _Layer, label_index: int) -> tuple[dict, dict]:
+    """The layer's annotations by key (``("id", "3")`` for one carrying an id, else its row and
+    stacking position), and each row's first annotation (what an unambiguous reference names)."""
+    found: dict[tuple, _Annotation] = {}
+    units: dict[str, tuple] = {}
+    label_column = layer.column + label_index
+    others = [(index, name) for index, name in enumerate(layer.features)
+              if index != label_index and not _is_slot_target(layer.features, index)]
     for sentence in sentences:
         for number, row, begin, end, _, fields in sentence.rows:
-            cell = fields[feature_column]
+            cell = fields[label_column]
             if cell == "_" or cell == "":
                 continue
+            cells = {index: _split_cell(fields[layer.column + index]) for index, _ in others}
             for position, item in enumerate(_split_cell(cell)):
                 raw, ident = _split_id(item)
                 label = None if raw in ("*", "") else _unescape(raw, _VALUE_UNESCAPES)
                 key = ("id", ident) if ident is not None else ("row", number, position)
+                if position == 0:
+                    units[row] = key
                 entry = found.get(key)
                 if entry is None:
-                    found[key] = [label, begin, end, number]
+                    entry = found[key] = _Annotation(label, begin, end, number)
                 else:
-                    entry[1] = min(entry[1], begin)
-                    entry[2] = max(entry[2], end)
-                    if entry[0] is None:
-                        entry[0] = label
-    spans = []
-    for label, begin, end, line in found.values():
-        if begin == end:
+                    entry.begin = min(entry.begin, begin)
+                    entry.end = max(entry.end, end)
+                    if entry.label is None:
+                        entry.label = label
+                for index, name in others:
+                    items = cells[index]
+                    if position < len(items) and name not in entry.values:
+                        value = _feature_value(name, items[position])
+                        if value is not None:
+                            entry.values[name] = value
+    return found, units
+
+
+def _is_slot_target(features: list[str], index: int) -> bool:
+    """Whether a span layer's feature column is the target column of a slot (link) feature."""
+    return index > 0 and features[index - 1].startswith("ROLE_")
+
+
+def _attribute_name(feature: str) -> str:
+    """An attribute's name for a span layer's feature: the feature's name; a slot feature's
+    (``ROLE_webanno.custom.Frame:Roles_webanno.custom.FrameRolesLink``) its short name, ``Roles``."""
+    if not feature.startswith("ROLE_"):
+        return feature
+    declared = feature.split("_")[1] if feature.count("_") >= 2 else feature[5:]
+    return declared.rpartition(":")[2] or declared
+
+
+def _feature_value(feature: str, item: str) -> str | None:
+    """A feature's value in a cell item (its id dropped), unescaped; ``None`` when unset (``*``)
+    or empty. A slot feature's roles (``seller;goods``) are joined by ``|``."""
+    raw, _ = _split_id(item)
+    if raw in ("*", "_", ""):
+        return None
+    if feature.startswith("ROLE_"):
+        parts = [_unescape(role, _VALUE_UNESCAPES) for role in re.split(r"(?<!\\);", raw)]
+        return "|".join("" if role == "*" else role for role in parts)
+    return _unescape(raw, _VALUE_UNESCAPES)
+
+
+def _spans(source: str, doc_id: str, annotations: dict, places: dict[int, int], layer: _Layer,
+           counts: Counter) -> dict:
+    """The annotations as spans, by key; zero-length ones left out (counted)."""
+    spans = {}
+    for key, entry in annotations.items():
+        if entry.begin == entry.end:
             counts["zero-length"] += 1
             continue
+        label = entry.label
         if label is None:
             counts[f"unlabelled {layer.short}"] += 1
             label = layer.short
-        spans.append(Span.trusted(doc_id, ((places[begin], places[end]),), label, Source(source, line)))
-    spans.sort(key=Span.sort_key)
+        attributes = tuple((_attribute_name(name), value) for name, value in entry.values.items())
+        spans[key] = Span.trusted(doc_id, ((places[entry.begin], places[entry.end]),), label,
+                                  Source(source, entry.line), attributes)
     return spans
+
+
+_REFERENCE = re.compile(r"([0-9]+-[0-9]+(?:\.[0-9]+)?)(?:\[([0-9]+)_([0-9]+)\])?\Z")
+
+
+def _relations(source: str, sentences: list[_Sentence], layer: _Layer, annotations: dict, units: dict,
+               spans: dict, counts: Counter) -> list[Relation]:
+    """A relation layer's annotations between spans of the layer read (its ``BT_`` column names
+    it): each on the row of its dependent, the ``BT_`` column naming its governor's row (and the
+    two ends' ids, ``1-1[2_3]``, where either carries one)."""
+    features = layer.features[:-1]
+    label_index = features.index(_label_feature(features)) if features else None
+    roles_at = {name: features.index(name) for name in ROLE_FEATURES if name in features}
+    reference_column = layer.column + len(features)
+    relations = []
+    for sentence in sentences:
+        for number, row, _, _, _, fields in sentence.rows:
+            cell = fields[reference_column]
+            if cell == "_" or cell == "":
+                continue
+            labels = _split_cell(fields[layer.column + label_index]) if label_index is not None else []
+            role_cells = {name: _split_cell(fields[layer.column + index]) for name, index in roles_at.items()}
+            for position, item in enumerate(_split_cell(cell)):
+                match = _REFERENCE.match(item)
+                if match is None:
+                    raise FormatError(source, f"bad {layer.short} reference {_shown(item)!r} (the governor's "
+                                      "SENTENCE-TOKEN, with [GOVERNOR_DEPENDENT] ids where either has one)", number)
+                ends = []
+                for end, unit, ident in (("governor", match.group(1), match.group(2)),
+                                         ("dependent", row, match.group(3))):
+                    key = ("id", str(int(ident))) if ident is not None and int(ident) > 0 else units.get(unit)
+                    if key not in annotations:
+                        where = f"annotation [{int(ident)}]" if ident is not None and int(ident) > 0 else f"row {unit}"
+                        raise FormatError(source, f"a {layer.short} relation's {end} is {where}, which holds no "
+                                          f"{layer.base.rpartition('.')[2]} annotation", number)
+                    ends.append(spans.get(key))
+                if None in ends:  # an end left out (zero-length)
+                    counts["zero-length relation end"] += 1
+                    continue
+                value = _feature_value("", labels[position]) if position < len(labels) else None
+                found_roles = [_feature_value("", role_cells[name][position])
+                               if name in role_cells and position < len(role_cells[name]) else None
+                               for name in ROLE_FEATURES]
+                governor_role, dependent_role = roles(*found_roles)
+                arguments = ((governor_role, ends[0]), (dependent_role, ends[1]))
+                relations.append(Relation(layer.short if value is None else value, arguments,
+                                          source=Source(source, number)))
+                for index, name in enumerate(features):
+                    if index != label_index and name not in ROLE_FEATURES:
+                        items = _split_cell(fields[layer.column + index])
+                        if position < len(items) and _feature_value(name, items[position]) is not None:
+                            counts[f"unread relation feature {layer.short}"] += 1
+    return relations
 
 
 def _count_annotations(sentences: list[_Sentence], layer: _Layer) -> int:
@@ -458,6 +600,13 @@ def webanno_notes(counts: Counter, layer: str | None = None, feature: str | None
         if key.startswith("unlabelled ") and n:
             notes.append(f"{n} WebAnno span(s) without a value of feature {feature or DEFAULT_FEATURE!r} labelled "
                          f"with the layer's name {key[len('unlabelled '):]!r}")
+    if counts.get("zero-length relation end"):
+        notes.append(f"{counts['zero-length relation end']} WebAnno relation(s) to a zero-length annotation left out")
+    unread = [(key.rpartition(" ")[2], n) for key, n in sorted(counts.items()) if key.startswith("unread relation ")
+              and n]
+    if unread:
+        notes.append(f"{sum(n for _, n in unread)} WebAnno relation feature value(s) besides the label not read ("
+                     + ", ".join(f"{name}: {n}" for name, n in unread) + ")")
     absent = [(key[len("layer absent: "):], n) for key, n in counts.items() if key.startswith("layer absent: ") and n]
     for present, n in absent:
         notes.append(f"{n} WebAnno file(s) without the layer {layer or 'NamedEntity'} (they hold span layer(s) "
@@ -628,8 +777,19 @@ def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
     if "|" in layer or "\n" in layer or "|" in feature or "\n" in feature or "\t" in feature:
         raise UsageError("{option} and {feature} cannot hold '|', tabs or line breaks",
                          option="webanno_layer", feature="webanno_feature")
+    documents = list(spanset.documents.items())  # each made once (a merge's gold is made as it is looked at)
+    features = feature_names(document for _, document in documents)
+    if feature in features:
+        raise UsageError(f"a span attribute is named {feature!r}, as the label feature; choose another label "
+                         "feature with {option}", option="webanno_feature")
+    relations = {doc_id: written_relations(document) for doc_id, document in documents}
+    relation_features = [RELATION_FEATURE]
+    if any(needs_roles(found) for found in relations.values()):
+        relation_features += ROLE_FEATURES
+    if not any(relations.values()):
+        relation_features = []
     contents = []
-    for doc_id, document in spanset.documents.items():
+    for doc_id, document in documents:
         parts = doc_id.split("/")
         if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
             raise UsageError(f"document id {doc_id!r} cannot be a TSV file path (relative, '/'-separated, no empty, "
@@ -637,7 +797,8 @@ def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
         if max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(".tsv") > MAX_FILE_NAME_BYTES:
             raise UsageError(f"document id {_shown(doc_id)!r} cannot be a TSV file name: a part of it is longer than "
                              f"{MAX_FILE_NAME_BYTES - len('.tsv')} bytes")
-        contents.append((doc_id, _tsv(doc_id, document, layer, feature)))
+        contents.append((doc_id, _tsv(doc_id, document, layer, feature, features, relations[doc_id],
+                                      relation_features)))
     dest = os.fspath(dest)
     os.makedirs(dest, exist_ok=True)
     for doc_id, content in contents:
@@ -652,7 +813,8 @@ def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
             file.write(data)
 
 
-def _tsv(doc_id: str, document: Document, layer: str, feature: str) -> str:
+def _tsv(doc_id: str, document: Document, layer: str, feature: str, features: list[str] = (),
+         relations: list = (), relation_features: list[str] = ()) -> str:
     text = document.text
     if text is None:
         raise UsageError(f"document {doc_id!r} has no text; WebAnno TSV is written from texts")
@@ -674,9 +836,11 @@ def _tsv(doc_id: str, document: Document, layer: str, feature: str) -> str:
             tokens.append((b, e, number, t))
             sentence_tokens.append((b, e))
         sentences.append((sentence_tokens[0][0], sentence_tokens[-1][1], sentence_tokens))
-    # every span's rows: (token index, sub-range or None for the whole token)
-    placed = []
-    for span in sorted(document.spans, key=Span.sort_key):
+    # every span's rows: (token index, sub-range or None for the whole token), in document.spans' order
+    order = sorted(range(len(document.spans)), key=lambda n: document.spans[n].sort_key())
+    placed, position = [], {}
+    for original in order:
+        span = document.spans[original]
         if len(span.fragments) > 1:
             raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} is discontinuous; a WebAnno "
                              "span is one range")
@@ -692,6 +856,7 @@ def _tsv(doc_id: str, document: Document, layer: str, feature: str) -> str:
             b, e = tokens[index][0], tokens[index][1]
             sub = None if (start <= b and e <= end) else (max(b, start), min(e, end))
             rows.append((index, sub))
+        position[original] = len(placed)
         placed.append((span, rows))
     # annotations per row; ids where a span has several rows or shares one
     cells: dict[tuple[int, tuple | None], list[int]] = {}
@@ -702,34 +867,87 @@ def _tsv(doc_id: str, document: Document, layer: str, feature: str) -> str:
     for number, (_, rows) in enumerate(placed):
         if len(rows) > 1 or any(len(cells[row]) > 1 for row in rows):
             ids[number] = len(ids) + 1
-    subs: dict[int, list[tuple[int, int]]] = {}
+    subs: dict[int, list[tuple[int, int]]] = {}   # token index -> its sub-ranges, in order
     for index, sub in cells:
         if sub is not None:
             subs.setdefault(index, []).append(sub)
+    # relations on their dependent's first row, naming their governor's first row
+    arcs: dict[tuple[int, tuple | None], list[tuple]] = {}
+    for relation, governor, dependent in relations:
+        governor, dependent = position[governor], position[dependent]
+        arcs.setdefault(placed[dependent][1][0], []).append((relation, governor, dependent))
+    names = {}   # (token index, sub-range) -> row id
+    for index, (b, e, s_no, t_no) in enumerate(tokens):
+        names[(index, None)] = f"{s_no}-{t_no}"
+    for index, ranges in subs.items():
+        ranges.sort()
+        for k, sub in enumerate(ranges, 1):
+            names[(index, sub)] = f"{tokens[index][2]}-{tokens[index][3]}.{k}"
     units = _utf16_offsets(text)
-    out = [f"#FORMAT={WRITTEN_VERSION}", f"#T_SP={layer}|{feature}", ""]
+    out = [f"#FORMAT={WRITTEN_VERSION}", "#T_SP=" + "|".join([layer, feature, *features])]
+    if relation_features:
+        out.append("#T_RL=" + "|".join([RELATION_LAYER, *relation_features, "BT_" + layer]))
+    out.append("")
+    row_cells = _RowCells(placed, ids, features, relation_features, names)
     token_index = 0
     for s_begin, s_end, sentence_tokens in sentences:
         out.append("")
         out.append("#Text=" + _escape_text(text[s_begin:s_end]))
         for _ in sentence_tokens:
             b, e, s_no, t_no = tokens[token_index]
-            out.append(_row(f"{s_no}-{t_no}", units[b], units[e], text[b:e], cells.get((token_index, None), ()),
-                            placed, ids))
-            for k, (sb, se) in enumerate(sorted(set(subs.get(token_index, ()))), 1):
-                out.append(_row(f"{s_no}-{t_no}.{k}", units[sb], units[se], text[sb:se],
-                                cells[(token_index, (sb, se))], placed, ids))
+            row = (token_index, None)
+            out.append(f"{names[row]}\t{units[b]}-{units[e]}\t{_escape_value(text[b:e])}\t"
+                       + row_cells(cells.get(row, ()), arcs.get(row, ())))
+            for sb, se in subs.get(token_index, ()):
+                row = (token_index, (sb, se))
+                out.append(f"{names[row]}\t{units[sb]}-{units[se]}\t{_escape_value(text[sb:se])}\t"
+                           + row_cells(cells[row], arcs.get(row, ())))
             token_index += 1
     return "\n".join(out) + "\n"
 
 
-def _row(row_id: str, begin: int, end: int, token: str, numbers, placed, ids) -> str:
-    if numbers:
-        cell = "|".join(_escape_value(placed[n][0].label) + (f"[{ids[n]}]" if n in ids else "") for n in numbers)
-        cell = cell if cell else "*"
-    else:
-        cell = "_"
-    return f"{row_id}\t{begin}-{end}\t{_escape_value(token)}\t{cell}\t"
+@dataclass
+class _RowCells:
+    """A row's annotation columns: the span layer's label and features, then the relation layer's."""
+
+    placed: list
+    ids: dict
+    features: list
+    relation_features: list
+    names: dict
+
+    def __call__(self, numbers, arcs) -> str:
+        placed, ids = self.placed, self.ids
+        columns = []
+        if numbers:
+            suffixes = [f"[{ids[n]}]" if n in ids else "" for n in numbers]
+            label = "|".join(_escape_value(placed[n][0].label) + suffix for n, suffix in zip(numbers, suffixes))
+            columns.append(label if label else "*")
+            attributes = [dict(written_attributes(placed[n][0])) for n in numbers] if self.features else ()
+            for name in self.features:
+                values = [found.get(name) for found in attributes]
+                columns.append("|".join(("*" if value is None else _escape_value(value)) + suffix
+                                        for value, suffix in zip(values, suffixes)))
+        else:
+            columns += ["_"] * (1 + len(self.features))
+        if self.relation_features:
+            if arcs:
+                labels = [_escape_value(relation.type) or "*" for relation, _, _ in arcs]
+                columns.append("|".join(labels))
+                if len(self.relation_features) > 1:
+                    for end in (0, 1):
+                        columns.append("|".join(_escape_value(relation.arguments[end][0]) or "*"
+                                                for relation, _, _ in arcs))
+                references = []
+                for _, governor, dependent in arcs:
+                    reference = self.names[placed[governor][1][0]]
+                    if governor in ids or dependent in ids:
+                        reference += f"[{ids.get(governor, 0)}_{ids.get(dependent, 0)}]"
+                    references.append(reference)
+                columns.append("|".join(references))
+            else:
+                columns += ["_"] * (len(self.relation_features) + 1)
+        return "\t".join(columns) + "\t"
 
 
 def _utf16_offsets(text: str) -> list[int] | range:

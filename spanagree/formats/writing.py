@@ -158,7 +158,8 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
                      _counted(events, "event") if events else ""]
             lost.append(", ".join(filter(None, found)) + ("" if "relations" in fmt.drops else
                                                           f" ({fmt.title} holds relations Arg1 → Arg2 only)"))
-    if "relations" not in fmt.drops:  # a relation whose spans its document does not hold cannot name them
+    if "relations" not in fmt.drops and "layers" not in fmt.drops:  # a relation whose spans its document
+        # does not hold cannot name them (INCEpTION's layers say it with the rest: below)
         relations = [(relation, document) for document in spanset.documents.values()
                      for relation in document.relations if "events" not in fmt.drops or is_binary(relation)]
         held = {id(document): set(document.spans) for _, document in relations}
@@ -167,6 +168,10 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
         if lacking:
             lost.append(f"{lacking} relation{'s' if lacking != 1 else ''} or event{'s' if lacking != 1 else ''} "
                         "naming spans their documents do not hold")
+    if "layers" in fmt.drops:  # INCEpTION's layers: span features and binary relations
+        from .layers import unwritten
+
+        lost += unwritten(spanset, attribute_keys)
     if "ids" in fmt.drops:  # names are written; ids of digits are numbers the reader gives by position
         ids = [doc_id for n, doc_id in enumerate(spanset.documents, 1) if doc_id.isdigit() and doc_id != str(n)]
         if ids:

@@ -37,8 +37,22 @@ annotation type as spans:
   system does not describe, or a missing view or type is one
   :class:`~spanagree.errors.FormatError` naming the file.
 
-XMI is read, not written. :func:`xmi_document` reads one XMI held in memory (an INCEpTION
-project's per-user zip, :mod:`spanagree.formats.inception`).
+* **Features and relations** (INCEpTION's layers, :mod:`spanagree.formats.layers`): the type's
+  other features are the spans' attributes (primitive values as strings, booleans
+  ``true``/``false``; arrays and a slot feature's link roles joined by ``|``); the annotations of
+  the types with ``Governor`` and ``Dependent`` features on the type read (INCEpTION's relation
+  layers) are the document's relations, typed by their ``value`` feature (else their first string
+  feature; unset: the type's short name). A relation with an end that is no span read is left out
+  (counted in the notes); one without an end is an error.
+
+:func:`xmi_document` reads one XMI held in memory (an INCEpTION project's per-user zip,
+:mod:`spanagree.formats.inception`).
+
+Writing
+-------
+:func:`write_xmi` writes a folder of ``<id>.xmi`` files and their ``TypeSystem.xml``: the spans as
+annotations of one type (``xmi_type``), their labels and attributes in string features, their
+binary relations as ``webanno.custom.Relation`` annotations.
 """
 
 from __future__ import annotations
@@ -49,7 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, parameter
-from ..span import Document, Source, Span
+from ..span import Document, Relation, Source, Span
 from .files import open_bytes
 from . import (MAX_RECORD_BYTES, DocumentStream, FolderListing, collect, document_files, listed_documents,
                natural_key, read_bounded, read_document_file, read_regular)
@@ -60,7 +74,7 @@ from .safexml import root_without_doctype
 FORMAT = FORMATS["xmi"]
 
 __all__ = ["DEFAULT_FEATURE", "DEFAULT_TYPE", "DEFAULT_VIEW", "MAX_TYPE_DEPTH", "XmiReading", "list_xmi",
-           "load_typesystem", "read_xmi", "recognise_xmi", "stream_xmi", "xmi_document"]
+           "load_typesystem", "read_xmi", "recognise_xmi", "stream_xmi", "write_xmi", "xmi_document"]
 
 #: DKPro Core's named entity, INCEpTION's built-in *Named entity* layer.
 DEFAULT_TYPE = "de.tudarmstadt.ukp.dkpro.core.api.ner.type.NamedEntity"
@@ -100,6 +114,7 @@ class XmiReading:
     view: str = DEFAULT_VIEW
     points: int = 0
     unlabelled: int = 0
+    unread_relations: int = 0
     typesystems: dict = field(default_factory=dict)
 
     def notes(self) -> list[str]:
@@ -109,6 +124,9 @@ class XmiReading:
         if self.unlabelled:
             short = self.type_name.rpartition(".")[2]
             notes.append(f"{self.unlabelled} XMI annotation(s) without a {self.feature!r} labelled {short!r}")
+        if self.unread_relations:
+            notes.append(f"{self.unread_relations} XMI relation(s) with an end not read (zero-length, or of another "
+                         "type) left out")
         return notes
 
 
@@ -254,7 +272,7 @@ def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: Xmi
     if text is None:
         raise FormatError(source, f"view {reading.view!r} holds no text (sofaString)")
     short = kind.name.rpartition(".")[2]
-    spans = []
+    spans, read_spans = [], {}
     try:
         annotations = view.select(kind)
     except Exception as error:
@@ -277,9 +295,91 @@ def xmi_document(data: bytes, typesystem, source: str, doc_id: str, reading: Xmi
         else:
             raise FormatError(source, f"feature {reading.feature!r} of {short} is not a primitive value; choose a "
                               "string feature with {option}", option="xmi_feature")
-        spans.append(Span(doc_id, ((start, end),), label, source=Source(source)))
+        span = Span(doc_id, ((start, end),), label, source=Source(source), attributes=_attributes(annotation, reading))
+        spans.append(span)
+        read_spans[annotation.xmiID] = span
     spans.sort(key=lambda s: (s.fragments, s.label))
-    return Document(doc_id, text, spans, source)
+    relations = _relations(view, typesystem, kind, read_spans, source, reading)
+    return Document(doc_id, text, spans, source, relations=relations)
+
+
+_NOT_ATTRIBUTES = frozenset({"sofa", "begin", "end"})
+
+
+def _attributes(annotation, reading: XmiReading) -> tuple:
+    """An annotation's features besides the label as ``(name, value)`` pairs, in the type's order:
+    primitive values as strings (booleans ``true``/``false``), arrays and lists of them (a slot
+    feature's links: their roles) joined by ``|``; unset and empty values left out."""
+    attributes = []
+    for feature in annotation.type.all_features:
+        name = feature.name
+        if name in _NOT_ATTRIBUTES or name == reading.feature:
+            continue
+        value = _text(annotation.get(name))
+        if value:
+            attributes.append((name, value))
+    return tuple(attributes)
+
+
+def _text(value) -> str | None:
+    """A feature's value as an attribute's: ``None`` for what is no primitive value nor a collection of them."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return str(value)
+    elements = getattr(value, "elements", None)
+    if isinstance(elements, (list, tuple)):
+        items = []
+        for element in elements:
+            if element is not None and not isinstance(element, (str, bool, int, float)):
+                role = getattr(element, "role", None) if element.type.get_feature("role") is not None else None
+                element = role if isinstance(role, str) else None  # a slot feature's link: its role
+            item = _text(element)
+            if item is not None:
+                items.append(item)
+        return "|".join(items) or None
+    return None
+
+
+def _relations(view, typesystem, kind, read_spans: dict, source: str, reading: XmiReading) -> list:
+    """The relations between the spans read: annotations of the types with a ``Governor`` and a
+    ``Dependent`` feature whose range is the type read, a type above it or below it (INCEpTION's
+    relation layers, DKPro's ``Dependency`` between ``Token``\\ s)."""
+    from .layers import DEPENDENT, GOVERNOR, RELATION_FEATURE, ROLE_FEATURES, roles
+
+    relations, seen = [], set()
+    for relation_type in typesystem.get_types():
+        ends = [relation_type.get_feature(name) for name in (GOVERNOR, DEPENDENT)]
+        if None in ends or not all(typesystem.subsumes(end.rangeType, kind) or typesystem.subsumes(kind, end.rangeType)
+                                   for end in ends):
+            continue
+        names = [f.name for f in relation_type.all_features if f.rangeType.name == "uima.cas.String"
+                 and f.name not in ROLE_FEATURES]
+        label = RELATION_FEATURE if RELATION_FEATURE in names else (names[0] if names else None)
+        short = relation_type.name.rpartition(".")[2]
+        for annotation in view.select(relation_type):
+            if annotation.xmiID in seen:
+                continue
+            seen.add(annotation.xmiID)
+            spans = []
+            for end in (GOVERNOR, DEPENDENT):
+                target = annotation.get(end)
+                if target is None:
+                    raise FormatError(source, f"a {short} relation (xmi:id {annotation.xmiID}) has no {end}")
+                spans.append(read_spans.get(getattr(target, "xmiID", None)))
+            if None in spans:  # an end not read: zero-length, or of another type
+                reading.unread_relations += 1
+                continue
+            value = annotation.get(label) if label is not None else None
+            found = [annotation.get(name) if relation_type.get_feature(name) is not None else None
+                     for name in ROLE_FEATURES]
+            governor, dependent = roles(*(role if isinstance(role, str) else None for role in found))
+            relation_label = value.strip() if isinstance(value, str) and value.strip() else short
+            relations.append(Relation(relation_label, ((governor, spans[0]), (dependent, spans[1])),
+                                      source=Source(source)))
+    return relations
 
 
 def _scan(top: str) -> list[tuple[str, str]]:
@@ -330,7 +430,7 @@ class XmiFolder(FolderListing):
         self.limit = limit
 
     def new_counts(self) -> dict[str, int]:
-        return {"points": 0, "unlabelled": 0}
+        return {"points": 0, "unlabelled": 0, "unread_relations": 0}
 
     def documents(self, keys, counts: dict[str, int]):
         units, top, limit = self.units, self.top, self.limit
@@ -357,9 +457,11 @@ class XmiFolder(FolderListing):
             yield xmi_document(data, typesystem, file, doc_id, reading)
         counts["points"] += reading.points
         counts["unlabelled"] += reading.unlabelled
+        counts["unread_relations"] += reading.unread_relations
 
     def finish(self, counts: dict[str, int]) -> tuple[list[str], list[str]]:
-        return XmiReading(*self.reading, points=counts["points"], unlabelled=counts["unlabelled"]).notes(), []
+        return XmiReading(*self.reading, points=counts["points"], unlabelled=counts["unlabelled"],
+                          unread_relations=counts.get("unread_relations", 0)).notes(), []
 
 
 @FORMAT.provides("lister")
@@ -401,3 +503,137 @@ def read_xmi(path, *, name: str | None = None, xmi_typesystem: str | None = None
     """:func:`stream_xmi` collected."""
     return collect(stream_xmi(path, name=name, xmi_typesystem=xmi_typesystem, xmi_type=xmi_type,
                               xmi_feature=xmi_feature, xmi_view=xmi_view, max_record_bytes=max_record_bytes))
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+#: The type system file the writer writes at the top of its folder.
+TYPESYSTEM_FILE = "TypeSystem.xml"
+
+
+def _full_type_name(name: str | None) -> str:
+    if not name or name == "NamedEntity":
+        return DEFAULT_TYPE
+    return name if "." in name else "webanno.custom." + name
+
+
+@FORMAT.provides("writer")
+def write_xmi(spanset, dest, *, xmi_type: str | None = None, xmi_feature: str | None = None) -> None:
+    """Write a span set as a folder of UIMA CAS XMI files, ``<id>.xmi`` per document (its text the
+    sofa of the view ``_InitialView``), and the ``TypeSystem.xml`` they share at its top, as
+    INCEpTION's layers: each span an annotation of the type ``xmi_type`` (default DKPro's
+    ``NamedEntity``; a name without a dot is ``webanno.custom.<name>``) with its label in the
+    string feature ``xmi_feature`` (default ``value``) and its attributes in string features of
+    their names; the relations of two arguments as ``webanno.custom.Relation`` annotations
+    (:mod:`spanagree.formats.layers`). Offsets are written in UTF-16 units.
+
+    Raises
+    ------
+    UsageError
+        Before anything is written: a document without text, a discontinuous span, a span beyond
+        its text, an id that cannot be a file path, a type or feature name UIMA cannot hold (or
+        one of UIMA's own ``uima.*`` types), an attribute named as the label feature.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from spanagree.span import Relation, Span, SpanSet
+    >>> out = pathlib.Path(tempfile.mkdtemp()) / "out"
+    >>> ana, porto = Span("d1", 0, 3, "PER", attributes=(("kb_id", "Q1"),)), Span("d1", 9, 14, "LOC")
+    >>> s = SpanSet.from_spans("ana", [ana, porto], {"d1": "Ana 😊 in Porto"})
+    >>> s.documents["d1"].relations.append(Relation("lives_in", (("Arg1", ana), ("Arg2", porto))))
+    >>> write_xmi(s, out)
+    >>> sorted(p.name for p in out.iterdir())
+    ['TypeSystem.xml', 'd1.xmi']
+    >>> again = read_xmi(out)
+    >>> again == s, again.documents["d1"].spans[0].attributes
+    (True, (('kb_id', 'Q1'),))
+    >>> [(r.type, [(role, span.label) for role, span in r.arguments]) for r in again.documents["d1"].relations]
+    [('lives_in', [('Arg1', 'PER'), ('Arg2', 'LOC')])]
+    """
+    import cassis
+
+    from ..errors import UsageError
+    from .brat import MAX_FILE_NAME_BYTES
+    from .layers import (DEPENDENT, GOVERNOR, RELATION_FEATURE, RELATION_LAYER, ROLE_FEATURES, feature_names,
+                         is_feature_name, needs_roles, written_attributes, written_relations)
+
+    type_name, feature = _full_type_name(xmi_type), xmi_feature or DEFAULT_FEATURE
+    if (not all(part.isidentifier() for part in type_name.split(".")) or type_name == RELATION_LAYER
+            or type_name.startswith("uima.")):
+        raise UsageError(f"{type_name!r} cannot be the UIMA type written (dot-separated names, none of UIMA's own "
+                         f"uima.* types, not {RELATION_LAYER}); choose another with {{option}}", option="xmi_type")
+    if not is_feature_name(feature):
+        raise UsageError(f"{feature!r} cannot be a UIMA feature's name; choose another with {{option}}",
+                         option="xmi_feature")
+    documents = dict(spanset.documents.items())  # each made once (a merge's gold is made as it is looked at)
+    features = feature_names(documents.values())
+    if feature in features:
+        raise UsageError(f"a span attribute is named {feature!r}, as the label feature; choose another label "
+                         "feature with {option}", option="xmi_feature")
+    relations = {doc_id: written_relations(document) for doc_id, document in documents.items()}
+    files = []
+    for doc_id, document in documents.items():
+        parts = doc_id.split("/")
+        if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+            raise UsageError(f"document id {doc_id!r} cannot be an XMI file path (relative, '/'-separated, no empty, "
+                             "'.' or '..' parts)")
+        if max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(".xmi") > MAX_FILE_NAME_BYTES:
+            raise UsageError(f"document id {doc_id[:57]!r} cannot be an XMI file name: a part of it is longer than "
+                             f"{MAX_FILE_NAME_BYTES - len('.xmi')} bytes")
+        if document.text is None:
+            raise UsageError(f"document {doc_id!r} has no text; XMI is written from texts")
+        for span in document.spans:
+            if len(span.fragments) > 1:
+                raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} is discontinuous; a UIMA "
+                                 "annotation is one range")
+            if span.end > len(document.text):
+                raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
+                                 f"({len(document.text)} characters)")
+        files.append(doc_id)
+    typesystem = cassis.TypeSystem()
+    span_type = typesystem.create_type(type_name, supertypeName="uima.tcas.Annotation")
+    for name in (feature, *features):
+        typesystem.create_feature(span_type, name, "uima.cas.String")
+    relation_type = None
+    if any(relations.values()):
+        relation_type = typesystem.create_type(RELATION_LAYER, supertypeName="uima.tcas.Annotation")
+        typesystem.create_feature(relation_type, GOVERNOR, type_name)
+        typesystem.create_feature(relation_type, DEPENDENT, type_name)
+        typesystem.create_feature(relation_type, RELATION_FEATURE, "uima.cas.String")
+        if any(needs_roles(found) for found in relations.values()):
+            for name in ROLE_FEATURES:
+                typesystem.create_feature(relation_type, name, "uima.cas.String")
+    contents = []
+    for doc_id in files:
+        document = documents[doc_id]
+        cas = cassis.Cas(typesystem=typesystem)
+        cas.sofa_string = document.text
+        annotations = []
+        for span in document.spans:
+            values = {feature: span.label, **dict(written_attributes(span))}
+            annotations.append(span_type(begin=span.start, end=span.end, **values))
+        cas.add_all(annotations)
+        for relation, governor, dependent in relations[doc_id]:
+            values = {RELATION_FEATURE: relation.type}
+            (governor_role, _), (dependent_role, _) = relation.arguments
+            if relation_type.get_feature(ROLE_FEATURES[0]) is not None and (governor_role, dependent_role) != (
+                    GOVERNOR, DEPENDENT):
+                values.update(zip(ROLE_FEATURES, (governor_role, dependent_role)))
+            target = annotations[dependent]
+            cas.add(relation_type(begin=target.begin, end=target.end, Governor=annotations[governor],
+                                  Dependent=target, **values))
+        try:
+            contents.append((doc_id, cas.to_xmi().encode("utf-8")))
+        except (UnicodeEncodeError, ValueError) as error:
+            raise UsageError(f"document {doc_id!r}: XMI cannot hold its text or a label ({_message(error)})") from None
+    dest = os.fspath(dest)
+    os.makedirs(dest, exist_ok=True)
+    with open(os.path.join(dest, TYPESYSTEM_FILE), "w", encoding="utf-8") as file:
+        file.write(typesystem.to_xml())
+    for doc_id, data in contents:
+        path = os.path.join(dest, *doc_id.split("/")) + ".xmi"
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as file:
+            file.write(data)
