@@ -541,7 +541,7 @@ def documented(doc: str | None) -> str | None:
     Examples
     --------
     >>> documented("Containers: {CONTAINERS}.")
-    'Containers: ``jsonl`` (JSONL), ``gate`` (GATE), ``labelstudio`` (Label Studio), ``inception`` (INCEpTION).'
+    'Containers: ``jsonl`` (JSONL), ``gate`` (GATE), ``labelstudio`` (Label Studio), ``inception`` (INCEpTION), ``doccano`` (doccano).'
     """
     def formats(entries) -> str:
         return ", ".join(f"``{fmt.name}`` ({fmt.title})" for fmt in entries)
