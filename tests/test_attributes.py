@@ -240,7 +240,7 @@ def test_the_json_conforms_to_the_schemas(capsys, annotators):
     first, second, _ = annotators
     for command, name in (("agree", "agree"), ("score", "score")):
         code, out, _ = run(capsys, command, first, second, "--attributes", "--match-attributes", "Category",
-                           "--link-top", "2", "--output", "json")
+                           "--link-top", "2", "--bootstrap", "20", "--seed", "2", "--output", "json")
         assert code == 0
         document = json.loads(out)
         jsonschema.validate(document, schema(name))
@@ -285,8 +285,13 @@ def test_attributes_add_up_on_a_cluster(annotators, scheduler):
 def test_attributes_with_bootstrap_and_compare_are_the_corpus_figures(annotators):
     first, second, _ = annotators
     plain = agree([first, second, first], attributes=True)
-    with_both = agree([first, second, first], attributes=True, bootstrap=20, compare=True, resamples=50, seed=1)
+    with_both = agree([first, second, first], attributes=True, bootstrap=200, compare=True, resamples=50, seed=1)
+    intervals = [figures.pop("bootstrap") for figures in with_both.attributes]
     assert with_both.attributes == plain.attributes
+    for interval, figures in zip(intervals, plain.attributes):
+        assert interval["seed"] == 1 and interval["n"] == 200 and interval["documents"] == 4
+        assert interval["f1"][0] <= figures["f1"] <= interval["f1"][1]
+    assert intervals[1]["f1"] == [1.0, 1.0]
     results = score(first, [second, first], attributes=True, compare=True, resamples=50, seed=1)
     assert [r.extras["attributes"] for r in results] == [score(first, p, attributes=True).extras["attributes"]
                                                          for p in (second, first)]

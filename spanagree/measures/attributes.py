@@ -217,4 +217,26 @@ def summed(tally: dict, documents) -> AttributeCounts:
     return total
 
 
-__all__ = ["AttributeCounts", "MISSING", "attribute_counts", "attribute_figures", "summed"]
+def attribute_intervals(tally: dict, documents: list, resamples: int, seed: int | None) -> dict:
+    """``--bootstrap`` for the attributes: 95% percentile intervals of F1, precision and recall
+    over every attribute, from resampling ``documents`` (each one's counts in ``tally``) as the
+    spans' bootstrap does (:func:`spanagree.measures.bootstrap.bootstrap_intervals`; with the same
+    ``seed``, the same resamples). Its warnings are the spans' bootstrap's, not repeated."""
+    from .bootstrap import bootstrap_intervals
+
+    empty = AttributeCounts()
+    rows = [[tally.get(d, empty).counts().astuple()] for d in documents]
+    with warnings.catch_warnings():
+        from ..errors import SpanagreeWarning
+
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        found = bootstrap_intervals(rows, n=resamples, seed=seed, mean=False)
+    entry = {key: found[key] for key in ("level", "n", "seed", "documents")}
+    pair = (found["pairs"] or [None])[0]
+    for key in ("f1", "precision", "recall"):
+        entry[key] = pair[key] if pair is not None else None
+    entry["undefined"] = pair["undefined"] if pair is not None else None
+    return entry
+
+
+__all__ = ["AttributeCounts", "MISSING", "attribute_counts", "attribute_figures", "attribute_intervals", "summed"]

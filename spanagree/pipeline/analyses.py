@@ -597,13 +597,15 @@ class Attributes(Analysis):
     (:func:`spanagree.measures.attributes.attribute_counts`), and their figures
     (:func:`~spanagree.measures.attributes.attribute_figures`): in ``score`` the result's
     ``extras["attributes"]``, in ``agree`` each pair's (:attr:`spanagree.agreement.Agreement.attributes`).
-    ``names``: the attributes compared (``()``: every one)."""
+    ``names``: the attributes compared (``()``: every one). With ``bootstrap`` (resamples, seed)
+    the documents are resampled for the attributes' F1, precision and recall too
+    (:func:`~spanagree.measures.attributes.attribute_intervals`)."""
 
     key = "attributes"
     alignments = True
 
-    def __init__(self, pairs: int, names: tuple):
-        self.pairs, self.names = pairs, names
+    def __init__(self, pairs: int, names: tuple, bootstrap: tuple | None = None):
+        self.pairs, self.names, self.bootstrap = pairs, names, bootstrap
 
     def new(self):
         return PerPair({} for _ in range(self.pairs))
@@ -618,16 +620,30 @@ class Attributes(Analysis):
                 kept[doc_id] = attribute_counts(alignment, names)
 
     def finish(self, tally, finished: Finished):
-        from ..measures.attributes import attribute_figures, summed
+        from ..measures.attributes import attribute_figures, attribute_intervals, summed
 
         if finished.command == "score":
-            (_, _, pair), = finished.pairs
-            return attribute_figures(summed(tally[0], finished.documents), self.names, what=finished.names[0])
-        finished.result.attributes = [
-            attribute_figures(summed(documents, [d for d in finished.documents if d in pair.by_document]),
-                              self.names, what=f"{first} × {second}")
-            for documents, (first, second, pair) in zip(tally, finished.pairs)]
+            compared = [(finished.names[0], tally[0], finished.documents)]
+        else:
+            compared = [(f"{first} × {second}", documents, [d for d in finished.documents if d in pair.by_document])
+                        for documents, (first, second, pair) in zip(tally, finished.pairs)]
+        figures = []
+        for what, documents, ids in compared:
+            found = attribute_figures(summed(documents, ids), self.names, what=what)
+            if self.bootstrap is not None:
+                found["bootstrap"] = attribute_intervals(documents, ids, *self.bootstrap)
+            figures.append(found)
+        if finished.command == "score":
+            return figures[0]
+        finished.result.attributes = figures
         return None
+
+
+def _attributes(options, plan: Plan):
+    if options.attribute_names is None:
+        return None
+    bootstrap = (options.bootstrap, options.seed) if options.bootstrap else None
+    return Attributes(len(plan.pairs), options.attribute_names, bootstrap)
 
 
 def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
@@ -694,8 +710,7 @@ ANALYSES: dict[str, Callable] = {
     "report": lambda options, plan: ReportRecords(plan.folders["report"]) if options.report else None,
     "error_kinds": lambda options, plan: ErrorKinds(options.rule) if plan.command == "score" else None,
     "gamma": _gamma,
-    "attributes": lambda options, plan: (Attributes(len(plan.pairs), options.attribute_names)
-                                         if options.attribute_names is not None else None),
+    "attributes": _attributes,
 }
 
 
