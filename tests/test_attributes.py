@@ -427,3 +427,28 @@ def test_attribute_counts_pickle_and_add():
     total += counts
     total += counts
     assert total.counts("Negation").a == 2 and total.pairs == 2 and counts.pairs == 1
+
+
+# --- what leaves the attributes out says so ----------------------------------------------------------
+
+def test_merge_says_it_leaves_the_attributes_out(annotators):
+    from spanagree import vote
+
+    first, second, versions = annotators
+    result = vote([first, second], min_votes=1)
+    spans = sum(len([m for m in kept.values() if m["attributes"]]) for pair in versions.values() for kept in pair)
+    assert f"merge leaves the spans' attributes out: {spans} span(s) had some" in " ".join(result.notes)
+    plain = vote([SpanSet.from_spans("x", [finding(0, 5)]), SpanSet.from_spans("y", [finding(0, 5)])])
+    assert not any("attributes out" in note for note in plain.notes)
+
+
+def test_the_report_says_it_leaves_the_attributes_out(annotators, tmp_path):
+    first, second, _ = annotators
+    result = agree([first, second], attributes=True, report=True)
+    with pytest.warns(Warning, match="the report leaves the attributes out"):
+        result.write_report(tmp_path / "report.html")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agree([first, second], report=True).write_report(tmp_path / "plain.html")
