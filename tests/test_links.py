@@ -18,6 +18,7 @@ The hand-counted example (one document; ``kb`` the ``kb_id`` attribute)::
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +120,23 @@ def test_bad_link_options_are_refused():
         score(gold, pred, match_attributes="kb_id", link_top=0)
     with pytest.raises(UsageError, match="match_attributes"):
         score(gold, pred, match_attributes=[""])
+
+
+def test_linking_is_the_same_under_forked_jobs(small_shards):
+    """Every third mention of the NCBI sample relinked (its Category changed) in the prediction:
+    those are wrong under ``--match-attributes Category``, in one process and in two."""
+    from spanagree import read
+
+    corpus = Path(__file__).parent / "data" / "brat-ncbi-disease"
+    gold = read(corpus)
+    spans = [span for document in gold.documents.values() for span in document.spans]
+    relinked = [Span(s.doc, s.fragments, s.label, attributes=(("A:Category", "Other"),)) if k % 3 == 0 else s
+                for k, s in enumerate(spans)]
+    pred = SpanSet.from_spans("relinked", relinked, {d: doc.text for d, doc in gold.documents.items()})
+    one = score(corpus, pred, match_attributes="Category")
+    two = score(corpus, pred, match_attributes="Category", jobs=2)
+    assert small_shards, "the run with jobs=2 did not fork"
+    assert two.to_dict() == one.to_dict()
+    changed = len(range(0, len(spans), 3))
+    assert one.counts.astuple() == (len(spans) - changed, changed, changed)
+    assert one.error_counts()["wrong_label"] == changed
