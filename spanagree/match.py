@@ -102,7 +102,7 @@ class MatchRule:
     >>> rule.credit(Span("d", ((0, 10),), "A"), Span("d", ((5, 12),), "B"))
     0.5
 
-    Linking: the same mention with another knowledge-base id earns nothing::
+    Linking: the same mention with another knowledge-base id earns nothing:
 
     >>> linking = MatchRule("exact", attributes=("kb_id",))
     >>> linking.credit(Span("d", 0, 5, "PER", attributes=(("kb_id", "Q1"),)),
