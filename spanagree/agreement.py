@@ -63,6 +63,9 @@ class Agreement:
     listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
     #: ``gamma=True``: each document's γ figures (``by_document.<id>.gamma`` of the JSON).
     gamma_documents: dict | None = field(default=None, repr=False, compare=False)
+    #: ``attributes=...``: each pair's attribute figures (its ``attributes`` in the JSON's
+    #: ``pairs``: :func:`spanagree.measures.attributes.attribute_figures`), or ``None``.
+    attributes: list | None = field(default=None, repr=False, compare=False)
     _errors: list | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -206,7 +209,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           resamples: int = 10_000, progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0,
           analyses=(), document_key: str = "id", gamma: bool = False, gamma_alpha: float = 1.0,
           gamma_beta: float = 1.0, gamma_delta_empty: float = 1.0, gamma_sampler: str = "statistical",
-          gamma_samples: int = 30, gamma_precision=None) -> Agreement:
+          gamma_samples: int = 30, gamma_precision=None, attributes=None, match_attributes=(),
+          link_top: int = 1) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -328,6 +332,18 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         pygamma's ``precision_level``: more samples when the first ones spread too much.
         ``seed`` seeds each document's samples as ``numpy.random.seed(seed)`` seeds pygamma's
         (drawn and reported in ``extras["gamma"]["seed"]`` when not given).
+    attributes : bool or list of str, optional
+        Add agreement on the spans' attributes (``True``: every attribute; or these names, public
+        names as :func:`spanagree.span.compared_attributes` gives them): each pair's a, b, c,
+        precision, recall, F1 and, by name, the counts and Cohen's kappa of the values over the
+        aligned pairs, as :attr:`Agreement.attributes` (the JSON's ``pairs[].attributes``;
+        :mod:`spanagree.measures.attributes`, docs/measures.md).
+    match_attributes : list of str or "A,B"
+        Attributes that are part of a span's identity (linking: ``["kb_id"]``): spans match only
+        when their values agree too (:meth:`spanagree.match.MatchRule.links_agree`, docs/matching.md).
+    link_top : int
+        With ``match_attributes``: how many of a value's ``|``-separated candidates count (1); on
+        ``agree`` the first id of either annotator among the other's first ``link_top``.
     documents : {"common", "pairwise"}
         Which documents each pair compares. ``"common"``: the documents every annotator has (the
         others are left out with a warning). ``"pairwise"``: each pair compares the documents
@@ -362,7 +378,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          scheduler_timeout=scheduler_timeout, analyses=tuple(analyses),
                          document_key=document_key, gamma=gamma, gamma_alpha=gamma_alpha,
                          gamma_beta=gamma_beta, gamma_delta_empty=gamma_delta_empty, gamma_sampler=gamma_sampler,
-                         gamma_samples=gamma_samples, gamma_precision=gamma_precision)
+                         gamma_samples=gamma_samples, gamma_precision=gamma_precision, attributes=attributes,
+                         match_attributes=match_attributes, link_top=link_top)
     return agree_with(inputs, options)
 
 
@@ -396,6 +413,7 @@ def agree_with(inputs, options: RunOptions) -> Agreement:
                       options=options.record, match=options.match, labels=options.labels, only=only,
                       label_map=label_map, align_whitespace=options.align_whitespace, design=options.documents,
                       align_text=options.align_text, chance_categories=options.chance_categories)
+    result.options.update(options.attributes_echo())
     if not pairwise:
         aligned = aligned_texts(ran.accumulator.groups[0].texts, documents)
         if aligned is not None:

@@ -119,6 +119,30 @@ def names_list(value: str) -> list[str]:
     return names
 
 
+def add_attribute_options(parser: argparse.ArgumentParser) -> None:
+    """``--attributes [NAME,...]``, ``--match-attributes NAME,...`` and ``--link-top K`` (docs/measures.md,
+    docs/matching.md). Left out of the arguments when not given, so the JSON's ``options`` of the runs
+    without them stay as they were (the values as understood are echoed when given)."""
+    group = parser.add_argument_group("attributes and links")
+    group.add_argument("--attributes", nargs="?", const=True, type=names_list, default=argparse.SUPPRESS,
+                       metavar="NAME,...",
+                       help="add agreement on the spans' attributes (all of them, or these names): a, b, c, "
+                            "precision, recall, F1 and, per attribute, Cohen's kappa over the aligned spans")
+    group.add_argument("--match-attributes", type=names_list, default=argparse.SUPPRESS, metavar="NAME,...",
+                       help="make these attributes part of a span's identity: entity linking with kb_id "
+                            "(strict: --match exact; fuzzy: --match overlap)")
+    group.add_argument("--link-top", type=int, default=argparse.SUPPRESS, metavar="K",
+                       help="--match-attributes: a value's first K candidates (Q1|Q2|Q3) count (default: 1)")
+
+
+def attribute_settings(args) -> dict:
+    """The keywords of :class:`~spanagree.options.RunOptions` that :func:`add_attribute_options` gives."""
+    if hasattr(args, "link_top") and not hasattr(args, "match_attributes"):
+        raise UsageError("--link-top goes with --match-attributes")
+    return {"attributes": getattr(args, "attributes", None), "match_attributes": getattr(args, "match_attributes", ()),
+            "link_top": getattr(args, "link_top", 1)}
+
+
 def add_match_options(parser: argparse.ArgumentParser, *, pairing: bool = False) -> None:
     group = parser.add_argument_group("matching")
     group.add_argument("--match", choices=list(BOUNDARIES), default="exact", help="boundary rule (default: exact)")
@@ -128,7 +152,8 @@ def add_match_options(parser: argparse.ArgumentParser, *, pairing: bool = False)
     if pairing:
         group.add_argument("--pairing", choices=list(PAIRINGS), default="optimal",
                            help="optimal (default): one-to-one with maximum credit; hipe, nervaluate: the official "
-                                "scorer's greedy pairing, to reproduce its figures (docs/matching.md)")
+                                "scorer's greedy pairing, to reproduce its figures; greedy: the linking scorers' "
+                                "counting, HIPE's (docs/matching.md)")
     group.add_argument("--only", metavar="L1,L2", help="compare only these labels (after --map)")
     group.add_argument("--map", action="append", metavar="OLD=NEW", help="relabel before matching (repeatable)")
     group.add_argument("--align-whitespace", action="store_true",
@@ -261,6 +286,7 @@ def build_parser() -> Parser:
     add_listing_options(agree)
     add_document_key(agree)
     add_gamma_options(agree)  # last: a new key of the JSON's options goes after the others
+    add_attribute_options(agree)  # (given only: the options' keys attributes, match_attributes, link_top)
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
                                 description="Precision, recall, F1/F-beta and error analysis against a gold standard.")
@@ -280,6 +306,7 @@ def build_parser() -> Parser:
     add_listing_options(score)
     add_document_key(score)  # last: a new key of the JSON's options goes after the others
     add_strings_options(score)  # after it: the options' keys strings, strings_case, strings_fuzzy
+    add_attribute_options(score)  # (given only: the options' keys attributes, match_attributes, link_top)
 
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
                                 description="Merge annotators by voting; list what needs adjudication "
@@ -373,7 +400,8 @@ def run_options(args, **command) -> RunOptions:
                       record=recorded_options(args), annotators=args.annotators, progress=progress_wanted(args),
                       scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                       errors=args.errors or False, context=args.context,
-                      report=args.report or False, document_key=args.document_key, **command)
+                      report=args.report or False, document_key=args.document_key, **attribute_settings(args),
+                      **command)
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:

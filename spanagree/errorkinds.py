@@ -104,8 +104,11 @@ PAIR_KINDS = {(True, True): "correct", (True, False): "wrong_label",
               (False, True): "partial", (False, False): "wrong_label_and_boundary"}
 
 
-def kind_of(pred: Span, gold: Span) -> str:
-    return PAIR_KINDS[pred.fragments == gold.fragments, pred.label == gold.label]
+def kind_of(pred: Span, gold: Span, rule: MatchRule | None = None) -> str:
+    """The kind of a pair; under a rule with attributes in the spans' identity
+    (``--match-attributes``), another value (another knowledge-base id) is another label."""
+    same = pred.label == gold.label if rule is None or not rule.attributes else rule.same_identity(pred, gold)
+    return PAIR_KINDS[pred.fragments == gold.fragments, same]
 
 
 def classified(alignment: Alignment) -> tuple[list[Pair], list[Pair], list[Span], list[Span]]:
@@ -139,8 +142,9 @@ def records_of(alignment: Alignment) -> list[tuple[str, bool, float, Span | None
     """``(kind, aligned, credit, gold, pred)`` of one document's spans, in canonical order (by the
     gold span, else the predicted one; see :func:`classified`)."""
     pairs, residual, missed, spurious = classified(alignment)
-    records = [(kind_of(p.first, p.second), True, p.credit, p.second, p.first) for p in pairs]
-    records += [(kind_of(p.first, p.second), False, 0.0, p.second, p.first) for p in residual]
+    rule = alignment.rule
+    records = [(kind_of(p.first, p.second, rule), True, p.credit, p.second, p.first) for p in pairs]
+    records += [(kind_of(p.first, p.second, rule), False, 0.0, p.second, p.first) for p in residual]
     records += [("missed", False, 0.0, gold, None) for gold in missed]
     records += [("spurious", False, 0.0, None, pred) for pred in spurious]
     records.sort(key=_record_order)
@@ -157,8 +161,11 @@ def error_keys(doc_id: str, alignment: Alignment, rule: MatchRule | None = None)
     pairs, residual, missed, spurious = classified(alignment)
     judged = residual if pairs_are_correct(rule) else (pairs + residual if residual else pairs)
     kinds = PAIR_KINDS
-    keys = [(kinds[p[0].fragments == p[1].fragments, p[0].label == p[1].label], p[1].label, p[0].label)
-            for p in judged]
+    if alignment.rule is not None and alignment.rule.attributes:
+        keys = [(kind_of(p[0], p[1], alignment.rule), p[1].label, p[0].label) for p in judged]
+    else:
+        keys = [(kinds[p[0].fragments == p[1].fragments, p[0].label == p[1].label], p[1].label, p[0].label)
+                for p in judged]
     if missed:
         keys += [("missed", gold.label, None) for gold in missed]
     if spurious:

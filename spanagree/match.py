@@ -49,7 +49,7 @@ from typing import Callable, NamedTuple, Sequence
 from .assignment import SMALL, max_assignment
 from .measures.counts import Counts
 from .errors import UsageError
-from .span import Fragments, Span
+from .span import Fragments, Span, compared_attributes
 
 #: Boundary rules, their meaning — the single source of truth for the CLI and the docs.
 BOUNDARIES = {
@@ -69,6 +69,7 @@ PAIRINGS = {
             "first with its boundaries, else the first unclaimed gold it overlaps",
     "nervaluate": "nervaluate 1.2.1's: predictions in document order, each paired with the closest unclaimed gold "
                   "earning full credit, else the first unclaimed gold it overlaps",
+    "greedy": "the official linking scorers' counting: HIPE's procedure (hipe) under its general name",
 }
 #: Resolution at which ``dice`` credits are compared when choosing the best alignment.
 DICE_RESOLUTION = 10**6
@@ -85,21 +86,36 @@ class MatchRule:
     partial_credit : float or "dice"
         Credit of a non-exact overlapping pair under ``partial``: a number in (0, 1] (default
         0.5) or ``"dice"`` for ``2|x∩y| / (|x| + |y|)`` over characters.
-    pairing : {"optimal", "hipe", "nervaluate"}
+    pairing : {"optimal", "hipe", "nervaluate", "greedy"}
         How spans are paired (:data:`PAIRINGS`): the optimal one-to-one alignment, or an official
         scorer's greedy procedure (the first side is the prediction).
+    attributes : tuple of str
+        Attributes that are part of a span's identity (``--match-attributes``, e.g. ``kb_id``:
+        linking): two spans match only when, for each of them, their values agree
+        (:meth:`links_agree`). Names are public names (:func:`spanagree.span.compared_attributes`).
+    link_top : int
+        How many of a value's ``|``-separated candidates count (``--link-top K``, default 1).
 
     Examples
     --------
     >>> rule = MatchRule("partial", "ignore")
     >>> rule.credit(Span("d", ((0, 10),), "A"), Span("d", ((5, 12),), "B"))
     0.5
+
+    Linking: the same mention with another knowledge-base id earns nothing:
+
+    >>> linking = MatchRule("exact", attributes=("kb_id",))
+    >>> linking.credit(Span("d", 0, 5, "PER", attributes=(("kb_id", "Q1"),)),
+    ...                Span("d", 0, 5, "PER", attributes=(("kb_id", "Q2"),)))
+    0.0
     """
 
     boundary: str = "exact"
     labels: str = "strict"
     partial_credit: float | str = 0.5
     pairing: str = "optimal"
+    attributes: tuple = ()
+    link_top: int = 1
 
     def __post_init__(self) -> None:
         if self.boundary not in BOUNDARIES:
@@ -118,18 +134,77 @@ class MatchRule:
             object.__setattr__(self, "partial_credit", credit)
         if self.pairing not in PAIRINGS:
             raise UsageError(f"unknown pairing {self.pairing!r}; choose one of: {', '.join(PAIRINGS)}")
+        names = self.attributes
+        if isinstance(names, str):
+            names = [name.strip() for name in names.split(",")]
+        names = tuple(dict.fromkeys(names or ()))
+        if any(not isinstance(name, str) or not name for name in names):
+            raise UsageError(f"{{option}} takes attribute names, got {self.attributes!r}", option="match_attributes")
+        object.__setattr__(self, "attributes", names)
+        top = self.link_top
+        if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+            raise UsageError(f"{{option}} must be a whole number, 1 or more, got {top!r}", option="link_top")
 
     @property
     def strict_labels(self) -> bool:
         return self.labels == "strict"
 
     def key(self, span: Span):
-        """The matching key: spans equal on it count once."""
-        return (span.fragments, span.label) if self.labels == "strict" else span.fragments
+        """The matching key: spans equal on it count once (the values of :attr:`attributes` too)."""
+        key = (span.fragments, span.label) if self.labels == "strict" else span.fragments
+        if self.attributes:
+            return (key, self.link_values(span))
+        return key
+
+    def link_values(self, span: Span) -> tuple:
+        """The span's values of :attr:`attributes` (``None`` where it has none)."""
+        found = compared_attributes(span)
+        return tuple(found.get(name) for name in self.attributes)
+
+    def links_agree(self, first: Span, second: Span) -> bool:
+        """Whether two spans agree on every attribute of :attr:`attributes` — the one place where
+        attribute identity is decided (:meth:`credit`, the greedy pairings and the error kinds
+        ask it).
+
+        Two values agree when they are equal (both missing included), or when the first
+        candidate of either is among the first :attr:`link_top` candidates of the other
+        (candidates: the value split at ``|``, in order). With one gold id this is the HIPE
+        scorer's ``--n_best`` rule (the gold's id among the prediction's first K); checked both
+        ways, it is the same whichever side is first. ``NIL`` is a value like any other.
+
+        Examples
+        --------
+        >>> rule = MatchRule(attributes=("kb_id",), link_top=2)
+        >>> span = lambda value: Span("d", 0, 5, "PER", attributes=(("kb_id", value),))
+        >>> rule.links_agree(span("Q2|Q1|Q3"), span("Q1")), rule.links_agree(span("Q2|Q3|Q1"), span("Q1"))
+        (True, False)
+        >>> rule.links_agree(span("NIL"), span("NIL")), rule.links_agree(span("NIL"), Span("d", 0, 5, "PER"))
+        (True, False)
+        """
+        if not self.attributes:
+            return True
+        if first.attributes == second.attributes:
+            return True
+        top = self.link_top
+        for x, y in zip(self.link_values(first), self.link_values(second)):
+            if x == y:
+                continue
+            if x is None or y is None:
+                return False
+            xs, ys = x.split("|"), y.split("|")
+            if xs[0] not in ys[:top] and ys[0] not in xs[:top]:
+                return False
+        return True
+
+    def same_identity(self, first: Span, second: Span) -> bool:
+        """Same label and :meth:`links_agree` (what the error kinds call the same label)."""
+        return first.label == second.label and self.links_agree(first, second)
 
     def credit(self, first: Span, second: Span) -> float:
         """Credit of a pair under this rule: 1, a partial credit, or 0 (no match)."""
         if self.labels == "strict" and first.label != second.label:
+            return 0.0
+        if self.attributes and not self.links_agree(first, second):
             return 0.0
         if first.fragments == second.fragments:
             return 1.0
@@ -205,6 +280,9 @@ class Alignment:
     #: Pairs whose second span another pair had claimed already (``hipe`` only: its scorer lets an
     #: equal or same-boundary prediction claim a gold span again, and counts the gold span again).
     reclaimed: int = 0
+    #: The rule that aligned the spans, when :func:`align` made it (the error kinds ask it whether
+    #: two spans have the same identity: :meth:`MatchRule.same_identity`).
+    rule: "MatchRule | None" = None
 
     @property
     def counts(self) -> Counts:
@@ -234,7 +312,7 @@ class Alignment:
         return Alignment(self.second, self.first, [Pair(p.second, p.first, p.credit) for p in self.pairs],
                          (self.duplicates[1], self.duplicates[0]),
                          None if self.unmatched is None else (self.unmatched[1], self.unmatched[0]),
-                         self.pairing, self.reclaimed)
+                         self.pairing, self.reclaimed, self.rule)
 
 
 def unique_spans(spans: Sequence[Span], rule: "MatchRule") -> tuple[list[Span], int]:
@@ -251,9 +329,20 @@ def unique_spans(spans: Sequence[Span], rule: "MatchRule") -> tuple[list[Span], 
 
 def _unique_by_key(spans: Sequence[Span], rule: "MatchRule") -> dict:
     """The kept span of each matching key (under labels strict, in reverse order of first occurrence)."""
+    if rule.attributes:
+        key = rule.key
+        if rule.labels == "strict":
+            return {key(s): s for s in reversed(spans)}
+        seen: dict = {}
+        for span in spans:
+            k = key(span)
+            kept = seen.get(k)
+            if kept is None or span.label < kept.label:
+                seen[k] = span
+        return seen
     if rule.labels == "strict":
         return {(s.fragments, s.label): s for s in reversed(spans)}
-    seen: dict = {}
+    seen = {}
     for span in spans:
         kept = seen.get(span.fragments)
         if kept is None or span.label < kept.label:
@@ -305,9 +394,9 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
     if rule.pairing != "optimal":
         pairs, reclaimed = PAIRING_PROCEDURES[rule.pairing](in_document_order(unique1), in_document_order(unique2),
                                                             rule, finder)
-        return Alignment(unique1, unique2, pairs, duplicates, None, rule.pairing, reclaimed)
-    if rule.boundary != "exact":
-        return Alignment(unique1, unique2, optimal_pairs(unique1, unique2, rule, finder), duplicates)
+        return Alignment(unique1, unique2, pairs, duplicates, None, rule.pairing, reclaimed, rule)
+    if rule.boundary != "exact" or rule.attributes:  # (linked values agree without being equal: no join)
+        return Alignment(unique1, unique2, optimal_pairs(unique1, unique2, rule, finder), duplicates, rule=rule)
     # Keys are unique on each side and every candidate shares its key: the join is the matching,
     # and the spans it leaves out are the unmatched ones (a partner found leaves `by_key2`, so
     # what stays there is the second side's unmatched, each key hashed once more at most).
@@ -325,7 +414,7 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
         pairs.reverse()
         left1.reverse()
         left2.reverse()
-    return Alignment(unique1, unique2, pairs, duplicates, (left1, left2))
+    return Alignment(unique1, unique2, pairs, duplicates, (left1, left2), rule=rule)
 
 
 # -- candidate pairs ---------------------------------------------------------------------------
@@ -443,7 +532,7 @@ def candidate_edges(first: list[Span], second: list[Span], rule: MatchRule, *,
     finder = index if callable(index) else candidate_index(index)
     credit = rule.credit
     edges = []
-    if rule.boundary == "overlap":
+    if rule.boundary == "overlap" and not rule.attributes:
         # Two one-fragment spans whose hulls intersect share characters: under overlap they earn
         # 1 when their labels may pair, without working out the credit.
         strict = rule.labels == "strict"
@@ -660,7 +749,8 @@ def hipe_pairs(first: list[Span], second: list[Span], rule: MatchRule,
     reclaimed = 0
     for pred, candidates in zip(first, overlapping_seconds(first, second, finder)):
         fragments, label = pred.fragments, pred.label
-        chosen = next((j for j in candidates if second[j].fragments == fragments and second[j].label == label), None)
+        chosen = next((j for j in candidates if second[j].fragments == fragments and second[j].label == label
+                       and rule.links_agree(pred, second[j])), None)
         if chosen is None:
             chosen = next((j for j in candidates if second[j].fragments == fragments or j not in claimed), None)
             if chosen is None:
@@ -730,7 +820,7 @@ def nervaluate_pairs(first: list[Span], second: list[Span], rule: MatchRule,
 
 #: The greedy procedures of :data:`PAIRINGS`, by name: ``f(first, second, rule, finder)`` →
 #: ``(pairs, reclaimed)``, both sides in document order.
-PAIRING_PROCEDURES: dict[str, Callable] = {"hipe": hipe_pairs, "nervaluate": nervaluate_pairs}
+PAIRING_PROCEDURES: dict[str, Callable] = {"hipe": hipe_pairs, "nervaluate": nervaluate_pairs, "greedy": hipe_pairs}
 
 
 def greedy_label_tally(alignment: Alignment, rule: MatchRule) -> tuple[list[str], list[str], list[tuple[str, float]]]:

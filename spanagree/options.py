@@ -54,6 +54,12 @@ class RunOptions:
     strings, strings_case, strings_fuzzy
         How ``score`` compares string predictions without offsets: placed in the gold's text,
         as bags, or recovered (:mod:`spanagree.pipeline.placing`).
+    attributes
+        The attributes analysis (``attributes=True``: every attribute, or a list of names;
+        :class:`~spanagree.pipeline.analyses.Attributes`).
+    match_attributes, link_top
+        Attributes that are part of a span's identity (linking: ``kb_id``) and how many of a
+        value's ``|``-separated candidates count (:meth:`~spanagree.match.MatchRule.links_agree`).
     analyses
         Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
     record
@@ -64,7 +70,7 @@ class RunOptions:
     --------
     >>> options = RunOptions(match="overlap", jobs=2)
     >>> options.rule
-    MatchRule(boundary='overlap', labels='strict', partial_credit=0.5, pairing='optimal')
+    MatchRule(boundary='overlap', labels='strict', partial_credit=0.5, pairing='optimal', attributes=(), link_top=1)
     >>> options.replace(match="exact").rule.boundary, options.jobs
     ('exact', 2)
     """
@@ -112,6 +118,9 @@ class RunOptions:
     gamma_sampler: str = "statistical"
     gamma_samples: int = 30
     gamma_precision: Any = None
+    attributes: Any = None
+    match_attributes: Any = ()
+    link_top: int = 1
     record: Mapping | None = field(default=None, repr=False)
 
     __hash__ = None  # holds mappings: a value to compare, not a key
@@ -122,7 +131,24 @@ class RunOptions:
         ``pairing`` (raises :class:`~spanagree.errors.UsageError` for an unknown rule or a bad credit)."""
         from .match import MatchRule
 
-        return MatchRule(self.match, self.labels, self.partial_credit, self.pairing)
+        return MatchRule(self.match, self.labels, self.partial_credit, self.pairing, self.match_attributes or (),
+                         self.link_top)
+
+    @cached_property
+    def attribute_names(self) -> tuple | None:
+        """``attributes`` understood: ``None`` (not asked for), ``()`` (every attribute) or the
+        names asked for (a list, or ``"A,B"``)."""
+        from .errors import UsageError
+
+        given = self.attributes
+        if given is None or given is False:
+            return None
+        if given is True:
+            return ()
+        names = [name.strip() for name in given.split(",")] if isinstance(given, str) else list(given)
+        if not names or any(not isinstance(name, str) or not name for name in names):
+            raise UsageError(f"{{option}} takes True or attribute names, got {given!r}", option="attributes")
+        return tuple(dict.fromkeys(names))
 
     @cached_property
     def selection(self) -> tuple[dict, frozenset | None]:
@@ -130,6 +156,20 @@ class RunOptions:
         from .pipeline.compare import parse_label_list, parse_label_map
 
         return parse_label_map(self.label_map), parse_label_list(self.only)
+
+    def attributes_echo(self) -> dict:
+        """The JSON ``options`` of the attributes analysis and of linking, when asked for (the
+        documents of the runs without them stay as they were): ``attributes`` (the names, or
+        ``true``: every one), ``match_attributes``, ``link_top``."""
+        found: dict = {}
+        if self.attribute_names is not None:
+            found["attributes"] = list(self.attribute_names) or True
+        rule = self.rule
+        if rule.attributes:
+            found["match_attributes"] = list(rule.attributes)
+        if rule.link_top != 1:
+            found["link_top"] = rule.link_top
+        return found
 
     def replace(self, **changes) -> "RunOptions":
         """A copy with ``changes`` (the value itself never changes)."""

@@ -180,7 +180,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           unit: str = "document", resamples: int = 10_000,
           progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0, analyses=(),
           document_key: str = "id", pairing: str = "optimal", strings: str = "place", strings_case: str = "exact",
-          strings_fuzzy: float | None = None) -> Score | list[Score]:
+          strings_fuzzy: float | None = None, attributes=None, match_attributes=(),
+          link_top: int = 1) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -199,15 +200,21 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         As in :func:`spanagree.agree`.
     beta : float
         F-beta's β (β > 1 favours recall).
-    pairing : {"optimal", "hipe", "nervaluate"}
+    attributes, match_attributes, link_top
+        As in :func:`spanagree.agree`: the attributes' figures are ``extras["attributes"]`` (the
+        JSON's ``attributes``, each prediction's); with ``match_attributes`` (``["kb_id"]``:
+        entity linking, strict with ``match="exact"``, fuzzy with ``"overlap"``) a prediction's
+        ``|``-separated candidates count when the gold's id is among its first ``link_top``.
+    pairing : {"optimal", "hipe", "nervaluate", "greedy"}
         How predicted and gold spans are paired (:data:`spanagree.match.PAIRINGS`; docs/matching.md):
         the one-to-one alignment with maximum total credit (default), or an official scorer's
         greedy procedure, to reproduce its figures — ``"hipe"``, the HIPE scorer's (its strict
         regime with ``match="exact"``, its fuzzy one with ``match="overlap"``; per label, a pair
         counts under the gold's label), ``"nervaluate"``, nervaluate 1.2.1's (its ``strict``,
         ``exact``, ``partial`` and ``ent_type`` are exact/strict, exact/ignore, partial/ignore and
-        overlap/strict; per label, its figures on that label's spans alone). The error kinds, the
-        confusion table and the listing follow the pairing.
+        overlap/strict; per label, its figures on that label's spans alone); ``"greedy"``, the
+        official linking scorers' counting, is HIPE's procedure under its general name. The error
+        kinds, the confusion table and the listing follow the pairing.
     errors : bool or path
         Keep the error listing (:attr:`Score.items`) while comparing: each document's items are
         spooled to a temporary folder as it is scored, and read back document by document
@@ -288,7 +295,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                          context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
                          progress=progress, scheduler=scheduler, scheduler_timeout=scheduler_timeout,
                          analyses=tuple(analyses), document_key=document_key, strings=strings,
-                         strings_case=strings_case, strings_fuzzy=strings_fuzzy)
+                         strings_case=strings_case, strings_fuzzy=strings_fuzzy, attributes=attributes,
+                         match_attributes=match_attributes, link_top=link_top)
     return score_with(gold, pred, options, gold_name=gold_name)
 
 
@@ -321,6 +329,7 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
                           left_out, None, options=options.record, match=options.match, labels=options.labels,
                           only=only, label_map=label_map, align_whitespace=options.align_whitespace,
                           align_text=options.align_text, chance_categories=options.chance_categories)
+        result.options.update(options.attributes_echo())
         if ran.strings is not None:
             result.extras["strings"] = ran.strings[p - 1]
         aligned = aligned_texts(group.texts, scored)

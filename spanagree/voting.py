@@ -865,6 +865,9 @@ def vote_with(inputs, options: RunOptions, min_votes: int | None = None, outputs
     from .pipeline.finish import aligned_note, aligned_texts
 
     notes += aligned_note(aligned_texts(group.texts, documents))
+    if tally.attributed:
+        notes.append(f"merge leaves the spans' attributes out: {tally.attributed} span(s) had some (the merged "
+                     "gold holds the vote's own notes only)")
     compared = [selected(counts, label_map, only) for counts in accumulator.labels] if rule.strict_labels else []
     notes += label_warnings(accumulator.labels, [(names[i], compared[i], names[j], compared[j]) for i, j in
                                                  itertools.combinations(range(len(compared)), 2)],
@@ -890,6 +893,15 @@ def vote_with(inputs, options: RunOptions, min_votes: int | None = None, outputs
                 prepared=tally.prepared)
 
 
+def attributed_spans(spansets: list[SpanSet], documents: list[str]) -> int:
+    """The spans of ``documents`` that have attributes compared by ``--attributes``
+    (:func:`spanagree.span.compared_attributes`), which the merged gold leaves out."""
+    from .span import compared_attributes
+
+    return sum(1 for spanset in spansets for doc_id in documents if doc_id in spanset.documents
+               for span in spanset.documents[doc_id].spans if span.attributes and compared_attributes(span))
+
+
 class VoteTally:
     """What the vote found, document by document: each document's text (the first annotator's
     copy) and clusters, spooled (:class:`~spanagree.pipeline.spool.ObjectSpool`); each document's
@@ -904,9 +916,11 @@ class VoteTally:
         self.duplicates = [0] * annotators
         self.present: dict[str, tuple[int, ...]] = {}  # --documents present: who has each document
         self.prepared = prepared  # the outputs written as the vote goes (merge --jobs)
+        self.attributed = 0  # spans with attributes, which the merged gold leaves out (a note says so)
 
     def __iadd__(self, other: "VoteTally") -> "VoteTally":
         self.store += other.store
+        self.attributed += other.attributed
         if self.prepared is not None:
             self.prepared += other.prepared
         self.summaries.update(other.summaries)
@@ -944,6 +958,7 @@ class VoteComparison:
     def compare(self, tally: VoteTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         ballots, texts, duplicates = ballots_of(spansets, documents)
         tally.duplicates = [a + b for a, b in zip(tally.duplicates, duplicates)]
+        tally.attributed += attributed_spans(spansets, documents)
         for ballot in ballots:
             doc_id, k = ballot[0], self.min_votes
             voters, holders = len(self.names), None

@@ -94,6 +94,7 @@ TURNED_ON = {
     "report": ("score", dict(report=True)),
     "error_kinds": ("score", dict()),
     "gamma": ("agree", dict(gamma=True, gamma_samples=2, seed=5)),
+    "attributes": ("score", dict(attributes=True, match="overlap")),  # (on attributes: tests/test_attributes.py)
 }
 
 

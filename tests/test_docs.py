@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTED_MODULES = ["spanagree.formats", "spanagree.options", "spanagree.pipeline.analyses",
                       "spanagree.measures.registry", "spanagree.measures.tokens", "spanagree.measures.tables",
                       "spanagree.measures.bootstrap", "spanagree.measures.significance",
-                      "spanagree.measures.unitizing", "spanagree.report.schemas"]
+                      "spanagree.measures.unitizing", "spanagree.measures.attributes", "spanagree.report.schemas"]
 
 
 def public_names(module) -> list[str]:

@@ -166,7 +166,7 @@ def test_the_shared_definitions_are_the_same_in_every_file():
         for key, value in document.get("$defs", {}).items():
             shared.setdefault(key, []).append(value)
     for key in ("version", "rate", "count", "label_rule", "partial_credit", "only", "map", "left_out", "notes",
-                "pair_names", "chance", "bootstrap", "interval", "whole_counts", "format", "scheme"):
+                "pair_names", "chance", "bootstrap", "interval", "whole_counts", "format", "scheme", "attributes"):
         assert len(shared[key]) >= 2 and all(v == shared[key][0] for v in shared[key]), key
     assert schema("merge")["$defs"]["options"] == schema("adjudication")["$defs"]["options"]
     agree_options = schema("agree")["$defs"]["options"]["properties"]
@@ -213,6 +213,8 @@ AGREE_OPTIONS = [
     ["--only", "ORG,PER", "--map", "LOC=ORG"],
     ["--jobs", "2"],
     ["--gamma", "--gamma-samples", "3", "--seed", "2", "--by", "document"],
+    ["--match", "partial", "--attributes"],
+    ["--match-attributes", "kb_id", "--link-top", "2", "--attributes", "kb_id"],
 ]
 
 
@@ -226,6 +228,7 @@ def test_agree_json_conforms(demo, capsys, fmt, options):
     assert ("chance" in document) == ("--chance" in options)
     assert ("bootstrap" in document) == ("--bootstrap" in options)
     assert ("gamma" in document) == ("--gamma" in options)
+    assert all(("attributes" in pair) == ("--attributes" in options) for pair in document["pairs"])
     assert ("by_document" in document) == (option(options, "--by", "") == "document")
     assert document["annotators"] == ["ann1", "ann2", "ann3"] and document["documents"] == 10
     assert document["options"]["command"] == "agree" and document["options"]["xml_doc_tag"] == (
@@ -277,6 +280,7 @@ SCORE_OPTIONS = [
     ["--errors", "ERRORS.json"],
     ["--labels", "ignore"],
     ["--match", "partial", "--partial-credit", "dice", "--by", "document", "--errors", "ERRORS.json"],
+    ["--match-attributes", "kb_id", "--pairing", "greedy", "--attributes"],
 ]
 
 
@@ -297,9 +301,10 @@ def test_score_one_prediction_json_conforms(demo, capsys, tmp_path, fmt, options
     assert "predictions" not in document and (document["gold"], document["prediction"]) == ("ann1", "ann2")
     assert ("chance" in document) == ("--chance" in options)
     assert ("bootstrap" in document) == ("--bootstrap" in options)
+    assert ("attributes" in document) == ("--attributes" in options)
     assert ("by_document" in document) == (option(options, "--by", "") == "document")
     match, labels = option(options, "--match", "exact"), option(options, "--labels", "strict")
-    if "--partial-credit" not in options:
+    if "--partial-credit" not in options and "--pairing" not in options:
         a, b, c = demo_pairs(fmt, match, labels)[0]
         assert (document["a"], document["b"], document["c"]) == (a, c, b)  # the prediction is the first side
     beta = option(options, "--beta", "1")

@@ -41,11 +41,11 @@ def by_label(result) -> dict:
 # --- hand-computed cases ------------------------------------------------------------------------
 
 def test_pairings_are_a_registry_with_optimal_first():
-    assert list(PAIRINGS) == ["optimal", "hipe", "nervaluate"]
-    with pytest.raises(UsageError, match="unknown pairing 'greedy'; choose one of: optimal, hipe, nervaluate"):
-        MatchRule(pairing="greedy")
+    assert list(PAIRINGS) == ["optimal", "hipe", "nervaluate", "greedy"]
+    with pytest.raises(UsageError, match="unknown pairing 'first'; choose one of: optimal, hipe, nervaluate, greedy"):
+        MatchRule(pairing="first")
     with pytest.raises(UsageError, match="unknown pairing"):
-        score([[(0, 1, "A")]], [[(0, 1, "A")]], pairing="greedy")
+        score([[(0, 1, "A")]], [[(0, 1, "A")]], pairing="first")
 
 
 def test_partial_prediction_first_takes_the_gold_span():

@@ -30,6 +30,7 @@ a cluster). The built-in ones:
 ``report``       each document's record for the HTML report (``report=True``): :class:`ReportRecords`
 ``error_kinds``  ``score``'s error analysis, always on in ``score``: :class:`ErrorKinds`
 ``gamma``        Mathet et al.'s γ, γ-cat and γ-k (``gamma=True``): :class:`Gamma`
+``attributes``   agreement on the spans' attributes (``attributes=True``): :class:`Attributes`
 ===============  ========================================================================
 """
 
@@ -591,6 +592,60 @@ class ErrorKinds(Analysis):
         tally.update(keys)
 
 
+class Attributes(Analysis):
+    """``attributes``: each pair's attribute counts per document, from its alignment
+    (:func:`spanagree.measures.attributes.attribute_counts`), and their figures
+    (:func:`~spanagree.measures.attributes.attribute_figures`): in ``score`` the result's
+    ``extras["attributes"]``, in ``agree`` each pair's (:attr:`spanagree.agreement.Agreement.attributes`).
+    ``names``: the attributes compared (``()``: every one). With ``bootstrap`` (resamples, seed)
+    the documents are resampled for the attributes' F1, precision and recall too
+    (:func:`~spanagree.measures.attributes.attribute_intervals`)."""
+
+    key = "attributes"
+    alignments = True
+
+    def __init__(self, pairs: int, names: tuple, bootstrap: tuple | None = None):
+        self.pairs, self.names, self.bootstrap = pairs, names, bootstrap
+
+    def new(self):
+        return PerPair({} for _ in range(self.pairs))
+
+    def observe(self, tally, batch: Batch) -> None:
+        from ..measures.attributes import attribute_counts
+
+        names = self.names
+        for k, (index, _, _, _) in enumerate(batch.pairs):
+            kept = tally[index]
+            for doc_id, alignment in zip(batch.documents, batch.alignments[k]):
+                kept[doc_id] = attribute_counts(alignment, names)
+
+    def finish(self, tally, finished: Finished):
+        from ..measures.attributes import attribute_figures, attribute_intervals, summed
+
+        if finished.command == "score":
+            compared = [(finished.names[0], tally[0], finished.documents)]
+        else:
+            compared = [(f"{first} × {second}", documents, [d for d in finished.documents if d in pair.by_document])
+                        for documents, (first, second, pair) in zip(tally, finished.pairs)]
+        figures = []
+        for what, documents, ids in compared:
+            found = attribute_figures(summed(documents, ids), self.names, what=what)
+            if self.bootstrap is not None:
+                found["bootstrap"] = attribute_intervals(documents, ids, *self.bootstrap)
+            figures.append(found)
+        if finished.command == "score":
+            return figures[0]
+        finished.result.attributes = figures
+        return None
+
+
+def _attributes(options, plan: Plan):
+    if options.attribute_names is None:
+        return None
+    bootstrap = (options.bootstrap, options.seed) if options.bootstrap else None
+    return Attributes(len(plan.pairs), options.attribute_names, bootstrap)
+
+
 def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
                     compared: list[list], *, members: list[int] | None = None, numbers: list[int] | None = None
                     ) -> None:
@@ -655,6 +710,7 @@ ANALYSES: dict[str, Callable] = {
     "report": lambda options, plan: ReportRecords(plan.folders["report"]) if options.report else None,
     "error_kinds": lambda options, plan: ErrorKinds(options.rule) if plan.command == "score" else None,
     "gamma": _gamma,
+    "attributes": _attributes,
 }
 
 
@@ -690,4 +746,4 @@ def analyses_for(options, plan: Plan) -> list[Analysis]:
     return found
 
 
-__all__ = ["ANALYSES", "Analysis", "Batch", "Finished", "PairsComparison", "Plan", "Tallies", "analyses_for", "register"]
+__all__ = ["ANALYSES", "Analysis", "Attributes", "Batch", "Finished", "PairsComparison", "Plan", "Tallies", "analyses_for", "register"]

@@ -197,6 +197,10 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False)
             "mean_f1": summary_of(MeanF1.of(c.as_dict()["f1"] for c in counts).mean for counts in on),
             "pooled_f1": summary_of(sum(counts, Counts()).as_dict()["f1"] for counts in on),
         }
+    attributes = getattr(result, "attributes", None)
+    if attributes is not None:  # each pair's attribute figures (agree attributes=...)
+        for entry, figures in zip(document["pairs"], attributes):
+            entry["attributes"] = figures
     document.update(result.extras)
     return document
 

@@ -61,12 +61,16 @@ def write_report(result, path, *, documents: int | None = None, force: bool = Fa
     check_not_inputs([path], [i for i in inputs if isinstance(i, (str, Path))], what="report")
     page = Page(view_of(result, documents))
     note = page.view.selection()["note"]
+    import warnings
+
+    from ..errors import SpanagreeWarning
+
     if note:
-        import warnings
-
-        from ..errors import SpanagreeWarning
-
         warnings.warn(f"{path}: {note}", SpanagreeWarning, stacklevel=find_stack_level())
+    scored = result if isinstance(result, list) else [result]
+    if getattr(result, "attributes", None) is not None or any("attributes" in getattr(r, "extras", {}) for r in scored):
+        warnings.warn(f"{path}: the report leaves the attributes out (their figures are in the result and its "
+                      "JSON)", SpanagreeWarning, stacklevel=find_stack_level())
 
     def produce(temporary: Path) -> None:
         with open(temporary, "w", encoding="utf-8", newline="\n") as handle:

@@ -93,11 +93,26 @@ def agreement_table(result, *, by=None) -> str:
         parts += ["", comparisons_section(data["comparisons"], "pairs of annotators")]
     if "gamma" in data:
         parts += ["", gamma_section(data["gamma"])]
+    if any("attributes" in p for p in data["pairs"]):
+        parts += ["", attributes_section([(" × ".join(p["annotators"]), p["attributes"]) for p in data["pairs"]],
+                                         "pair")]
     parts += ["", "b: spans only the first of a pair marked, c: only the second; "
               "precision a/(a+b), recall a/(a+c), F1 2a/(2a+b+c)"]
     for note in data["notes"]:
         parts.append(f"note: {note}")
     return "\n".join(parts).rstrip() + "\n"
+
+
+def attributes_section(entries: list, key: str) -> str:
+    """``--attributes``: per pair (or prediction), every attribute's counts, then each name's with
+    its kappa over the aligned spans."""
+    rows = []
+    for name, figures in entries:
+        rows.append(counts_row(name, figures)[:1] + ["(all)"] + counts_row(name, figures)[1:] + [""])
+        rows += [[name, attribute] + counts_row(attribute, d)[1:] + [number(d["kappa"])]
+                 for attribute, d in figures["by_name"].items()]
+    return ("attributes (a: same value on aligned spans; kappa of the values over the aligned spans)\n"
+            + table([key, "attribute"] + COUNT_HEADER + ["kappa"], rows, align_left=2))
 
 
 def matrix_section(matrix: dict) -> str:
@@ -229,6 +244,8 @@ def score_table(results: list, *, by=None) -> str:
             parts += ["", f"{result.prediction}: " + chance_section(extras["chance"])]
         if "bootstrap" in extras:
             parts += ["", f"{result.prediction}: " + bootstrap_section(extras["bootstrap"], [result.prediction])]
+    if any("attributes" in r.extras for r in results):
+        parts += ["", attributes_section([(r.prediction, r.extras["attributes"]) for r in results], "prediction")]
     if getattr(results, "comparisons", None) is not None:
         parts += ["", comparisons_section(results.comparisons, "predictions")]
     parts += ["", "b: spurious (predicted, not in the gold), c: missed (in the gold, not predicted); "
