@@ -87,6 +87,27 @@ def test_the_hipe_scorers_nel_figures(true, pred, reference, n_best, regime, bou
     assert result.counts.astuple() == (expected["TP"], expected["FP"], expected["FN"])
 
 
+#: Read as published through ``--conll-column NE-COARSE-LIT+NEL-LIT`` (an entity from the tag
+#: column, its id the link cell on its first token), strict and fuzzy: the first test gives HIPE's
+#: figures; the other two differ because HIPE's mentions are the runs of tokens with the same link
+#: cell, whatever the tags (docs/peers.md).
+THROUGH_THE_READER = [("unittest-nel-1-true.tsv", "unittest-nel-1-pred.tsv", 1, (2, 1, 1), (3, 0, 0)),
+                      ("unittest-nel-2-true.tsv", "unittest-nel-2-pred.tsv", 1, (3, 1, 1), (3, 1, 1)),
+                      ("unittest-true_bundle3_de_1.tsv", "unittest-pred_bundle3_de_1.tsv", 3, (7, 2, 2), (7, 2, 2))]
+
+
+@pytest.mark.parametrize("true, pred, n_best, strict, fuzzy", THROUGH_THE_READER)
+def test_the_hipe_files_through_the_conll_reader(capsys, true, pred, n_best, strict, fuzzy):
+    from conftest import run
+
+    for boundary, expected in (("exact", strict), ("overlap", fuzzy)):
+        code, out, err = run(capsys, "score", HIPE / true, HIPE / pred, "--format", "conll", "--conll-column",
+                             "NE-COARSE-LIT+NEL-LIT", "--match-attributes", "kb_id", "--pairing", "greedy",
+                             "--link-top", n_best, "--match", boundary, "--output", "json")
+        result = json.loads(out)
+        assert (code, (result["a"], result["b"], result["c"])) == (0, expected)
+
+
 def test_the_hipe_top_k_counts():
     """The bundle's predictions give up to three candidates: with only the first, fewer are right."""
     gold, pred = hipe_links(HIPE / "unittest-true_bundle3_de_1.tsv"), hipe_links(HIPE / "unittest-pred_bundle3_de_1.tsv")

@@ -664,6 +664,8 @@ def _ann_lines(document: Document) -> list[str]:
         lines.append(f"T{number}\t{span.label} {offsets}\t{column}\n")
         for key, value in span.attributes:
             kind, _, name = str(key).partition(":")
+            if not name and key != "text":  # another format's attribute (kb_id, a feature): an A line
+                kind, name = "A", str(key)
             if kind not in extra or not name or name.split() != [name]:
                 continue
             # A note is the line's last field: a tab in it is read back whole.
