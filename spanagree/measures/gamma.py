@@ -16,9 +16,10 @@ Annotators are taken in the order of their names, units in the order of ``(start
   disorder; its disorder is that total divided by the mean number of units per annotator
   (``disorder``, observed). A unitary alignment of ``k`` units whose disorder is not below
   ``k · δ∅`` (its units left alone) is never needed for the optimum, so only the others are
-  candidates; the candidates form a set-partitioning problem solved exactly (two annotators:
-  a matching; more: a mixed-integer program, HiGHS through :func:`scipy.optimize.milp`, with a
-  zero optimality gap), component by component.
+  candidates; the candidates form a set-partitioning problem solved exactly, component by
+  component: by dynamic programming along the axis (candidates hold units close together, so
+  its states stay few), or, for a component whose states would grow past a bound, as a
+  mixed-integer program (HiGHS through :func:`scipy.optimize.milp`, zero optimality gap).
 - **Expected disorder**: the mean disorder of the best alignments of continua sampled from the
   document (pygamma's samplers: ``"statistical"``, its default, draws each annotator's number of
   units, gaps, durations and categories from normal laws fitted to the document; ``"shuffle"``
@@ -305,8 +306,8 @@ class BestAlignment:
 
 def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: int | None = None) -> BestAlignment:
     """The best alignment of ``continuum`` (exact: see the module's docstring). ``searched``:
-    components of at most this many units are solved by a search here, the others by HiGHS
-    (default :data:`SMALL`; 0: every one by HiGHS).
+    the most states the search of one component may reach before HiGHS solves that component
+    instead (default :data:`SEARCH_STATES`; 0: every component by HiGHS).
 
     Examples
     --------
@@ -319,8 +320,8 @@ def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: i
     ([[0, 0], [1, 1]], 0.004132, 0.004132)
     """
     found = candidates(continuum, settings)
-    chosen = _partition(found.tuples, found.disorders, continuum.sizes, found.single,
-                        SMALL if searched is None else searched)
+    chosen = _partition(continuum, found.tuples, found.disorders, found.single,
+                        SEARCH_STATES if searched is None else searched)
     tuples, disorders = found.tuples[chosen], found.disorders[chosen]
     order = np.lexsort(tuples.T)  # pygamma's order: the first annotator's unit varies fastest
     tuples, disorders = tuples[order], disorders[order]
@@ -328,100 +329,151 @@ def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: i
     return BestAlignment(tuples, disorders, float(np.sum(disorders) / average))
 
 
-def _partition(tuples: np.ndarray, disorders: np.ndarray, sizes: list[int], single: float,
+def _partition(continuum: Continuum, tuples: np.ndarray, disorders: np.ndarray, single: float,
                searched: int) -> np.ndarray:
     """The candidates chosen (their indices): each unit in exactly one, the least total disorder
     and, among partitions of the same disorder, the fewest unitary alignments.
 
     The units that candidates of several units link form components, each solved on its own:
     a unit no such candidate holds stays alone; a component of one candidate takes it (it costs
-    no more than its units alone, or it would not be a candidate); the others are solved together
-    as one set-partitioning program (:func:`_set_partition`), or, when small, by a search
-    (:func:`_small_components`)."""
+    no more than its units alone, or it would not be a candidate); the others are solved by a
+    search along the axis (:func:`_searched_partition`), or, when it would reach more than
+    ``searched`` states, together as one set-partitioning program (:func:`_set_partition`)."""
+    sizes = continuum.sizes
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     real = tuples != np.array(sizes)
     width = real.sum(axis=1)
     several = np.nonzero(width >= 2)[0]
     if len(several) == 0:
         return np.arange(len(tuples))
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     total = int(offsets[-1])
     rows, cols = np.nonzero(real)
-    units = offsets[cols] + tuples[rows, cols]
-    links = csr_matrix((np.ones(len(rows)), (units, rows)), shape=(total, len(tuples)))
-    multi = links[:, several]
-    _, component = connected_components(multi @ multi.T, directed=False)
+    units = offsets[cols] + tuples[rows, cols]  # each candidate's units (rows: the candidate), in annotator order
     first_unit = np.zeros(len(tuples), np.int64)
-    first_unit[rows[::-1]] = units[::-1]  # a unit of each candidate
+    first_unit[rows[::-1]] = units[::-1]  # each candidate's first unit
+    component = _components(total, first_unit[rows], units)
     of_candidate = component[first_unit]
-    per_component = np.bincount(of_candidate[several], minlength=component.max() + 1)
+    per_component = np.bincount(of_candidate[several], minlength=total)
     chosen = np.zeros(len(tuples), bool)
     chosen[per_component[of_candidate] == 0] = True  # units no several-unit candidate holds
     chosen[(per_component[of_candidate] == 1) & (width >= 2)] = True
     hard = np.nonzero(per_component[of_candidate] >= 2)[0]
     if len(hard):
-        hard = _small_components(hard, of_candidate, units, rows, disorders, chosen, searched)
+        hard = _searched_partition(continuum, hard, of_candidate, rows, units, disorders, chosen, searched)
     if len(hard):
+        from scipy.sparse import csr_matrix
+
+        links = csr_matrix((np.ones(len(rows)), (units, rows)), shape=(total, len(tuples)))
         chosen[hard[_set_partition(links[:, hard], disorders[hard].astype(np.float64), width[hard], single,
                                    of_candidate[hard])]] = True
     return np.nonzero(chosen)[0]
 
 
-SMALL = 12  # components of at most this many units are solved by an exact search here
+def _components(total: int, first: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """The connected component of each of ``total`` units linked by the edges ``first[k]`` –
+    ``other[k]``: the lowest unit of each component (the labels spread along the edges, each
+    jumping to its label's label, until nothing changes)."""
+    label = np.arange(total, dtype=np.int64)
+    while True:
+        lower = np.minimum(label[first], label[other])
+        spread = label.copy()
+        np.minimum.at(spread, first, lower)
+        np.minimum.at(spread, other, lower)
+        spread = spread[spread]
+        if np.array_equal(spread, label):
+            return label
+        label = spread
 
 
-def _small_components(hard: np.ndarray, of_candidate: np.ndarray, units: np.ndarray, rows: np.ndarray,
-                      disorders: np.ndarray, chosen: np.ndarray, searched: int) -> np.ndarray:
-    """Every component of at most ``searched`` units solved exactly by a search over the
-    partitions of its units (the least total disorder, then the fewest unitary alignments;
-    each state, the units covered, solved once), its candidates marked in ``chosen``; the
-    candidates of the larger components are returned."""
-    members: dict[int, list[int]] = {}
-    for candidate in hard.tolist():
-        members.setdefault(int(of_candidate[candidate]), []).append(candidate)
-    covers: dict[int, list[int]] = {}
-    for row, unit in zip(rows.tolist(), units.tolist()):
-        covers.setdefault(row, []).append(unit)
-    costs = disorders.astype(np.float64).tolist()
+SEARCH_STATES = 200_000  # a component whose search reaches more states than this goes to HiGHS
+
+
+def _searched_partition(continuum: Continuum, hard: np.ndarray, of_candidate: np.ndarray, rows: np.ndarray,
+                        units: np.ndarray, disorders: np.ndarray, chosen: np.ndarray, searched: int) -> np.ndarray:
+    """Every component solved exactly by a search, its candidates marked in ``chosen``; the
+    candidates of the components whose search reaches more than ``searched`` states are
+    returned. The units of a component are numbered along the axis (by start, end, annotator);
+    a state is the set of units covered, every unit before its first uncovered one among them;
+    from each, every candidate that holds that first uncovered unit and no covered one leads on
+    (dynamic programming over these states: the least total disorder, then the fewest unitary
+    alignments). Candidates hold units close together on the axis, so few units beyond the
+    first uncovered one are ever covered and the states stay few."""
+    if searched <= 0:
+        return hard
+    sizes = continuum.sizes
+    annotator = np.repeat(np.arange(len(sizes)), sizes)
+    starts = np.concatenate(continuum.starts)
+    ends = np.concatenate(continuum.ends)
+    # units numbered within their component along the axis
+    component = np.full(len(starts), -1, np.int64)
+    in_hard = np.isin(rows, hard)
+    component[units[in_hard]] = of_candidate[rows[in_hard]]
+    held = np.nonzero(component >= 0)[0]
+    order = held[np.lexsort((annotator[held], ends[held], starts[held], component[held]))]
+    blocks = component[order]
+    first_of_block = np.searchsorted(blocks, blocks, side="left")
+    local = np.full(len(starts), -1, np.int64)
+    local[order] = np.arange(len(order)) - first_of_block
+    # each hard candidate: its component, its lowest unit and its units as bits from there
+    hard_rows = rows[in_hard]
+    lowest = np.full(len(disorders), np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(lowest, hard_rows, local[units[in_hard]])
+    masks: dict[int, int] = {}
+    for row, bit in zip(hard_rows.tolist(), (local[units[in_hard]] - lowest[hard_rows]).tolist()):
+        masks[row] = masks.get(row, 0) | 1 << bit
+    costs = disorders.astype(np.float64)
+    by_component = np.argsort(of_candidate[hard], kind="stable")
+    grouped = hard[by_component]
+    cuts = np.nonzero(np.diff(of_candidate[grouped]))[0] + 1
     left = []
-    for component, candidates in members.items():
-        numbers = {unit: k for k, unit in enumerate(sorted({u for c in candidates for u in covers[c]}))}
-        if len(numbers) > searched:
-            left += candidates
-            continue
-        by_lowest: dict[int, list] = {}
-        for candidate in candidates:
-            mask = 0
-            for unit in covers[candidate]:
-                mask |= 1 << numbers[unit]
-            by_lowest.setdefault((mask & -mask).bit_length() - 1, []).append((mask, costs[candidate], candidate))
-        full = (1 << len(numbers)) - 1
-        solved: dict[int, tuple] = {full: (0.0, 0, None, 0)}
-
-        def best(mask: int) -> tuple:
-            found = solved.get(mask)
-            if found is not None:
-                return found
-            free = ~mask & (mask + 1)  # the lowest unit not covered yet
-            found = (math.inf, 0, None, 0)
-            for candidate_mask, cost, candidate in by_lowest[free.bit_length() - 1]:
-                if candidate_mask & mask:
-                    continue
-                rest = best(mask | candidate_mask)
-                total, count = rest[0] + cost, rest[1] + 1
-                if found[2] is None or total < found[0] - 1e-9 * max(1.0, found[0]) or (
-                        total <= found[0] + 1e-9 * max(1.0, found[0]) and count < found[1]):
-                    found = (total, count, candidate, mask | candidate_mask)
-            solved[mask] = found
-            return found
-
-        mask = 0
-        while mask != full:
-            _, _, candidate, mask = best(mask)
-            chosen[candidate] = True
+    for members in np.split(grouped, cuts):
+        options: dict[int, list] = {}  # by lowest unit (every unit is one: it has its candidate alone)
+        for candidate in members.tolist():
+            options.setdefault(int(lowest[candidate]), []).append((masks[candidate], float(costs[candidate]),
+                                                                    candidate))
+        picked = _search(options, len(options), searched)
+        if picked is None:
+            left += members.tolist()
+        else:
+            chosen[picked] = True
     return np.array(left, dtype=np.int64)
+
+
+def _search(options: dict[int, list], units: int, most: int) -> list[int] | None:
+    """The candidates of the best partition of ``units`` units numbered along the axis, or
+    ``None`` past ``most`` states. ``options``: by lowest unit, the candidates that hold it
+    (their units as bits from it, their cost, their index). A state is ``(k, covered)``: ``k``
+    the first uncovered unit, ``covered`` the units covered from ``k`` on as bits from ``k``
+    (bit 0 clear); the states of one ``k`` are settled before any later one is reached from them."""
+    reached: list[dict] = [{} for _ in range(units + 1)]
+    reached[0][0] = (0.0, 0, None, None)  # total cost, unitary alignments, previous state, candidate taken
+    states = 0
+    for k in range(units):
+        here = reached[k]
+        states += len(here)
+        if states > most:
+            return None
+        leading = options[k]
+        for covered, (cost, count, _, _) in here.items():
+            for mask, own, candidate in leading:
+                if mask & covered:
+                    continue
+                after = covered | mask
+                shift = (~after & (after + 1)).bit_length() - 1  # the units now covered from k on
+                target = reached[k + shift]
+                key = after >> shift
+                total = cost + own
+                known = target.get(key)
+                if known is None or total < known[0] - 1e-9 * max(1.0, known[0]) or (
+                        total <= known[0] + 1e-9 * max(1.0, known[0]) and count + 1 < known[1]):
+                    target[key] = (total, count + 1, (k, covered), candidate)
+    picked = []
+    state = reached[units][0]
+    while state[3] is not None:
+        picked.append(state[3])
+        k, covered = state[2]
+        state = reached[k][covered]
+    return picked
 
 
 SCALE = 2.0 ** 20  # costs scaled so that the solvers' absolute tolerances are far below a disorder's precision
