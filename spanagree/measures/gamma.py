@@ -38,6 +38,7 @@ document's figures. :class:`GammaTally` holds each document's figures and adds u
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -566,26 +567,98 @@ class StatisticalSampler:
         self.annotators = continuum.annotators
 
     def sample(self, random: np.random.RandomState) -> Continuum:
+        """A continuum drawn as pygamma draws it from ``random`` (which is left where
+        pygamma's draws leave it)."""
+        draws = LegacyDraws(random)
+        normal, uniform = draws.normal, draws.uniform
+        cumulative = self.cumulative.tolist()
+        (count_mean, count_sd), (gap_mean, gap_sd) = self.count, self.gap
+        duration_mean, duration_sd = self.duration
         units: list[list] = []
         anything = False
         for _ in range(self.annotators):
             own = []
             last = 0.0
-            count = abs(int(random.normal(*self.count)))
+            count = abs(int(normal(count_mean, count_sd)))
             if not anything:
                 count = max(1, count)
             for _ in range(count):
-                start = last + random.normal(*self.gap)
-                end = start + abs(random.normal(*self.duration))
+                start = last + normal(gap_mean, gap_sd)
+                end = start + abs(normal(duration_mean, duration_sd))
                 while end - start < SEGMENT_PRECISION:
-                    end = start + abs(random.normal(*self.duration))
+                    end = start + abs(normal(duration_mean, duration_sd))
                 # numpy's choice(p=...): one uniform draw looked up in the cumulative weights
-                category = int(self.cumulative.searchsorted(random.random_sample(), side="right"))
-                own.append((start, end, self.labels[category]))
+                own.append((start, end, self.labels[bisect_right(cumulative, uniform())]))
                 last = end
             anything = anything or bool(own)
             units.append(own)
+        draws.close()
         return Continuum(units, self.labels)
+
+
+class LegacyDraws:
+    """numpy's legacy generator's scalar ``normal`` and ``random_sample`` (what pygamma's
+    sampler calls), replayed in Python from doubles drawn in bulk: both take the generator's
+    doubles in turn, ``random_sample`` one, ``normal`` a pair or more (the polar method,
+    ``loc + scale · x₂ · f``, keeping ``x₁ · f`` for the next call). Calling numpy once per draw
+    costs more than the draw. :meth:`close` leaves ``random`` exactly where those scalar calls
+    would have.
+
+    Examples
+    --------
+    >>> draws = LegacyDraws(np.random.RandomState(3))
+    >>> mine = [draws.normal(1.0, 2.0), draws.uniform(), draws.normal(0.0, 1.0)]
+    >>> draws.close()
+    >>> random = np.random.RandomState(3)
+    >>> mine == [random.normal(1.0, 2.0), random.random_sample(), random.normal(0.0, 1.0)]
+    True
+    """
+
+    CHUNK = 8192
+
+    def __init__(self, random: np.random.RandomState):
+        self.random = random
+        self.state = random.get_state()
+        self.cached = float(self.state[4]) if self.state[3] else None
+        self.doubles: list[float] = []
+        self.at = 0
+        self.drawn = 0
+
+    def uniform(self) -> float:
+        """``random_sample()``: the next double in ``[0, 1)``."""
+        if self.at == len(self.doubles):
+            self.doubles = self.random.random_sample(self.CHUNK).tolist()
+            self.drawn += self.CHUNK
+            self.at = 0
+        self.at += 1
+        return self.doubles[self.at - 1]
+
+    def normal(self, loc: float, scale: float) -> float:
+        """``normal(loc, scale)``, as numpy's ``legacy_gauss`` computes it."""
+        if self.cached is not None:
+            gauss, self.cached = self.cached, None
+            return loc + scale * gauss
+        uniform = self.uniform
+        while True:
+            x1 = 2.0 * uniform() - 1.0
+            x2 = 2.0 * uniform() - 1.0
+            r2 = x1 * x1 + x2 * x2
+            if r2 < 1.0 and r2 != 0.0:
+                break
+        f = math.sqrt(-2.0 * math.log(r2) / r2)
+        self.cached = f * x1
+        return loc + scale * (f * x2)
+
+    def close(self) -> None:
+        """Put ``random`` where the scalar draws would have left it: the doubles taken, the
+        Gaussian kept."""
+        random = self.random
+        random.set_state(self.state)
+        used = self.drawn - (len(self.doubles) - self.at)
+        if used:
+            random.random_sample(used)
+        state = random.get_state()
+        random.set_state((*state[:3], int(self.cached is not None), self.cached or 0.0))
 
 
 class ShuffleSampler:
