@@ -415,26 +415,24 @@ def _searched_partition(continuum: Continuum, hard: np.ndarray, of_candidate: np
     first_of_block = np.searchsorted(blocks, blocks, side="left")
     local = np.full(len(starts), -1, np.int64)
     local[order] = np.arange(len(order)) - first_of_block
-    # each hard candidate: its component, its lowest unit and its units as bits from there
+    # each hard candidate: its lowest unit and its units as bits from there, grouped by component
     hard_rows = rows[in_hard]
+    bits = local[units[in_hard]]
     lowest = np.full(len(disorders), np.iinfo(np.int64).max, np.int64)
-    np.minimum.at(lowest, hard_rows, local[units[in_hard]])
+    np.minimum.at(lowest, hard_rows, bits)
     masks: dict[int, int] = {}
-    for row, bit in zip(hard_rows.tolist(), (local[units[in_hard]] - lowest[hard_rows]).tolist()):
+    for row, bit in zip(hard_rows.tolist(), (bits - lowest[hard_rows]).tolist()):
         masks[row] = masks.get(row, 0) | 1 << bit
-    costs = disorders.astype(np.float64)
-    by_component = np.argsort(of_candidate[hard], kind="stable")
-    grouped = hard[by_component]
-    cuts = np.nonzero(np.diff(of_candidate[grouped]))[0] + 1
+    groups: dict[int, dict[int, list]] = {}  # component → lowest unit → its candidates
+    for candidate, group, first, cost in zip(hard.tolist(), of_candidate[hard].tolist(), lowest[hard].tolist(),
+                                            disorders[hard].astype(np.float64).tolist()):
+        groups.setdefault(group, {}).setdefault(first, []).append((masks[candidate], cost, candidate))
     left = []
-    for members in np.split(grouped, cuts):
-        options: dict[int, list] = {}  # by lowest unit (every unit is one: it has its candidate alone)
-        for candidate in members.tolist():
-            options.setdefault(int(lowest[candidate]), []).append((masks[candidate], float(costs[candidate]),
-                                                                    candidate))
+    for options in groups.values():
+        # every unit of the component is the lowest of one candidate at least: itself alone
         picked = _search(options, len(options), searched)
         if picked is None:
-            left += members.tolist()
+            left += [candidate for leading in options.values() for _, _, candidate in leading]
         else:
             chosen[picked] = True
     return np.array(left, dtype=np.int64)
@@ -465,8 +463,11 @@ def _search(options: dict[int, list], units: int, most: int) -> list[int] | None
                 key = after >> shift
                 total = cost + own
                 known = target.get(key)
-                if known is None or total < known[0] - 1e-9 * max(1.0, known[0]) or (
-                        total <= known[0] + 1e-9 * max(1.0, known[0]) and count + 1 < known[1]):
+                if known is None:
+                    target[key] = (total, count + 1, (k, covered), candidate)
+                    continue
+                tolerance = 1e-9 * known[0] if known[0] > 1.0 else 1e-9
+                if total < known[0] - tolerance or (total <= known[0] + tolerance and count + 1 < known[1]):
                     target[key] = (total, count + 1, (k, covered), candidate)
     picked = []
     state = reached[units][0]
