@@ -13,6 +13,8 @@ import csv
 import itertools
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +24,8 @@ from hypothesis import example, given, settings, strategies as st
 from spanagree import agree
 from spanagree.cli import main
 from spanagree.errors import UsageError
-from spanagree.measures.gamma import (Continuum, GammaSettings, StatisticalSampler, best_alignment, document_gamma,
-                                      gamma_figures, tuple_disorders)
+from spanagree.measures.gamma import (Continuum, GammaSettings, LegacyDraws, StatisticalSampler, best_alignment,
+                                      document_gamma, gamma_figures, tuple_disorders)
 from spanagree.span import Span, SpanSet
 
 DATA = Path(__file__).parent / "data" / "gamma"
@@ -58,7 +60,7 @@ PYGAMMA = {
 SAMPLERS = {"AlexPaulSuzan": "shuffle", "3by100": "statistical", "2by1000": "statistical"}
 
 
-@pytest.mark.parametrize("searched", [None, 0])
+@pytest.mark.parametrize("searched", [None, 0, 3])  # searched here, every component by HiGHS, the two mixed
 @pytest.mark.parametrize("name", sorted(PYGAMMA))
 def test_the_best_alignment_is_pygammas(name, searched):
     disorder, alignments, singles, _ = PYGAMMA[name]
@@ -293,3 +295,38 @@ def test_the_command_line_refuses_in_one_line(tmp_path, capsys, argv, message):
     assert main(["agree", *paths, *argv]) == 2
     error = capsys.readouterr().err
     assert message in error and len(error.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("chunk", [8192, 3, 5])
+def test_legacy_draws_are_numpys_scalar_draws_and_leave_the_generator_where_they_would(chunk):
+    """Normals and uniforms in turn, across chunks of doubles, a normal of scale 0 (still drawn),
+    then numpy's own draws from the generator handed back."""
+    random = np.random.RandomState(7)
+    draws = LegacyDraws(random, chunk=chunk)
+    mine = [draws.normal(0.5, 2.0) if k % 3 else draws.uniform() for k in range(3000)] + [draws.normal(0.0, 0.0)]
+    draws.close()
+    mine += [random.normal(1.0, 1.0) for _ in range(3)] + [random.random_sample()]
+    numpys = np.random.RandomState(7)
+    expected = [numpys.normal(0.5, 2.0) if k % 3 else numpys.random_sample() for k in range(3000)]
+    expected += [numpys.normal(0.0, 0.0)] + [numpys.normal(1.0, 1.0) for _ in range(3)] + [numpys.random_sample()]
+    assert mine == expected
+
+
+def test_gamma_of_a_command_line_run_imports_neither_scipy_nor_pandas(tmp_path):
+    """The whole process counts: the components are labelled and searched without scipy (HiGHS
+    only for a component whose search would reach too many states)."""
+    paths = []
+    for annotator, units in units_of("3by100").items():
+        path = tmp_path / f"{annotator}.jsonl"
+        path.write_text(json.dumps({"id": "d", "text": "x" * 2000, "spans": [
+            {"start": int(s), "end": int(e), "label": label} for s, e, label in units]}) + "\n")
+        paths.append(str(path))
+    code = ("import sys, io, contextlib\n"
+            "from spanagree.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    assert main(['agree', *{paths!r}, '--gamma', '--gamma-alpha', '3', '--seed', '4772', "
+            "'--output', 'json']) == 0\n"
+            "assert '\"alignments\": 127' in out.getvalue()\n"
+            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'pandas', 'spacy', 'dask'))\n"
+            "assert not loaded, loaded\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

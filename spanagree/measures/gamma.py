@@ -603,7 +603,7 @@ class LegacyDraws:
     doubles in turn, ``random_sample`` one, ``normal`` a pair or more (the polar method,
     ``loc + scale · x₂ · f``, keeping ``x₁ · f`` for the next call). Calling numpy once per draw
     costs more than the draw. :meth:`close` leaves ``random`` exactly where those scalar calls
-    would have.
+    would have. ``chunk``: how many doubles are drawn at a time.
 
     Examples
     --------
@@ -615,10 +615,9 @@ class LegacyDraws:
     True
     """
 
-    CHUNK = 8192
-
-    def __init__(self, random: np.random.RandomState):
+    def __init__(self, random: np.random.RandomState, chunk: int = 8192):
         self.random = random
+        self.chunk = chunk
         self.state = random.get_state()
         self.cached = float(self.state[4]) if self.state[3] else None
         self.doubles: list[float] = []
@@ -628,8 +627,8 @@ class LegacyDraws:
     def uniform(self) -> float:
         """``random_sample()``: the next double in ``[0, 1)``."""
         if self.at == len(self.doubles):
-            self.doubles = self.random.random_sample(self.CHUNK).tolist()
-            self.drawn += self.CHUNK
+            self.doubles = self.random.random_sample(self.chunk).tolist()
+            self.drawn += self.chunk
             self.at = 0
         self.at += 1
         return self.doubles[self.at - 1]
@@ -639,13 +638,21 @@ class LegacyDraws:
         if self.cached is not None:
             gauss, self.cached = self.cached, None
             return loc + scale * gauss
-        uniform = self.uniform
+        doubles, at = self.doubles, self.at
         while True:
-            x1 = 2.0 * uniform() - 1.0
-            x2 = 2.0 * uniform() - 1.0
+            if at + 2 <= len(doubles):
+                x1 = 2.0 * doubles[at] - 1.0
+                x2 = 2.0 * doubles[at + 1] - 1.0
+                at += 2
+            else:  # across two chunks
+                self.at = at
+                x1 = 2.0 * self.uniform() - 1.0
+                x2 = 2.0 * self.uniform() - 1.0
+                doubles, at = self.doubles, self.at
             r2 = x1 * x1 + x2 * x2
             if r2 < 1.0 and r2 != 0.0:
                 break
+        self.at = at
         f = math.sqrt(-2.0 * math.log(r2) / r2)
         self.cached = f * x1
         return loc + scale * (f * x2)
