@@ -330,3 +330,37 @@ def test_gamma_of_a_command_line_run_imports_neither_scipy_nor_pandas(tmp_path):
             "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'pandas', 'spacy', 'dask'))\n"
             "assert not loaded, loaded\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def pygammas_statistical_sample(sampler: StatisticalSampler, random: np.random.RandomState) -> list[list]:
+    """What pygamma's ``StatisticalContinuumSampler`` draws: numpy's scalar calls, one by one."""
+    units, anything = [], False
+    for _ in range(sampler.annotators):
+        own, last = [], 0.0
+        count = abs(int(random.normal(*sampler.count)))
+        count = count if anything else max(1, count)
+        for _ in range(count):
+            start = last + random.normal(*sampler.gap)
+            end = start + abs(random.normal(*sampler.duration))
+            while end - start < 1e-6:
+                end = start + abs(random.normal(*sampler.duration))
+            own.append((start, end, sampler.labels[int(sampler.cumulative.searchsorted(random.random_sample(),
+                                                                                          side="right"))]))
+            last = end
+        anything = anything or bool(own)
+        units.append(sorted(set(own)))
+    return units
+
+
+@pytest.mark.parametrize("units", [
+    [list(units) for _, units in sorted(units_of("AlexPaulSuzan").items())],
+    [[(0.0, 2e-6, "A"), (1.0, 1.0000001, "B")], [(0.5, 0.5000005, "A")]],  # durations near 1e-6: drawn again
+    [[(0.0, 4.0, "A")], [(0.0, 4.0, "A")]],  # no spread at all
+])
+def test_the_statistical_samples_are_numpys_scalar_draws(units):
+    continuum = Continuum(units)
+    sampler = StatisticalSampler(continuum)
+    mine, theirs = np.random.RandomState(5), np.random.RandomState(5)
+    for _ in range(20):
+        assert sampler.sample(mine).units == pygammas_statistical_sample(sampler, theirs)
+    assert mine.random_sample() == theirs.random_sample()

@@ -571,30 +571,59 @@ class StatisticalSampler:
         """A continuum drawn as pygamma draws it from ``random`` (which is left where
         pygamma's draws leave it)."""
         draws = LegacyDraws(random)
-        normal, uniform = draws.normal, draws.uniform
-        cumulative = self.cumulative.tolist()
-        (count_mean, count_sd), (gap_mean, gap_sd) = self.count, self.gap
-        duration_mean, duration_sd = self.duration
         units: list[list] = []
         anything = False
         for _ in range(self.annotators):
-            own = []
-            last = 0.0
-            count = abs(int(normal(count_mean, count_sd)))
+            count = abs(int(draws.normal(*self.count)))
             if not anything:
                 count = max(1, count)
-            for _ in range(count):
-                start = last + normal(gap_mean, gap_sd)
-                end = start + abs(normal(duration_mean, duration_sd))
-                while end - start < SEGMENT_PRECISION:
-                    end = start + abs(normal(duration_mean, duration_sd))
-                # numpy's choice(p=...): one uniform draw looked up in the cumulative weights
-                own.append((start, end, self.labels[bisect_right(cumulative, uniform())]))
-                last = end
+            own = self._drawn_at_once(draws, count)
+            if own is None:
+                own = self._drawn_one_by_one(draws, count)
             anything = anything or bool(own)
             units.append(own)
         draws.close()
         return Continuum(units, self.labels)
+
+    def _drawn_one_by_one(self, draws: "LegacyDraws", count: int) -> list:
+        """One annotator's ``count`` units, drawn as pygamma draws them: a gap, a duration (again
+        while shorter than :data:`SEGMENT_PRECISION`) and a category per unit."""
+        normal, uniform = draws.normal, draws.uniform
+        cumulative = self.cumulative.tolist()
+        own = []
+        last = 0.0
+        for _ in range(count):
+            start = last + normal(*self.gap)
+            end = start + abs(normal(*self.duration))
+            while end - start < SEGMENT_PRECISION:
+                end = start + abs(normal(*self.duration))
+            # numpy's choice(p=...): one uniform draw looked up in the cumulative weights
+            own.append((start, end, self.labels[bisect_right(cumulative, uniform())]))
+            last = end
+        return own
+
+    def _drawn_at_once(self, draws: "LegacyDraws", count: int) -> list | None:
+        """The same units from draws made at once (:meth:`LegacyDraws.triples`), the starts and
+        ends added up in the same order; ``None`` (nothing drawn) when a duration would have to
+        be drawn again."""
+        if count == 0:
+            return []
+        found = draws.triples(count)
+        if found is None:
+            return None
+        gaps, durations, uniforms, after = found
+        steps = np.empty(2 * count)
+        steps[0::2] = self.gap[0] + self.gap[1] * gaps
+        steps[1::2] = np.abs(self.duration[0] + self.duration[1] * durations)
+        steps[0] += 0.0  # as 0.0 + gap: no negative zero
+        bounds = np.cumsum(steps)  # sequential: start = last + gap, end = start + duration
+        starts, ends = bounds[0::2], bounds[1::2]
+        if ((ends - starts) < SEGMENT_PRECISION).any():
+            return None
+        draws.move_to(after)
+        categories = np.searchsorted(self.cumulative, uniforms, side="right").tolist()
+        labels = self.labels
+        return [(start, end, labels[k]) for start, end, k in zip(starts.tolist(), ends.tolist(), categories)]
 
 
 class LegacyDraws:
@@ -620,16 +649,25 @@ class LegacyDraws:
         self.chunk = chunk
         self.state = random.get_state()
         self.cached = float(self.state[4]) if self.state[3] else None
+        self.array = np.empty(0)
         self.doubles: list[float] = []
         self.at = 0
         self.drawn = 0
 
+    def _ahead(self, wanted: int) -> None:
+        """At least ``wanted`` doubles ready from :attr:`at` on."""
+        if len(self.doubles) - self.at >= wanted:
+            return
+        more = max(self.chunk, wanted)
+        self.array = np.concatenate([self.array[self.at:], self.random.random_sample(more)])
+        self.doubles = self.array.tolist()
+        self.drawn += more
+        self.at = 0
+
     def uniform(self) -> float:
         """``random_sample()``: the next double in ``[0, 1)``."""
         if self.at == len(self.doubles):
-            self.doubles = self.random.random_sample(self.chunk).tolist()
-            self.drawn += self.chunk
-            self.at = 0
+            self._ahead(1)
         self.at += 1
         return self.doubles[self.at - 1]
 
@@ -656,6 +694,49 @@ class LegacyDraws:
         f = math.sqrt(-2.0 * math.log(r2) / r2)
         self.cached = f * x1
         return loc + scale * (f * x2)
+
+    def triples(self, count: int):
+        """``count`` times ``(normal(0, 1), normal(0, 1), random_sample())`` as the scalar calls
+        would give them, as three arrays, and where the draws are then (for :meth:`move_to`,
+        which takes them); ``None`` when they run past the doubles drawn ahead.
+
+        Each triple takes one accepted pair of the polar method (the rejected pairs before it
+        skipped) and one double: the first normal is the one kept from before (or the pair's
+        second value), the second the pair's (or the value it keeps), so the pairs are found
+        at once and their values computed together (``log`` as the scalar draws take it)."""
+        self._ahead(4 * count + 64)
+        window = self.array[self.at:]
+        x = 2.0 * window - 1.0
+        r2 = x[:-1] * x[:-1] + x[1:] * x[1:]  # the pair at each position
+        pairs = len(r2)
+        accepted = np.where((r2 < 1.0) & (r2 != 0.0), np.arange(pairs), pairs)
+        following = np.empty(pairs, np.int64)  # the first accepted pair from each position, in steps of 2
+        for parity in (0, 1):
+            following[parity::2] = np.minimum.accumulate(accepted[parity::2][::-1])[::-1]
+        following = following.tolist()
+        taken = []
+        at = 0
+        for _ in range(count):
+            if at >= pairs:
+                return None
+            pair = following[at]
+            taken.append(pair)
+            at = pair + 3  # the pair, then one double
+        if at > len(window):
+            return None
+        taken = np.array(taken)
+        squares = r2[taken]
+        factor = np.sqrt(-2.0 * np.array([math.log(r) for r in squares.tolist()]) / squares)
+        kept, given = factor * x[taken], factor * x[taken + 1]
+        uniforms = window[taken + 2]
+        if self.cached is None:
+            return given, kept, uniforms, (self.at + at, None)
+        first = np.concatenate([[self.cached], kept[:-1]])
+        return first, given, uniforms, (self.at + at, float(kept[-1]))
+
+    def move_to(self, where) -> None:
+        """Take the draws :meth:`triples` made."""
+        self.at, self.cached = where
 
     def close(self) -> None:
         """Put ``random`` where the scalar draws would have left it: the doubles taken, the
