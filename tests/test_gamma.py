@@ -60,12 +60,17 @@ PYGAMMA = {
 SAMPLERS = {"AlexPaulSuzan": "shuffle", "3by100": "statistical", "2by1000": "statistical"}
 
 
-@pytest.mark.parametrize("searched", [None, 0, 3])  # searched here, every component by HiGHS, the two mixed
+#: How the components are solved: as by default; every one by dynamic programming along the axis;
+#: every one by HiGHS; dynamic programming and HiGHS mixed (a component past 3 states goes to HiGHS).
+SOLVERS = [dict(), dict(searched=0), dict(searched=0, states=0), dict(searched=0, states=3)]
+
+
+@pytest.mark.parametrize("solvers", SOLVERS)
 @pytest.mark.parametrize("name", sorted(PYGAMMA))
-def test_the_best_alignment_is_pygammas(name, searched):
+def test_the_best_alignment_is_pygammas(name, solvers):
     disorder, alignments, singles, _ = PYGAMMA[name]
     continuum = continuum_of_csv(name)
-    best = best_alignment(continuum, ALPHA3, searched=searched)
+    best = best_alignment(continuum, ALPHA3, **solvers)
     assert best.disorder == disorder
     assert len(best.tuples) == alignments
     assert int(((best.tuples != continuum.sizes).sum(axis=1) == 1).sum()) == singles
@@ -190,8 +195,8 @@ def test_the_best_alignment_is_the_least_disorder_of_every_partition(annotators,
         return
     settings_ = GammaSettings(alpha=alpha, beta=beta)
     least, fewest = brute_force(continuum, settings_)
-    for searched in (None, 0):  # components searched here, and every one solved by HiGHS
-        found = best_alignment(continuum, settings_, searched=searched)
+    for solvers in SOLVERS:
+        found = best_alignment(continuum, settings_, **solvers)
         assert float(found.disorders.astype(np.float64).sum()) == pytest.approx(least, abs=1e-6)
         assert len(found.tuples) == fewest
         covered = sorted((a, int(u)) for row in found.tuples for a, u in enumerate(row) if u != continuum.sizes[a])

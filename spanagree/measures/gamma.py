@@ -305,10 +305,13 @@ class BestAlignment:
     disorder: float
 
 
-def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: int | None = None) -> BestAlignment:
+def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: int | None = None,
+                   states: int | None = None) -> BestAlignment:
     """The best alignment of ``continuum`` (exact: see the module's docstring). ``searched``:
-    the most states the search of one component may reach before HiGHS solves that component
-    instead (default :data:`SEARCH_STATES`; 0: every component by HiGHS).
+    components of at most this many units are solved by a search over the partitions of their
+    units (default :data:`SMALL`); ``states``: the larger ones by dynamic programming along the
+    axis, unless it would reach more than this many states (default :data:`SEARCH_STATES`), then
+    by HiGHS (``searched=0, states=0``: every component by HiGHS).
 
     Examples
     --------
@@ -322,7 +325,7 @@ def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: i
     """
     found = candidates(continuum, settings)
     chosen = _partition(continuum, found.tuples, found.disorders, found.single,
-                        SEARCH_STATES if searched is None else searched)
+                        SMALL if searched is None else searched, SEARCH_STATES if states is None else states)
     tuples, disorders = found.tuples[chosen], found.disorders[chosen]
     order = np.lexsort(tuples.T)  # pygamma's order: the first annotator's unit varies fastest
     tuples, disorders = tuples[order], disorders[order]
@@ -331,15 +334,17 @@ def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: i
 
 
 def _partition(continuum: Continuum, tuples: np.ndarray, disorders: np.ndarray, single: float,
-               searched: int) -> np.ndarray:
+               searched: int, states: int) -> np.ndarray:
     """The candidates chosen (their indices): each unit in exactly one, the least total disorder
     and, among partitions of the same disorder, the fewest unitary alignments.
 
     The units that candidates of several units link form components, each solved on its own:
     a unit no such candidate holds stays alone; a component of one candidate takes it (it costs
     no more than its units alone, or it would not be a candidate); the others are solved by a
-    search along the axis (:func:`_searched_partition`), or, when it would reach more than
-    ``searched`` states, together as one set-partitioning program (:func:`_set_partition`)."""
+    search over the partitions of their units when they have at most ``searched`` units
+    (:func:`_small_components`, which picks among equal partitions as version 0.5.0 did), by
+    dynamic programming along the axis (:func:`_searched_partition`), or, when that would reach
+    more than ``states`` states, together as one set-partitioning program (:func:`_set_partition`)."""
     sizes = continuum.sizes
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     real = tuples != np.array(sizes)
@@ -360,7 +365,9 @@ def _partition(continuum: Continuum, tuples: np.ndarray, disorders: np.ndarray, 
     chosen[(per_component[of_candidate] == 1) & (width >= 2)] = True
     hard = np.nonzero(per_component[of_candidate] >= 2)[0]
     if len(hard):
-        hard = _searched_partition(continuum, hard, of_candidate, rows, units, disorders, chosen, searched)
+        hard = _small_components(hard, of_candidate, units, rows, disorders, chosen, searched)
+    if len(hard):
+        hard = _searched_partition(continuum, hard, of_candidate, rows, units, disorders, chosen, states)
     if len(hard):
         from scipy.sparse import csr_matrix
 
@@ -386,20 +393,75 @@ def _components(total: int, first: np.ndarray, other: np.ndarray) -> np.ndarray:
         label = spread
 
 
+SMALL = 12  # components of at most this many units are solved by an exact search here
+
+
+def _small_components(hard: np.ndarray, of_candidate: np.ndarray, units: np.ndarray, rows: np.ndarray,
+                      disorders: np.ndarray, chosen: np.ndarray, searched: int) -> np.ndarray:
+    """Every component of at most ``searched`` units solved exactly by a search over the
+    partitions of its units (the least total disorder, then the fewest unitary alignments;
+    each state, the units covered, solved once), its candidates marked in ``chosen``; the
+    candidates of the larger components are returned."""
+    members: dict[int, list[int]] = {}
+    for candidate in hard.tolist():
+        members.setdefault(int(of_candidate[candidate]), []).append(candidate)
+    covers: dict[int, list[int]] = {}
+    for row, unit in zip(rows.tolist(), units.tolist()):
+        covers.setdefault(row, []).append(unit)
+    costs = disorders.astype(np.float64).tolist()
+    left = []
+    for component, candidates in members.items():
+        numbers = {unit: k for k, unit in enumerate(sorted({u for c in candidates for u in covers[c]}))}
+        if len(numbers) > searched:
+            left += candidates
+            continue
+        by_lowest: dict[int, list] = {}
+        for candidate in candidates:
+            mask = 0
+            for unit in covers[candidate]:
+                mask |= 1 << numbers[unit]
+            by_lowest.setdefault((mask & -mask).bit_length() - 1, []).append((mask, costs[candidate], candidate))
+        full = (1 << len(numbers)) - 1
+        solved: dict[int, tuple] = {full: (0.0, 0, None, 0)}
+
+        def best(mask: int) -> tuple:
+            found = solved.get(mask)
+            if found is not None:
+                return found
+            free = ~mask & (mask + 1)  # the lowest unit not covered yet
+            found = (math.inf, 0, None, 0)
+            for candidate_mask, cost, candidate in by_lowest[free.bit_length() - 1]:
+                if candidate_mask & mask:
+                    continue
+                rest = best(mask | candidate_mask)
+                total, count = rest[0] + cost, rest[1] + 1
+                if found[2] is None or total < found[0] - 1e-9 * max(1.0, found[0]) or (
+                        total <= found[0] + 1e-9 * max(1.0, found[0]) and count < found[1]):
+                    found = (total, count, candidate, mask | candidate_mask)
+            solved[mask] = found
+            return found
+
+        mask = 0
+        while mask != full:
+            _, _, candidate, mask = best(mask)
+            chosen[candidate] = True
+    return np.array(left, dtype=np.int64)
+
+
 SEARCH_STATES = 200_000  # a component whose search reaches more states than this goes to HiGHS
 
 
 def _searched_partition(continuum: Continuum, hard: np.ndarray, of_candidate: np.ndarray, rows: np.ndarray,
-                        units: np.ndarray, disorders: np.ndarray, chosen: np.ndarray, searched: int) -> np.ndarray:
+                        units: np.ndarray, disorders: np.ndarray, chosen: np.ndarray, states: int) -> np.ndarray:
     """Every component solved exactly by a search, its candidates marked in ``chosen``; the
-    candidates of the components whose search reaches more than ``searched`` states are
+    candidates of the components whose search reaches more than ``states`` states are
     returned. The units of a component are numbered along the axis (by start, end, annotator);
     a state is the set of units covered, every unit before its first uncovered one among them;
     from each, every candidate that holds that first uncovered unit and no covered one leads on
     (dynamic programming over these states: the least total disorder, then the fewest unitary
     alignments). Candidates hold units close together on the axis, so few units beyond the
     first uncovered one are ever covered and the states stay few."""
-    if searched <= 0:
+    if states <= 0:
         return hard
     sizes = continuum.sizes
     annotator = np.repeat(np.arange(len(sizes)), sizes)
@@ -430,7 +492,7 @@ def _searched_partition(continuum: Continuum, hard: np.ndarray, of_candidate: np
     left = []
     for options in groups.values():
         # every unit of the component is the lowest of one candidate at least: itself alone
-        picked = _search(options, len(options), searched)
+        picked = _search(options, len(options), states)
         if picked is None:
             left += [candidate for leading in options.values() for _, _, candidate in leading]
         else:
