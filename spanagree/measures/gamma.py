@@ -17,9 +17,10 @@ Annotators are taken in the order of their names, units in the order of ``(start
   (``disorder``, observed). A unitary alignment of ``k`` units whose disorder is not below
   ``k · δ∅`` (its units left alone) is never needed for the optimum, so only the others are
   candidates; the candidates form a set-partitioning problem solved exactly, component by
-  component: by dynamic programming along the axis (candidates hold units close together, so
-  its states stay few), or, for a component whose states would grow past a bound, as a
-  mixed-integer program (HiGHS through :func:`scipy.optimize.milp`, zero optimality gap).
+  component: a small one by a search over the partitions of its units, a larger one by dynamic
+  programming along the axis (candidates hold units close together, so its states stay few),
+  or, for a component whose states would grow past a bound, as a mixed-integer program (HiGHS
+  through :func:`scipy.optimize.milp`, zero optimality gap).
 - **Expected disorder**: the mean disorder of the best alignments of continua sampled from the
   document (pygamma's samplers: ``"statistical"``, its default, draws each annotator's number of
   units, gaps, durations and categories from normal laws fitted to the document; ``"shuffle"``
