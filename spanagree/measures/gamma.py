@@ -235,8 +235,8 @@ def candidates(continuum: Continuum, settings: GammaSettings) -> Candidates:
     real = (rows != -1).sum(axis=1)
     keep = real >= 2
     rows, sums, real = rows[keep], sums[keep], real[keep]
-    limits = np.array([allowed[k] for k in real], dtype=np.float64) if len(real) else np.empty(0)
-    keep = sums <= limits
+    limits = np.array([0.0, 0.0, *(allowed[k] for k in range(2, n + 1))], dtype=np.float64)
+    keep = sums <= limits[real]
     rows, real = rows[keep], real[keep]
     tuples = np.where(rows == -1, np.array(sizes, np.int64), rows)
     singles = [np.full((size, n), sizes, np.int64) for size in sizes]
