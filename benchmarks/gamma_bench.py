@@ -73,6 +73,17 @@ def jsonl_of(csv_path: Path, folder: Path) -> list[Path]:
     return paths
 
 
+def last_json(stdout: str) -> dict:
+    """The JSON line a peer printed last (GLPK writes its log to the same stdout on some runs)."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                return {}
+    return {}
+
+
 def gamma_rows(sa: list, gamma_python: str | None, out: Path, measure, *, repeat: int, log, quick: bool) -> list[dict]:
     """Per continuum: both timings, both figures and whether they agree. ``measure`` is
     run.py's (whole processes, minimum wall time)."""
@@ -95,7 +106,7 @@ def gamma_rows(sa: list, gamma_python: str | None, out: Path, measure, *, repeat
                          repeat=1 if name == "2by5000" else min(repeat, 2), timeout=3600,
                          available=bool(gamma_python) and Path(gamma_python).exists(), log=log)
         mine = (ours.json() or {}).get("gamma") or {}
-        peer = theirs.json() or {}
+        peer = last_json(theirs.stdout) if theirs.ok else {}
         rows.append({
             "continuum": name, "units": mine.get("units"), "spanagree": ours.as_dict(), "pygamma": theirs.as_dict(),
             "figures": {"spanagree": {k: mine.get(k) for k in ("disorder", "alignments", "expected_disorder", "gamma",
