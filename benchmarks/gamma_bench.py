@@ -154,7 +154,8 @@ def gamma_markdown(rows: list[dict] | None) -> list[str]:
         lines.append(f"| {row['continuum']} | {row['units'] or 'n/a'} | {seconds(ours)} | {seconds(theirs)} "
                      f"| {times(row['speedup'])} / {times(row.get('speedup_cpu'))} "
                      f"| {figure(mine.get('disorder'))} ({same}) | {mine.get('alignments')} | "
-                     f"{figure(mine.get('expected_disorder'))} ({'equal' if row['same_samples'] else 'differ'}) "
+                     f"{figure(mine.get('expected_disorder'))} "
+                     f"({'equal' if row['same_samples'] else ('differ' if peer else 'n/a')}) "
                      f"| {figure(mine.get('gamma'))} | {figure(peer.get('gamma'))} |")
     lines.append("")
     return lines
