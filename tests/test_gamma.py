@@ -13,6 +13,8 @@ import csv
 import itertools
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +24,8 @@ from hypothesis import example, given, settings, strategies as st
 from spanagree import agree
 from spanagree.cli import main
 from spanagree.errors import UsageError
-from spanagree.measures.gamma import (Continuum, GammaSettings, StatisticalSampler, best_alignment, document_gamma,
-                                      gamma_figures, tuple_disorders)
+from spanagree.measures.gamma import (Continuum, GammaSettings, LegacyDraws, StatisticalSampler, best_alignment,
+                                      document_gamma, gamma_figures, tuple_disorders)
 from spanagree.span import Span, SpanSet
 
 DATA = Path(__file__).parent / "data" / "gamma"
@@ -58,12 +60,17 @@ PYGAMMA = {
 SAMPLERS = {"AlexPaulSuzan": "shuffle", "3by100": "statistical", "2by1000": "statistical"}
 
 
-@pytest.mark.parametrize("searched", [None, 0])
+#: How the components are solved: as by default; every one by dynamic programming along the axis;
+#: every one by HiGHS; dynamic programming and HiGHS mixed (a component past 3 states goes to HiGHS).
+SOLVERS = [dict(), dict(searched=0), dict(searched=0, states=0), dict(searched=0, states=3)]
+
+
+@pytest.mark.parametrize("solvers", SOLVERS)
 @pytest.mark.parametrize("name", sorted(PYGAMMA))
-def test_the_best_alignment_is_pygammas(name, searched):
+def test_the_best_alignment_is_pygammas(name, solvers):
     disorder, alignments, singles, _ = PYGAMMA[name]
     continuum = continuum_of_csv(name)
-    best = best_alignment(continuum, ALPHA3, searched=searched)
+    best = best_alignment(continuum, ALPHA3, **solvers)
     assert best.disorder == disorder
     assert len(best.tuples) == alignments
     assert int(((best.tuples != continuum.sizes).sum(axis=1) == 1).sum()) == singles
@@ -188,8 +195,8 @@ def test_the_best_alignment_is_the_least_disorder_of_every_partition(annotators,
         return
     settings_ = GammaSettings(alpha=alpha, beta=beta)
     least, fewest = brute_force(continuum, settings_)
-    for searched in (None, 0):  # components searched here, and every one solved by HiGHS
-        found = best_alignment(continuum, settings_, searched=searched)
+    for solvers in SOLVERS:
+        found = best_alignment(continuum, settings_, **solvers)
         assert float(found.disorders.astype(np.float64).sum()) == pytest.approx(least, abs=1e-6)
         assert len(found.tuples) == fewest
         covered = sorted((a, int(u)) for row in found.tuples for a, u in enumerate(row) if u != continuum.sizes[a])
@@ -293,3 +300,72 @@ def test_the_command_line_refuses_in_one_line(tmp_path, capsys, argv, message):
     assert main(["agree", *paths, *argv]) == 2
     error = capsys.readouterr().err
     assert message in error and len(error.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("chunk", [8192, 3, 5])
+def test_legacy_draws_are_numpys_scalar_draws_and_leave_the_generator_where_they_would(chunk):
+    """Normals and uniforms in turn, across chunks of doubles, a normal of scale 0 (still drawn),
+    then numpy's own draws from the generator handed back."""
+    random = np.random.RandomState(7)
+    draws = LegacyDraws(random, chunk=chunk)
+    mine = [draws.normal(0.5, 2.0) if k % 3 else draws.uniform() for k in range(3000)] + [draws.normal(0.0, 0.0)]
+    draws.close()
+    mine += [random.normal(1.0, 1.0) for _ in range(3)] + [random.random_sample()]
+    numpys = np.random.RandomState(7)
+    expected = [numpys.normal(0.5, 2.0) if k % 3 else numpys.random_sample() for k in range(3000)]
+    expected += [numpys.normal(0.0, 0.0)] + [numpys.normal(1.0, 1.0) for _ in range(3)] + [numpys.random_sample()]
+    assert mine == expected
+
+
+def test_gamma_of_a_command_line_run_imports_neither_scipy_nor_pandas(tmp_path):
+    """The whole process counts: the components are labelled and searched without scipy (HiGHS
+    only for a component whose search would reach too many states)."""
+    paths = []
+    for annotator, units in units_of("3by100").items():
+        path = tmp_path / f"{annotator}.jsonl"
+        path.write_text(json.dumps({"id": "d", "text": "x" * 2000, "spans": [
+            {"start": int(s), "end": int(e), "label": label} for s, e, label in units]}) + "\n")
+        paths.append(str(path))
+    code = ("import sys, io, contextlib\n"
+            "from spanagree.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    assert main(['agree', *{paths!r}, '--gamma', '--gamma-alpha', '3', '--seed', '4772', "
+            "'--output', 'json']) == 0\n"
+            "assert '\"alignments\": 127' in out.getvalue()\n"
+            "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'pandas', 'spacy', 'dask'))\n"
+            "assert not loaded, loaded\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def pygammas_statistical_sample(sampler: StatisticalSampler, random: np.random.RandomState) -> list[list]:
+    """What pygamma's ``StatisticalContinuumSampler`` draws: numpy's scalar calls, one by one."""
+    units, anything = [], False
+    for _ in range(sampler.annotators):
+        own, last = [], 0.0
+        count = abs(int(random.normal(*sampler.count)))
+        count = count if anything else max(1, count)
+        for _ in range(count):
+            start = last + random.normal(*sampler.gap)
+            end = start + abs(random.normal(*sampler.duration))
+            while end - start < 1e-6:
+                end = start + abs(random.normal(*sampler.duration))
+            own.append((start, end, sampler.labels[int(sampler.cumulative.searchsorted(random.random_sample(),
+                                                                                          side="right"))]))
+            last = end
+        anything = anything or bool(own)
+        units.append(sorted(set(own)))
+    return units
+
+
+@pytest.mark.parametrize("units", [
+    [list(units) for _, units in sorted(units_of("AlexPaulSuzan").items())],
+    [[(0.0, 2e-6, "A"), (1.0, 1.0000001, "B")], [(0.5, 0.5000005, "A")]],  # durations near 1e-6: drawn again
+    [[(0.0, 4.0, "A")], [(0.0, 4.0, "A")]],  # no spread at all
+])
+def test_the_statistical_samples_are_numpys_scalar_draws(units):
+    continuum = Continuum(units)
+    sampler = StatisticalSampler(continuum)
+    mine, theirs = np.random.RandomState(5), np.random.RandomState(5)
+    for _ in range(20):
+        assert sampler.sample(mine).units == pygammas_statistical_sample(sampler, theirs)
+    assert mine.random_sample() == theirs.random_sample()

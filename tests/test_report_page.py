@@ -460,3 +460,30 @@ def test_a_fitted_scale_covers_its_figures_in_order(values):
         assert edges[bins[k]] <= v <= edges[bins[k] + 1]
     assert all(contrast(c, ink) >= 4.5 for c, ink in zip(scale.colours, scale.inks))
     assert len(set(scale.colours)) == len(scale.colours)
+
+
+@pytest.mark.slow
+def test_the_gamma_figures_are_the_jsons_with_and_without_scripts(browser, capsys, tmp_path):
+    """``--gamma``: γ, γ-cat and each label's γ-k in one table, the settings in its caption."""
+    page = tmp_path / "gamma.html"
+    data = run(capsys, "agree", *ANNOTATORS, "--gamma", "--gamma-samples", "4", "--seed", "11", "--report", page,
+               "--output", "json")
+    gamma = data["gamma"]
+    assert len(gamma["gamma_k"]) == 5 and gamma["samples"] == 40  # 10 documents, 4 samples each
+    expected = [["γ", "every label", figure(gamma["gamma"])],
+                ["γ-cat", "every label, categories only", figure(gamma["gamma_cat"])],
+                *(["γ-k", label, figure(value)] for label, value in gamma["gamma_k"].items())]
+    opened = Opened(browser, page)
+    context, shown = without_scripts(browser, page)
+    try:
+        assert opened.clean(), (opened.messages, opened.requests)
+        for reader in (opened.page, shown):
+            assert rows_of(reader, "#sa-gamma-table") == expected
+            assert reader.text_content("#sa-gamma-value") == figure(gamma["gamma"])
+            section = reader.inner_text("#sa-gamma")
+            assert (f"disorder {figure(gamma['disorder'])} observed ({gamma['alignments']} unitary alignments of "
+                    f"{gamma['units']} units), {figure(gamma['expected_disorder'])} expected") in section
+            assert "the mean of 40 continua drawn by the statistical sampler (seed 11) over 10 document(s)" in section
+    finally:
+        opened.close()
+        context.close()

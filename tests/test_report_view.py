@@ -281,3 +281,14 @@ def test_the_page_draws_the_view_and_nothing_else(browser, tmp_path, command):
         assert opened.walk() == walked
     finally:
         opened.close()
+
+
+def test_the_gamma_section_of_a_run_without_units_says_so():
+    from spanagree.measures.gamma import GammaSettings, gamma_figures
+    from spanagree.report.view import gamma_section
+
+    found = gamma_figures([None], GammaSettings(seed=3))  # one document, no unit in it
+    assert found["documents"] == 0 and found["gamma"] is None
+    [section] = gamma_section(found)
+    assert section.id == "sa-gamma" and section.blocks[0]["parts"] == ["γ: no unit in any document"]
+    assert gamma_section(None) == []

@@ -16,9 +16,11 @@ Annotators are taken in the order of their names, units in the order of ``(start
   disorder; its disorder is that total divided by the mean number of units per annotator
   (``disorder``, observed). A unitary alignment of ``k`` units whose disorder is not below
   ``k · δ∅`` (its units left alone) is never needed for the optimum, so only the others are
-  candidates; the candidates form a set-partitioning problem solved exactly (two annotators:
-  a matching; more: a mixed-integer program, HiGHS through :func:`scipy.optimize.milp`, with a
-  zero optimality gap), component by component.
+  candidates; the candidates form a set-partitioning problem solved exactly, component by
+  component: a small one by a search over the partitions of its units, a larger one by dynamic
+  programming along the axis (candidates hold units close together, so its states stay few),
+  or, for a component whose states would grow past a bound, as a mixed-integer program (HiGHS
+  through :func:`scipy.optimize.milp`, zero optimality gap).
 - **Expected disorder**: the mean disorder of the best alignments of continua sampled from the
   document (pygamma's samplers: ``"statistical"``, its default, draws each annotator's number of
   units, gaps, durations and categories from normal laws fitted to the document; ``"shuffle"``
@@ -37,6 +39,7 @@ document's figures. :class:`GammaTally` holds each document's figures and adds u
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -232,8 +235,8 @@ def candidates(continuum: Continuum, settings: GammaSettings) -> Candidates:
     real = (rows != -1).sum(axis=1)
     keep = real >= 2
     rows, sums, real = rows[keep], sums[keep], real[keep]
-    limits = np.array([allowed[k] for k in real], dtype=np.float64) if len(real) else np.empty(0)
-    keep = sums <= limits
+    limits = np.array([0.0, 0.0, *(allowed[k] for k in range(2, n + 1))], dtype=np.float64)
+    keep = sums <= limits[real]
     rows, real = rows[keep], real[keep]
     tuples = np.where(rows == -1, np.array(sizes, np.int64), rows)
     singles = [np.full((size, n), sizes, np.int64) for size in sizes]
@@ -303,10 +306,13 @@ class BestAlignment:
     disorder: float
 
 
-def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: int | None = None) -> BestAlignment:
+def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: int | None = None,
+                   states: int | None = None) -> BestAlignment:
     """The best alignment of ``continuum`` (exact: see the module's docstring). ``searched``:
-    components of at most this many units are solved by a search here, the others by HiGHS
-    (default :data:`SMALL`; 0: every one by HiGHS).
+    components of at most this many units are solved by a search over the partitions of their
+    units (default :data:`SMALL`); ``states``: the larger ones by dynamic programming along the
+    axis, unless it would reach more than this many states (default :data:`SEARCH_STATES`), then
+    by HiGHS (``searched=0, states=0``: every component by HiGHS).
 
     Examples
     --------
@@ -319,8 +325,8 @@ def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: i
     ([[0, 0], [1, 1]], 0.004132, 0.004132)
     """
     found = candidates(continuum, settings)
-    chosen = _partition(found.tuples, found.disorders, continuum.sizes, found.single,
-                        SMALL if searched is None else searched)
+    chosen = _partition(continuum, found.tuples, found.disorders, found.single,
+                        SMALL if searched is None else searched, SEARCH_STATES if states is None else states)
     tuples, disorders = found.tuples[chosen], found.disorders[chosen]
     order = np.lexsort(tuples.T)  # pygamma's order: the first annotator's unit varies fastest
     tuples, disorders = tuples[order], disorders[order]
@@ -328,35 +334,33 @@ def best_alignment(continuum: Continuum, settings: GammaSettings, *, searched: i
     return BestAlignment(tuples, disorders, float(np.sum(disorders) / average))
 
 
-def _partition(tuples: np.ndarray, disorders: np.ndarray, sizes: list[int], single: float,
-               searched: int) -> np.ndarray:
+def _partition(continuum: Continuum, tuples: np.ndarray, disorders: np.ndarray, single: float,
+               searched: int, states: int) -> np.ndarray:
     """The candidates chosen (their indices): each unit in exactly one, the least total disorder
     and, among partitions of the same disorder, the fewest unitary alignments.
 
     The units that candidates of several units link form components, each solved on its own:
     a unit no such candidate holds stays alone; a component of one candidate takes it (it costs
-    no more than its units alone, or it would not be a candidate); the others are solved together
-    as one set-partitioning program (:func:`_set_partition`), or, when small, by a search
-    (:func:`_small_components`)."""
+    no more than its units alone, or it would not be a candidate); the others are solved by a
+    search over the partitions of their units when they have at most ``searched`` units
+    (:func:`_small_components`, which picks among equal partitions as version 0.5.0 did), by
+    dynamic programming along the axis (:func:`_searched_partition`), or, when that would reach
+    more than ``states`` states, together as one set-partitioning program (:func:`_set_partition`)."""
+    sizes = continuum.sizes
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     real = tuples != np.array(sizes)
     width = real.sum(axis=1)
     several = np.nonzero(width >= 2)[0]
     if len(several) == 0:
         return np.arange(len(tuples))
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components
-
     total = int(offsets[-1])
     rows, cols = np.nonzero(real)
-    units = offsets[cols] + tuples[rows, cols]
-    links = csr_matrix((np.ones(len(rows)), (units, rows)), shape=(total, len(tuples)))
-    multi = links[:, several]
-    _, component = connected_components(multi @ multi.T, directed=False)
+    units = offsets[cols] + tuples[rows, cols]  # each candidate's units (rows: the candidate), in annotator order
     first_unit = np.zeros(len(tuples), np.int64)
-    first_unit[rows[::-1]] = units[::-1]  # a unit of each candidate
+    first_unit[rows[::-1]] = units[::-1]  # each candidate's first unit
+    component = _components(total, first_unit[rows], units)
     of_candidate = component[first_unit]
-    per_component = np.bincount(of_candidate[several], minlength=component.max() + 1)
+    per_component = np.bincount(of_candidate[several], minlength=total)
     chosen = np.zeros(len(tuples), bool)
     chosen[per_component[of_candidate] == 0] = True  # units no several-unit candidate holds
     chosen[(per_component[of_candidate] == 1) & (width >= 2)] = True
@@ -364,9 +368,30 @@ def _partition(tuples: np.ndarray, disorders: np.ndarray, sizes: list[int], sing
     if len(hard):
         hard = _small_components(hard, of_candidate, units, rows, disorders, chosen, searched)
     if len(hard):
+        hard = _searched_partition(continuum, hard, of_candidate, rows, units, disorders, chosen, states)
+    if len(hard):
+        from scipy.sparse import csr_matrix
+
+        links = csr_matrix((np.ones(len(rows)), (units, rows)), shape=(total, len(tuples)))
         chosen[hard[_set_partition(links[:, hard], disorders[hard].astype(np.float64), width[hard], single,
                                    of_candidate[hard])]] = True
     return np.nonzero(chosen)[0]
+
+
+def _components(total: int, first: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """The connected component of each of ``total`` units linked by the edges ``first[k]`` –
+    ``other[k]``: the lowest unit of each component (the labels spread along the edges, each
+    jumping to its label's label, until nothing changes)."""
+    label = np.arange(total, dtype=np.int64)
+    while True:
+        lower = np.minimum(label[first], label[other])
+        spread = label.copy()
+        np.minimum.at(spread, first, lower)
+        np.minimum.at(spread, other, lower)
+        spread = spread[spread]
+        if np.array_equal(spread, label):
+            return label
+        label = spread
 
 
 SMALL = 12  # components of at most this many units are solved by an exact search here
@@ -422,6 +447,98 @@ def _small_components(hard: np.ndarray, of_candidate: np.ndarray, units: np.ndar
             _, _, candidate, mask = best(mask)
             chosen[candidate] = True
     return np.array(left, dtype=np.int64)
+
+
+SEARCH_STATES = 200_000  # a component whose search reaches more states than this goes to HiGHS
+
+
+def _searched_partition(continuum: Continuum, hard: np.ndarray, of_candidate: np.ndarray, rows: np.ndarray,
+                        units: np.ndarray, disorders: np.ndarray, chosen: np.ndarray, states: int) -> np.ndarray:
+    """Every component solved exactly by a search, its candidates marked in ``chosen``; the
+    candidates of the components whose search reaches more than ``states`` states are
+    returned. The units of a component are numbered along the axis (by start, end, annotator);
+    a state is the set of units covered, every unit before its first uncovered one among them;
+    from each, every candidate that holds that first uncovered unit and no covered one leads on
+    (dynamic programming over these states: the least total disorder, then the fewest unitary
+    alignments). Candidates hold units close together on the axis, so few units beyond the
+    first uncovered one are ever covered and the states stay few."""
+    if states <= 0:
+        return hard
+    sizes = continuum.sizes
+    annotator = np.repeat(np.arange(len(sizes)), sizes)
+    starts = np.concatenate(continuum.starts)
+    ends = np.concatenate(continuum.ends)
+    # units numbered within their component along the axis
+    component = np.full(len(starts), -1, np.int64)
+    in_hard = np.isin(rows, hard)
+    component[units[in_hard]] = of_candidate[rows[in_hard]]
+    held = np.nonzero(component >= 0)[0]
+    order = held[np.lexsort((annotator[held], ends[held], starts[held], component[held]))]
+    blocks = component[order]
+    first_of_block = np.searchsorted(blocks, blocks, side="left")
+    local = np.full(len(starts), -1, np.int64)
+    local[order] = np.arange(len(order)) - first_of_block
+    # each hard candidate: its lowest unit and its units as bits from there, grouped by component
+    hard_rows = rows[in_hard]
+    bits = local[units[in_hard]]
+    lowest = np.full(len(disorders), np.iinfo(np.int64).max, np.int64)
+    np.minimum.at(lowest, hard_rows, bits)
+    masks: dict[int, int] = {}
+    for row, bit in zip(hard_rows.tolist(), (bits - lowest[hard_rows]).tolist()):
+        masks[row] = masks.get(row, 0) | 1 << bit
+    groups: dict[int, dict[int, list]] = {}  # component → lowest unit → its candidates
+    for candidate, group, first, cost in zip(hard.tolist(), of_candidate[hard].tolist(), lowest[hard].tolist(),
+                                            disorders[hard].astype(np.float64).tolist()):
+        groups.setdefault(group, {}).setdefault(first, []).append((masks[candidate], cost, candidate))
+    left = []
+    for options in groups.values():
+        # every unit of the component is the lowest of one candidate at least: itself alone
+        picked = _search(options, len(options), states)
+        if picked is None:
+            left += [candidate for leading in options.values() for _, _, candidate in leading]
+        else:
+            chosen[picked] = True
+    return np.array(left, dtype=np.int64)
+
+
+def _search(options: dict[int, list], units: int, most: int) -> list[int] | None:
+    """The candidates of the best partition of ``units`` units numbered along the axis, or
+    ``None`` past ``most`` states. ``options``: by lowest unit, the candidates that hold it
+    (their units as bits from it, their cost, their index). A state is ``(k, covered)``: ``k``
+    the first uncovered unit, ``covered`` the units covered from ``k`` on as bits from ``k``
+    (bit 0 clear); the states of one ``k`` are settled before any later one is reached from them."""
+    reached: list[dict] = [{} for _ in range(units + 1)]
+    reached[0][0] = (0.0, 0, None, None)  # total cost, unitary alignments, previous state, candidate taken
+    states = 0
+    for k in range(units):
+        here = reached[k]
+        states += len(here)
+        if states > most:
+            return None
+        leading = options[k]
+        for covered, (cost, count, _, _) in here.items():
+            for mask, own, candidate in leading:
+                if mask & covered:
+                    continue
+                after = covered | mask
+                shift = (~after & (after + 1)).bit_length() - 1  # the units now covered from k on
+                target = reached[k + shift]
+                key = after >> shift
+                total = cost + own
+                known = target.get(key)
+                if known is None:
+                    target[key] = (total, count + 1, (k, covered), candidate)
+                    continue
+                tolerance = 1e-9 * known[0] if known[0] > 1.0 else 1e-9
+                if total < known[0] - tolerance or (total <= known[0] + tolerance and count + 1 < known[1]):
+                    target[key] = (total, count + 1, (k, covered), candidate)
+    picked = []
+    state = reached[units][0]
+    while state[3] is not None:
+        picked.append(state[3])
+        k, covered = state[2]
+        state = reached[k][covered]
+    return picked
 
 
 SCALE = 2.0 ** 20  # costs scaled so that the solvers' absolute tolerances are far below a disorder's precision
@@ -514,26 +631,186 @@ class StatisticalSampler:
         self.annotators = continuum.annotators
 
     def sample(self, random: np.random.RandomState) -> Continuum:
+        """A continuum drawn as pygamma draws it from ``random`` (which is left where
+        pygamma's draws leave it)."""
+        draws = LegacyDraws(random)
         units: list[list] = []
         anything = False
         for _ in range(self.annotators):
-            own = []
-            last = 0.0
-            count = abs(int(random.normal(*self.count)))
+            count = abs(int(draws.normal(*self.count)))
             if not anything:
                 count = max(1, count)
-            for _ in range(count):
-                start = last + random.normal(*self.gap)
-                end = start + abs(random.normal(*self.duration))
-                while end - start < SEGMENT_PRECISION:
-                    end = start + abs(random.normal(*self.duration))
-                # numpy's choice(p=...): one uniform draw looked up in the cumulative weights
-                category = int(self.cumulative.searchsorted(random.random_sample(), side="right"))
-                own.append((start, end, self.labels[category]))
-                last = end
+            own = self._drawn_at_once(draws, count)
+            if own is None:
+                own = self._drawn_one_by_one(draws, count)
             anything = anything or bool(own)
             units.append(own)
+        draws.close()
         return Continuum(units, self.labels)
+
+    def _drawn_one_by_one(self, draws: "LegacyDraws", count: int) -> list:
+        """One annotator's ``count`` units, drawn as pygamma draws them: a gap, a duration (again
+        while shorter than :data:`SEGMENT_PRECISION`) and a category per unit."""
+        normal, uniform = draws.normal, draws.uniform
+        cumulative = self.cumulative.tolist()
+        own = []
+        last = 0.0
+        for _ in range(count):
+            start = last + normal(*self.gap)
+            end = start + abs(normal(*self.duration))
+            while end - start < SEGMENT_PRECISION:
+                end = start + abs(normal(*self.duration))
+            # numpy's choice(p=...): one uniform draw looked up in the cumulative weights
+            own.append((start, end, self.labels[bisect_right(cumulative, uniform())]))
+            last = end
+        return own
+
+    def _drawn_at_once(self, draws: "LegacyDraws", count: int) -> list | None:
+        """The same units from draws made at once (:meth:`LegacyDraws.triples`), the starts and
+        ends added up in the same order; ``None`` (nothing drawn) when a duration would have to
+        be drawn again."""
+        if count == 0:
+            return []
+        found = draws.triples(count)
+        if found is None:
+            return None
+        gaps, durations, uniforms, after = found
+        steps = np.empty(2 * count)
+        steps[0::2] = self.gap[0] + self.gap[1] * gaps
+        steps[1::2] = np.abs(self.duration[0] + self.duration[1] * durations)
+        steps[0] += 0.0  # as 0.0 + gap: no negative zero
+        bounds = np.cumsum(steps)  # sequential: start = last + gap, end = start + duration
+        starts, ends = bounds[0::2], bounds[1::2]
+        if ((ends - starts) < SEGMENT_PRECISION).any():
+            return None
+        draws.move_to(after)
+        categories = np.searchsorted(self.cumulative, uniforms, side="right").tolist()
+        labels = self.labels
+        return [(start, end, labels[k]) for start, end, k in zip(starts.tolist(), ends.tolist(), categories)]
+
+
+class LegacyDraws:
+    """numpy's legacy generator's scalar ``normal`` and ``random_sample`` (what pygamma's
+    sampler calls), replayed in Python from doubles drawn in bulk: both take the generator's
+    doubles in turn, ``random_sample`` one, ``normal`` a pair or more (the polar method,
+    ``loc + scale · x₂ · f``, keeping ``x₁ · f`` for the next call). Calling numpy once per draw
+    costs more than the draw. :meth:`close` leaves ``random`` exactly where those scalar calls
+    would have. ``chunk``: how many doubles are drawn at a time.
+
+    Examples
+    --------
+    >>> draws = LegacyDraws(np.random.RandomState(3))
+    >>> mine = [draws.normal(1.0, 2.0), draws.uniform(), draws.normal(0.0, 1.0)]
+    >>> draws.close()
+    >>> random = np.random.RandomState(3)
+    >>> mine == [random.normal(1.0, 2.0), random.random_sample(), random.normal(0.0, 1.0)]
+    True
+    """
+
+    def __init__(self, random: np.random.RandomState, chunk: int = 8192):
+        self.random = random
+        self.chunk = chunk
+        self.state = random.get_state()
+        self.cached = float(self.state[4]) if self.state[3] else None
+        self.array = np.empty(0)
+        self.doubles: list[float] = []
+        self.at = 0
+        self.drawn = 0
+
+    def _ahead(self, wanted: int) -> None:
+        """At least ``wanted`` doubles ready from :attr:`at` on."""
+        if len(self.doubles) - self.at >= wanted:
+            return
+        more = max(self.chunk, wanted)
+        self.array = np.concatenate([self.array[self.at:], self.random.random_sample(more)])
+        self.doubles = self.array.tolist()
+        self.drawn += more
+        self.at = 0
+
+    def uniform(self) -> float:
+        """``random_sample()``: the next double in ``[0, 1)``."""
+        if self.at == len(self.doubles):
+            self._ahead(1)
+        self.at += 1
+        return self.doubles[self.at - 1]
+
+    def normal(self, loc: float, scale: float) -> float:
+        """``normal(loc, scale)``, as numpy's ``legacy_gauss`` computes it."""
+        if self.cached is not None:
+            gauss, self.cached = self.cached, None
+            return loc + scale * gauss
+        doubles, at = self.doubles, self.at
+        while True:
+            if at + 2 <= len(doubles):
+                x1 = 2.0 * doubles[at] - 1.0
+                x2 = 2.0 * doubles[at + 1] - 1.0
+                at += 2
+            else:  # across two chunks
+                self.at = at
+                x1 = 2.0 * self.uniform() - 1.0
+                x2 = 2.0 * self.uniform() - 1.0
+                doubles, at = self.doubles, self.at
+            r2 = x1 * x1 + x2 * x2
+            if r2 < 1.0 and r2 != 0.0:
+                break
+        self.at = at
+        f = math.sqrt(-2.0 * math.log(r2) / r2)
+        self.cached = f * x1
+        return loc + scale * (f * x2)
+
+    def triples(self, count: int):
+        """``count`` times ``(normal(0, 1), normal(0, 1), random_sample())`` as the scalar calls
+        would give them, as three arrays, and where the draws are then (for :meth:`move_to`,
+        which takes them); ``None`` when they run past the doubles drawn ahead.
+
+        Each triple takes one accepted pair of the polar method (the rejected pairs before it
+        skipped) and one double: the first normal is the one kept from before (or the pair's
+        second value), the second the pair's (or the value it keeps), so the pairs are found
+        at once and their values computed together (``log`` as the scalar draws take it)."""
+        self._ahead(4 * count + 64)
+        window = self.array[self.at:]
+        x = 2.0 * window - 1.0
+        r2 = x[:-1] * x[:-1] + x[1:] * x[1:]  # the pair at each position
+        pairs = len(r2)
+        accepted = np.where((r2 < 1.0) & (r2 != 0.0), np.arange(pairs), pairs)
+        following = np.empty(pairs, np.int64)  # the first accepted pair from each position, in steps of 2
+        for parity in (0, 1):
+            following[parity::2] = np.minimum.accumulate(accepted[parity::2][::-1])[::-1]
+        following = following.tolist()
+        taken = []
+        at = 0
+        for _ in range(count):
+            if at >= pairs:
+                return None
+            pair = following[at]
+            taken.append(pair)
+            at = pair + 3  # the pair, then one double
+        if at > len(window):
+            return None
+        taken = np.array(taken)
+        squares = r2[taken]
+        factor = np.sqrt(-2.0 * np.array([math.log(r) for r in squares.tolist()]) / squares)
+        kept, given = factor * x[taken], factor * x[taken + 1]
+        uniforms = window[taken + 2]
+        if self.cached is None:
+            return given, kept, uniforms, (self.at + at, None)
+        first = np.concatenate([[self.cached], kept[:-1]])
+        return first, given, uniforms, (self.at + at, float(kept[-1]))
+
+    def move_to(self, where) -> None:
+        """Take the draws :meth:`triples` made."""
+        self.at, self.cached = where
+
+    def close(self) -> None:
+        """Put ``random`` where the scalar draws would have left it: the doubles taken, the
+        Gaussian kept."""
+        random = self.random
+        random.set_state(self.state)
+        used = self.drawn - (len(self.doubles) - self.at)
+        if used:
+            random.random_sample(used)
+        state = random.get_state()
+        random.set_state((*state[:3], int(self.cached is not None), self.cached or 0.0))
 
 
 class ShuffleSampler:

@@ -472,6 +472,33 @@ def bootstrap_section(runs: list[dict]) -> list[Section]:
         {"type": "box", "id": None, "inline": False, "blocks": [{"type": "intervals", "rows": bars}]}])]
 
 
+def gamma_section(found: dict | None) -> list[Section]:
+    """``--gamma``: γ, γ-cat and each label's γ-k (Mathet et al. 2015; docs/measures.md) in one
+    table, the disorders they come from beside it and the settings (samples, sampler, seed,
+    dissimilarity) in its caption."""
+    if not found:
+        return []
+    title = "Gamma agreement (γ, Mathet et al. 2015)"
+    if found["documents"] == 0:
+        return [Section("sa-gamma", title, [paragraph("γ: no unit in any document", css="sa-muted")])]
+    rows = [["γ", "every label", heat(found["gamma"])],
+            ["γ-cat", "every label, categories only", heat(found["gamma_cat"])],
+            *(["γ-k", label, heat(v)] for label, v in found["gamma_k"].items())]
+    caption = (f"γ = 1 − observed / expected disorder; the expected disorder is the mean of {found['samples']} "
+               f"continua drawn by the {found['sampler']} sampler (seed {found['seed']}) over "
+               f"{found['documents']} document(s); dissimilarity α = {_js_number(found['alpha'])}, "
+               f"β = {_js_number(found['beta'])}, δ∅ = {_js_number(found['delta_empty'])}; γ-cat: the same over "
+               "the categorical disorder of the aligned units; γ-k: over the pairs of aligned units one of which "
+               "has the label")
+    return [Section("sa-gamma", title, [
+        paragraph("γ ", bold(found["gamma"], id="sa-gamma-value"), ", γ-cat ", bold(found["gamma_cat"]),
+                  "; disorder ", number(found["disorder"]), f" observed ({found['alignments']} unitary alignments of "
+                  f"{found['units']} units), ", number(found["expected_disorder"]), " expected (SE ",
+                  number(found["expected_disorder_se"]), ")"),
+        table(["measure", "label", "value"], rows, text_columns=2, id="sa-gamma-table", caption=caption,
+              measure="γ")])]
+
+
 def _js_number(x: float) -> str:
     """A number as JavaScript's ``String`` writes it, for the few a sentence holds (95, 0.9)."""
     if float(x).is_integer():
@@ -684,6 +711,7 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
                     paragraph("each cell is the pair's F1, as in the table of figures; the diagonal (grey) is each "
                               "annotator against itself", css="sa-caption")]}]),
                 labels,
+                *gamma_section(summary.get("gamma")),
                 *token_measures_section([summary["chance"]] if summary.get("chance") else []),
                 *kappa_section(curves, comparisons),
                 *bootstrap_section([summary["bootstrap"]] if summary.get("bootstrap") else []),
