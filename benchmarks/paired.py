@@ -97,10 +97,11 @@ def figures(stdout: str) -> object:
 
 def extends(base: object, head: object) -> bool:
     """Whether ``head`` says what ``base`` says: the same values under every key of ``base``
-    (new keys allowed, as the JSON contract allows), options and versions aside."""
+    (new keys allowed, as the JSON contract allows), the options and the version
+    (``"spanagree"``) aside."""
     if isinstance(base, dict) and isinstance(head, dict):
         return all(key in head and extends(value, head[key]) for key, value in base.items()
-                   if key not in ("options", "version", "spanagree_version"))
+                   if key not in ("options", "spanagree"))  # the version, and the options echoed
     if isinstance(base, list) and isinstance(head, list):
         return len(base) == len(head) and all(map(extends, base, head))
     return base == head
