@@ -137,7 +137,10 @@ FORMAT_FUNCTIONS: dict[str, FormatFunction] = {f.kind: f for f in (
                    "format that numbers its documents gives them, one per document in order, each one of "
                    "``known`` (CoNLL's ``-DOCSTART-`` lines), or ``None`` when it names none", needs="numbered"),
     FormatFunction("unkept", "``(notes) -> dict[str, int]``: of what a span set's notes count, what no span "
-                   "keeps (BRAT's relations), by kind, for a writer to announce"),
+                   "set keeps (BRAT's equivalences), by kind, for a writer to announce"),
+    FormatFunction("symmetric_relations", "``(path) -> frozenset[str]``: the relation types a path's own "
+                   "configuration declares symmetric (BRAT's ``annotation.conf``), which ``relations=True`` "
+                   "matches in either argument order"),
 )}
 
 
@@ -193,8 +196,10 @@ class Format:
     drops : tuple of str
         What the writer cannot hold of a span set, announced when writing drops it
         (:func:`~spanagree.formats.dropped`): ``"attributes"``, the spans' attributes (BRAT's
-        notes ``#``, attributes ``A`` and normalisations ``N``); ``"ids"``, the document ids: the
-        format numbers its documents (:attr:`numbered`). Default: the attributes.
+        notes ``#``, attributes ``A`` and normalisations ``N``); ``"relations"``, the documents'
+        relations and events (:attr:`~spanagree.span.Document.relations`); ``"ids"``, the document
+        ids: the format numbers its documents (:attr:`numbered`). Default: the attributes and
+        the relations.
     splits : bool
         A file can be read in parts, each a byte range of whole documents read on its own
         (``--jobs`` workers: :mod:`spanagree.pipeline.parallel`): ``stream_<name>`` takes
@@ -245,7 +250,7 @@ class Format:
     container: bool = False
     recognises: bool = False
     writable: bool = True
-    drops: tuple[str, ...] = ("attributes",)
+    drops: tuple[str, ...] = ("attributes", "relations")
     splits: bool = False
     folder_shards: bool = False
     tokens: bool = False
@@ -368,9 +373,15 @@ class Format:
 
     def unkept(self, notes: list[str]) -> dict[str, int]:
         """Of what a span set read in this format counts in its ``notes``, what no span keeps,
-        by kind (BRAT's ``{"relation": 3}``), for a writer to announce; ``{}`` for most formats."""
+        by kind (BRAT's ``{"equivalence": 3}``), for a writer to announce; ``{}`` for most formats."""
         function = self.registered("unkept")
         return {} if function is None else function(notes)
+
+    def symmetric_relations(self, path) -> frozenset:
+        """The relation types ``path``'s own configuration declares symmetric (BRAT's
+        ``annotation.conf``); none for a format without such a configuration."""
+        function = self.registered("symmetric_relations")
+        return frozenset() if function is None else function(path)
 
 
 _XML_OPTIONS = (
@@ -451,7 +462,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (
     Format(name="conll", title="CoNLL", description="CoNLL columns with IOB/BIOES tags",
            module="spanagree.formats.conll",
            extensions=(".conll", ".conllu", ".bio", ".iob", ".iob2", ".tsv", ".txt", ".test", ".dev", ".train", ""),
-           folder_extensions=(".conll",), folder_precedence=4, options=_CONLL_OPTIONS, drops=("attributes", "ids"),
+           folder_extensions=(".conll",), folder_precedence=4, options=_CONLL_OPTIONS,
+           drops=("attributes", "relations", "ids"),
            splits=True, tokens=True),
     Format(name="jsonl", title="JSONL",
            description="JSON lines {id, text, spans: [{start, end, label}]} (spaCy/Prodigy, doccano)",

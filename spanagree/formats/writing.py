@@ -139,6 +139,21 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
             parts.append(f"{kinds['other']} other span attribute{'s' if kinds['other'] != 1 else ''}")
         if parts:
             lost.append(", ".join(parts))
+    relations = [(relation, document) for document in spanset.documents.values() for relation in document.relations]
+    if relations:
+        if "relations" in fmt.drops:
+            events = sum(relation.is_event for relation, _ in relations)
+            found = [f"{len(relations) - events} relation{'s' if len(relations) - events != 1 else ''}"
+                     if len(relations) > events else "",
+                     f"{events} event{'s' if events != 1 else ''}" if events else ""]
+            lost.append(", ".join(filter(None, found)))
+        else:  # a relation whose spans its document does not hold cannot name them
+            held = {id(document): set(document.spans) for _, document in relations}
+            lacking = sum(any(span not in held[id(document)] for span in relation.spans)
+                          for relation, document in relations)
+            if lacking:
+                lost.append(f"{lacking} relation{'s' if lacking != 1 else ''} or event{'s' if lacking != 1 else ''} "
+                            "naming spans their documents do not hold")
     if "ids" in fmt.drops:  # names are written; ids of digits are numbers the reader gives by position
         ids = [doc_id for n, doc_id in enumerate(spanset.documents, 1) if doc_id.isdigit() and doc_id != str(n)]
         if ids:
