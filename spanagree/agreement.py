@@ -63,6 +63,10 @@ class Agreement:
     listing: Callable[[], list] | None = field(default=None, repr=False, compare=False)
     #: ``gamma=True``: each document's γ figures (``by_document.<id>.gamma`` of the JSON).
     gamma_documents: dict | None = field(default=None, repr=False, compare=False)
+    #: ``relations=True``: each pair's relation figures (its ``relations`` in the JSON), and each
+    #: pair's :class:`~spanagree.relations.RelationTally`; ``None`` otherwise.
+    relation_pairs: list | None = field(default=None, repr=False, compare=False)
+    relation_tally: list | None = field(default=None, repr=False, compare=False)
     _errors: list | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -206,7 +210,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           resamples: int = 10_000, progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0,
           analyses=(), document_key: str = "id", gamma: bool = False, gamma_alpha: float = 1.0,
           gamma_beta: float = 1.0, gamma_delta_empty: float = 1.0, gamma_sampler: str = "statistical",
-          gamma_samples: int = 30, gamma_precision=None) -> Agreement:
+          gamma_samples: int = 30, gamma_precision=None, relations: bool = False,
+          symmetric_relations=None) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -328,6 +333,15 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         pygamma's ``precision_level``: more samples when the first ones spread too much.
         ``seed`` seeds each document's samples as ``numpy.random.seed(seed)`` seeds pygamma's
         (drawn and reported in ``extras["gamma"]["seed"]`` when not given).
+    relations : bool
+        Compare the documents' relations and events (BRAT's ``R`` and ``E`` lines, ...) on each
+        document's span alignment (:mod:`spanagree.relations`: same type, arguments aligned
+        role by role; one-to-one), as ``extras["relations"]``: a, b, c, the rates and
+        ``by_type`` pooled over the pairs, with the pairs' mean F1; each pair's in
+        :attr:`Agreement.relation_pairs` (its ``relations`` in the JSON).
+    symmetric_relations : list of str or str, optional
+        Relation types that match in either argument order (names, or one comma-separated
+        string), besides those the inputs' BRAT ``annotation.conf`` declares symmetric.
     documents : {"common", "pairwise"}
         Which documents each pair compares. ``"common"``: the documents every annotator has (the
         others are left out with a warning). ``"pairwise"``: each pair compares the documents
@@ -362,7 +376,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          scheduler_timeout=scheduler_timeout, analyses=tuple(analyses),
                          document_key=document_key, gamma=gamma, gamma_alpha=gamma_alpha,
                          gamma_beta=gamma_beta, gamma_delta_empty=gamma_delta_empty, gamma_sampler=gamma_sampler,
-                         gamma_samples=gamma_samples, gamma_precision=gamma_precision)
+                         gamma_samples=gamma_samples, gamma_precision=gamma_precision, relations=relations,
+                         symmetric_relations=symmetric_relations)
     return agree_with(inputs, options)
 
 

@@ -235,6 +235,17 @@ def add_listing_options(parser: argparse.ArgumentParser, *, plots: bool = True) 
                                 "pip install 'spanagree[plots]'; file names in docs/cli.md)")
 
 
+def add_relation_options(parser: argparse.ArgumentParser) -> None:
+    """``--relations`` and ``--symmetric-relations`` (``agree`` and ``score``; docs/measures.md)."""
+    group = parser.add_argument_group("relations")
+    group.add_argument("--relations", action="store_true",
+                       help="compare the relations and events (BRAT R and E lines) too: same type, arguments "
+                            "aligned spans role by role under --match/--labels, one-to-one (docs/measures.md)")
+    group.add_argument("--symmetric-relations", metavar="T1,T2",
+                       help="--relations: these relation types match in either argument order (besides those "
+                            "a BRAT folder's annotation.conf declares symmetric)")
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="spanagree", description="Span-level agreement: F1 = positive specific agreement, "
                     "one-to-one span matching, majority-vote merging.")
@@ -260,7 +271,8 @@ def build_parser() -> Parser:
                             "the documents both its annotators have (round-robin designs)")
     add_listing_options(agree)
     add_document_key(agree)
-    add_gamma_options(agree)  # last: a new key of the JSON's options goes after the others
+    add_gamma_options(agree)
+    add_relation_options(agree)  # last: a new key of the JSON's options goes after the others
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
                                 description="Precision, recall, F1/F-beta and error analysis against a gold standard.")
@@ -278,8 +290,9 @@ def build_parser() -> Parser:
     score.add_argument("--errors", metavar="FILE", help="write every error (CSV, or JSON for .json)")
     score.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
     add_listing_options(score)
-    add_document_key(score)  # last: a new key of the JSON's options goes after the others
+    add_document_key(score)
     add_strings_options(score)  # after it: the options' keys strings, strings_case, strings_fuzzy
+    add_relation_options(score)  # last: a new key of the JSON's options goes after the others
 
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
                                 description="Merge annotators by voting; list what needs adjudication "
@@ -340,6 +353,8 @@ def check_common(args) -> None:
     if args.seed is not None and args.bootstrap is None and not args.compare and not gamma:
         raise UsageError("--seed goes with --bootstrap, --compare or --gamma" if hasattr(args, "gamma")
                          else "--seed goes with --bootstrap or --compare")
+    if args.symmetric_relations is not None and not args.relations:
+        raise UsageError("--symmetric-relations goes with --relations")
     if not gamma and hasattr(args, "gamma"):
         defaults = {"gamma_alpha": 1.0, "gamma_beta": 1.0, "gamma_delta_empty": 1.0, "gamma_sampler": "statistical",
                     "gamma_samples": 30, "gamma_precision": None}
@@ -372,7 +387,8 @@ def run_options(args, **command) -> RunOptions:
                       record=recorded_options(args), annotators=args.annotators, progress=progress_wanted(args),
                       scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                       errors=args.errors or False, context=args.context,
-                      report=args.report or False, document_key=args.document_key, **command)
+                      report=args.report or False, document_key=args.document_key, relations=args.relations,
+                      symmetric_relations=args.symmetric_relations, **command)
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:

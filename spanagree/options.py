@@ -54,6 +54,10 @@ class RunOptions:
     strings, strings_case, strings_fuzzy
         How ``score`` compares string predictions without offsets: placed in the gold's text,
         as bags, or recovered (:mod:`spanagree.pipeline.placing`).
+    relations, symmetric_relations
+        Relations and events compared (:mod:`spanagree.relations`), and the relation types that
+        match in either argument order (besides those BRAT's ``annotation.conf`` declares): names,
+        or one comma-separated string.
     analyses
         Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
     record
@@ -112,6 +116,8 @@ class RunOptions:
     gamma_sampler: str = "statistical"
     gamma_samples: int = 30
     gamma_precision: Any = None
+    relations: bool = False
+    symmetric_relations: Any = None
     record: Mapping | None = field(default=None, repr=False)
 
     __hash__ = None  # holds mappings: a value to compare, not a key
@@ -130,6 +136,20 @@ class RunOptions:
         from .pipeline.compare import parse_label_list, parse_label_map
 
         return parse_label_map(self.label_map), parse_label_list(self.only)
+
+    @cached_property
+    def symmetric(self) -> frozenset:
+        """``symmetric_relations`` as a set of types (a comma-separated string split).
+
+        >>> sorted(RunOptions(symmetric_relations="Alias, Sibling").symmetric)
+        ['Alias', 'Sibling']
+        """
+        given = self.symmetric_relations
+        if not given:
+            return frozenset()
+        if isinstance(given, str):
+            given = given.split(",")
+        return frozenset(name.strip() for name in given if name.strip())
 
     def replace(self, **changes) -> "RunOptions":
         """A copy with ``changes`` (the value itself never changes)."""

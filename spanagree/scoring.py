@@ -65,6 +65,8 @@ class Score:
     #: The documents' records for the HTML report (``score(..., report=True)``): a
     #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
     spool: object = field(default=None, repr=False, compare=False)
+    #: ``relations=True``: the prediction's :class:`~spanagree.relations.RelationTally`; ``None`` otherwise.
+    relation_tally: object = field(default=None, repr=False, compare=False)
 
     def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
         """Write the HTML report (docs/report.md) to ``path``; needs ``score(..., report=True)``
@@ -180,7 +182,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           unit: str = "document", resamples: int = 10_000,
           progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0, analyses=(),
           document_key: str = "id", pairing: str = "optimal", strings: str = "place", strings_case: str = "exact",
-          strings_fuzzy: float | None = None) -> Score | list[Score]:
+          strings_fuzzy: float | None = None, relations: bool = False,
+          symmetric_relations=None) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -255,6 +258,14 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         ``"exact"`` or ``"ignore"``d; ``strings_fuzzy``, a normalised edit distance up to which a
         run of words counts as an occurrence. The result's ``extras["strings"]`` counts them
         (:mod:`spanagree.pipeline.placing`, docs/strings.md).
+    relations : bool
+        Compare the documents' relations and events (BRAT's ``R`` and ``E`` lines, ...) on each
+        document's span alignment (:mod:`spanagree.relations`: same type, arguments aligned
+        role by role; one-to-one), as ``extras["relations"]``: a, b, c, the rates and
+        ``by_type``.
+    symmetric_relations : list of str or str, optional
+        Relation types that match in either argument order (names, or one comma-separated
+        string), besides those the inputs' BRAT ``annotation.conf`` declares symmetric.
     report : bool or path
         Keep every document's text, spans and classified spans for the HTML report, spooled to a
         temporary file while comparing; write it with :meth:`Score.write_report`, or
@@ -288,7 +299,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                          context=context, report=report, compare=compare, test=test, unit=unit, resamples=resamples,
                          progress=progress, scheduler=scheduler, scheduler_timeout=scheduler_timeout,
                          analyses=tuple(analyses), document_key=document_key, strings=strings,
-                         strings_case=strings_case, strings_fuzzy=strings_fuzzy)
+                         strings_case=strings_case, strings_fuzzy=strings_fuzzy, relations=relations,
+                         symmetric_relations=symmetric_relations)
     return score_with(gold, pred, options, gold_name=gold_name)
 
 

@@ -93,11 +93,29 @@ def agreement_table(result, *, by=None) -> str:
         parts += ["", comparisons_section(data["comparisons"], "pairs of annotators")]
     if "gamma" in data:
         parts += ["", gamma_section(data["gamma"])]
+    if "relations" in data:
+        parts += ["", relations_section("relations", [(" × ".join(p["annotators"]), p["relations"])
+                                                      for p in data["pairs"]], data["relations"])]
     parts += ["", "b: spans only the first of a pair marked, c: only the second; "
               "precision a/(a+b), recall a/(a+c), F1 2a/(2a+b+c)"]
     for note in data["notes"]:
         parts.append(f"note: {note}")
     return "\n".join(parts).rstrip() + "\n"
+
+
+def relations_section(title: str, pairs: list, found: dict) -> str:
+    """``--relations``: each pair's counts (``agree``), then each type's (pooled over the pairs)
+    and the total."""
+    rows = [counts_row(name, figures) for name, figures in pairs]
+    if pairs:
+        rows.append([""] * len(COUNT_HEADER + [""]))
+    rows += [counts_row(kind, figures) for kind, figures in found["by_type"].items()]
+    rows.append(counts_row("all types" + (" (pooled)" if pairs else ""), found))
+    lines = f"{title}\n" + table(["pair / type" if pairs else "type"] + COUNT_HEADER, rows)
+    if pairs:
+        lines += "\nmean pairwise F1  " + mean_text(found["mean_f1"], found["sd_f1"], len(pairs),
+                                                   found["pairs_with_undefined_f1"])
+    return lines
 
 
 def matrix_section(matrix: dict) -> str:
@@ -229,6 +247,8 @@ def score_table(results: list, *, by=None) -> str:
             parts += ["", f"{result.prediction}: " + chance_section(extras["chance"])]
         if "bootstrap" in extras:
             parts += ["", f"{result.prediction}: " + bootstrap_section(extras["bootstrap"], [result.prediction])]
+        if "relations" in extras:
+            parts += ["", relations_section(f"relations: {result.prediction}", [], extras["relations"])]
     if getattr(results, "comparisons", None) is not None:
         parts += ["", comparisons_section(results.comparisons, "predictions")]
     parts += ["", "b: spurious (predicted, not in the gold), c: missed (in the gold, not predicted); "
