@@ -97,6 +97,24 @@ class Agreement:
         (``agree(..., errors=True)``: what ``--errors`` writes from)."""
         return iter(self._errors) if self._errors is not None else self._listed()
 
+    def relation_errors(self) -> list:
+        """Every relation of every pair that is not ``correct``, pair by pair then document by
+        document: ``(first, second, item)`` (:class:`~spanagree.relations.RelationItem`; its
+        ``record.first`` is the first annotator's relation, ``record.second`` the second's).
+
+        Raises
+        ------
+        UsageError
+            The run compared no relations or kept no listing: call :func:`agree` with
+            ``relations=True, errors=True``.
+        """
+        tallies = self.relation_tally
+        if tallies is None or any(tally.items is None for tally in tallies):
+            raise UsageError("this agreement kept no relations' listing: run agree() with relations=True and "
+                             "errors=True to list them")
+        return [(p.first, p.second, item) for p, tally in zip(self.pairs, tallies)
+                for item in tally.listed(list(p.by_document)) if item.kind != "correct"]
+
     def _listed(self):
         if self.listing is None:
             raise UsageError("this agreement kept no disagreements: run agree() with errors=True to list them")

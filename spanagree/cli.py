@@ -11,6 +11,7 @@ does not repeat a check the library makes (``--jobs``, ``--beta``, ``--resamples
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import warnings
@@ -449,6 +450,11 @@ def command_agree(args) -> str:
 
             rows = with_text_changed(rows, [result.extras.get("aligned_texts")], (("first", "first"), ("second", "second")))
             columns = [*columns, "text_changed"]
+        if args.relations:  # the relations' rows after the spans'
+            from .report.tabular import RELATION_DISAGREEMENT_COLUMNS, relation_disagreement_rows
+
+            rows = itertools.chain(rows, relation_disagreement_rows(result))
+            columns = [*columns, *RELATION_DISAGREEMENT_COLUMNS]
         write_listing(args.errors, rows, columns, force=args.force)
     if args.plots:
         from .report.plots import agreement_plots
@@ -484,6 +490,11 @@ def command_score(args) -> str:
             rows = with_text_changed(rows, [r.extras.get("aligned_texts") for r in results],
                                      (("gold", gold_name), ("pred", "prediction")))
             columns = [*columns, "text_changed"]
+        if args.relations:  # the relations' rows after the spans'
+            from .report.tabular import RELATION_ERROR_COLUMNS, relation_error_rows
+
+            rows = itertools.chain(rows, relation_error_rows(results))
+            columns = [*columns, *RELATION_ERROR_COLUMNS]
         write_listing(args.errors, rows, columns, force=args.force)
     if args.plots:
         from .report.plots import score_plots

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from .match import Alignment, MatchRule, shared_characters
 from .slotted import Slotted
-from .span import Relation
+from .span import Relation, Span
 
 #: The kinds of a relation's comparison, in the order they are reported.
 RELATION_KINDS = {
@@ -209,6 +209,65 @@ def _argument_orders(first: Relation, second: Relation, any_order: bool):
     yield [first.arguments[k][1] for k in by_role], [second.arguments[k][1] for k in other]
 
 
+@dataclass(frozen=True, slots=True)
+class RelationItem:
+    """One relation of the listings (``errors=True``): its document, its :class:`RelationRecord`,
+    each side's relation described (:func:`described`) and the text around the hull of its spans."""
+
+    document: str
+    record: RelationRecord
+    second_text: str | None
+    first_text: str | None
+    context_before: str | None = None
+    context_after: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.record.kind
+
+    def as_row(self, first: str, second: str) -> dict:
+        """The listing's fields of the item: a span listing's row with no span (the span fields
+        ``None``), then the relations under ``<second>_relation`` and ``<first>_relation``
+        (``score``: ``gold``, ``pred``; ``agree``: ``second``, ``first``)."""
+        return {"document": self.document, "kind": self.kind, "aligned": self.kind == "correct",
+                "credit": 1.0 if self.kind == "correct" else 0.0,
+                "context_before": self.context_before, "context_after": self.context_after,
+                f"{second}_relation": self.second_text, f"{first}_relation": self.first_text}
+
+
+def described(relation: Relation | None, text: str | None) -> str | None:
+    """A relation in one line: its type, its trigger (an event's) and its arguments, each
+    ``role=label start-end "text"`` (fragments joined by ``;``, the text when known).
+
+    >>> ana, porto = Span("d", 0, 3, "PER"), Span("d", 12, 17, "LOC")
+    >>> described(Relation("Lives", (("Arg1", ana), ("Arg2", porto))), "Ana lives in Porto")
+    'Lives Arg1=PER 0-3 "Ana" Arg2=LOC 12-17 "Porto"'
+    """
+    if relation is None:
+        return None
+
+    def shown(role: str, span: Span) -> str:
+        where = ";".join(f"{s}-{e}" for s, e in span.fragments)
+        said = "" if text is None else ' "' + span.text(text).replace('"', "'") + '"'
+        return f"{role}={span.label} {where}{said}"
+
+    parts = [relation.type]
+    if relation.trigger is not None:
+        parts.append(shown("trigger", relation.trigger))
+    parts += [shown(role, span) for role, span in relation.arguments]
+    return " ".join(parts)
+
+
+def relation_items(doc_id: str, records: list[RelationRecord], text: str | None, context: int) -> list[RelationItem]:
+    """One document's :class:`RelationItem` of each record, ``context`` characters around each."""
+    from .span import context_of
+
+    return [RelationItem(doc_id, record, described(record.second, text), described(record.first, text),
+                         *context_of(text, [span for relation in (record.second, record.first)
+                                            if relation is not None for span in relation.spans], context))
+            for record in records]
+
+
 class RelationTally(Slotted):
     """One pair's relations counted: per document, per type, ``[a, b, c]`` (:attr:`by_document`),
     and the kinds of its records, ``(kind, second's type, first's type)`` → number (:attr:`kinds`);
@@ -224,13 +283,18 @@ class RelationTally(Slotted):
     (Counts(a=1, b=1, c=0), {'R': Counts(a=1, b=1, c=0)})
     """
 
-    __slots__ = ("by_document", "kinds")
+    __slots__ = ("by_document", "kinds", "items")
 
-    def __init__(self):
+    def __init__(self, listed: bool = False):
         self.by_document: dict[str, dict[str, list[int]]] = {}
         self.kinds: Counter = Counter()
+        #: Per document, its :class:`RelationItem` list (kept for the listings: ``errors=True``), else ``None``.
+        self.items: dict[str, list[RelationItem]] | None = {} if listed else None
 
-    def add(self, doc_id: str, records: list[RelationRecord]) -> None:
+    def add(self, doc_id: str, records: list[RelationRecord], text: str | None = None, context: int = 0) -> None:
+        """Count one document's records (and keep them as items when the tally lists them)."""
+        if self.items is not None:
+            self.items[doc_id] = relation_items(doc_id, records, text, context)
         types: dict[str, list[int]] = {}
         for record in records:
             if record.kind == "correct":
@@ -247,7 +311,15 @@ class RelationTally(Slotted):
     def __iadd__(self, other: "RelationTally") -> "RelationTally":
         self.by_document.update(other.by_document)
         self.kinds.update(other.kinds)
+        if self.items is not None and other.items is not None:
+            self.items.update(other.items)
         return self
+
+    def listed(self, documents) -> list[RelationItem]:
+        """The items of ``documents``, in their order (``[]`` when the tally kept none)."""
+        if self.items is None:
+            return []
+        return [item for doc_id in documents for item in self.items.get(doc_id, ())]
 
     def by_type(self, documents=None) -> dict:
         """Each type's :class:`~spanagree.measures.counts.Counts` (over ``documents``, default all), by type."""
@@ -285,5 +357,5 @@ def relations_figures(tally: RelationTally, documents=None) -> dict:
             "by_type": {kind: counts_dict(counts) for kind, counts in by_type.items()}}
 
 
-__all__ = ["RELATION_KINDS", "RelationRecord", "RelationTally", "aligned_keys", "compared_relations",
-           "relations_figures", "signature"]
+__all__ = ["RELATION_KINDS", "RelationItem", "RelationRecord", "RelationTally", "aligned_keys", "compared_relations",
+           "described", "relation_items", "relations_figures", "signature"]

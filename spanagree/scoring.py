@@ -102,6 +102,22 @@ class Score:
         (``score(..., errors=True)``: what ``--errors`` writes from)."""
         return iter(self._items) if self._items is not None else self._listed()
 
+    def relation_items(self) -> list:
+        """Every relation of the prediction and the gold classified (:class:`~spanagree.relations.RelationItem`:
+        ``correct``, ``argument_boundary``, ``wrong_type``, ``missed``, ``spurious``), document
+        by document.
+
+        Raises
+        ------
+        UsageError
+            The run compared no relations or kept no listing: call :func:`score` with
+            ``relations=True, errors=True``.
+        """
+        if self.relation_tally is None or self.relation_tally.items is None:
+            raise UsageError("this score kept no relations' listing: run score() with relations=True and errors=True "
+                             "to list them")
+        return self.relation_tally.listed(self.documents)
+
     def _listed(self):
         if self.listing is None:
             raise UsageError("this score kept no error listing: run score() with errors=True to list the items")

@@ -94,6 +94,7 @@ TURNED_ON = {
     "report": ("score", dict(report=True)),
     "error_kinds": ("score", dict()),
     "gamma": ("agree", dict(gamma=True, gamma_samples=2, seed=5)),
+    "relations": ("score", dict(relations=True, match="overlap")),
 }
 
 

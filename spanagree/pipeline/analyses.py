@@ -606,24 +606,27 @@ class Relations(Analysis):
     key = "relations"
     alignments = True
 
-    def __init__(self, pairs: int, symmetric: frozenset, rule):
+    def __init__(self, pairs: int, symmetric: frozenset, rule, listed: bool = False, context: int = 0):
         self.pairs, self.symmetric, self.rule = pairs, symmetric, rule
+        self.listed, self.context = listed, context  # errors=True: each relation kept for the listings
 
     def new(self):
         from ..relations import RelationTally
 
-        return PerPair(RelationTally() for _ in range(self.pairs))
+        return PerPair(RelationTally(self.listed) for _ in range(self.pairs))
 
     def observe(self, tally, batch: Batch) -> None:
         from ..relations import compared_relations
 
+        texts = batch.texts if self.listed else {}
         for k, (index, _, i, j) in enumerate(batch.pairs):
             first, second = batch.spansets[i].documents, batch.spansets[j].documents
             for doc_id, alignment in zip(batch.documents, batch.alignments[k]):
                 mine, theirs = first.get(doc_id), second.get(doc_id)
                 tally[index].add(doc_id, compared_relations(mine.relations if mine is not None else [],
                                                             theirs.relations if theirs is not None else [],
-                                                            alignment, self.rule, self.symmetric))
+                                                            alignment, self.rule, self.symmetric),
+                                 texts.get(doc_id), self.context)
 
     def finish(self, tally, finished: Finished):
         from ..measures.counts import Counts
@@ -681,7 +684,7 @@ def _relations(options, plan: Plan):
             found = input_format(item, options.format)
             if found is not None:
                 symmetric |= get_format(found).symmetric_relations(item)
-    return Relations(len(plan.pairs), frozenset(symmetric), options.rule)
+    return Relations(len(plan.pairs), frozenset(symmetric), options.rule, bool(options.errors), options.context)
 
 
 def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],

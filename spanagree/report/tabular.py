@@ -203,6 +203,31 @@ DISAGREEMENT_COLUMNS = ["first", "second", "document", "kind", "aligned", "credi
                         *CONTEXT_COLUMNS]
 
 
+#: ``--relations --errors``: the relation columns after the span listing's (``score``, then ``agree``).
+RELATION_ERROR_COLUMNS = ["gold_relation", "pred_relation"]
+RELATION_DISAGREEMENT_COLUMNS = ["first_relation", "second_relation"]
+
+
+def relation_error_rows(results: list):
+    """``score --relations --errors``: every relation that is not ``correct``, prediction by
+    prediction, as a row of the listing: no span, then the gold's and the prediction's relation."""
+    blank = dict.fromkeys(ERROR_COLUMNS[1:])
+    for result in results:
+        for item in result.relation_items():
+            if item.kind != "correct":
+                yield {"prediction": result.prediction, **blank, **item.as_row("pred", "gold")}
+
+
+def relation_disagreement_rows(result):
+    """``agree --relations --errors``: every relation disagreement of every pair, as a row of the
+    listing: no span, then the first annotator's and the second's relation."""
+    blank = dict.fromkeys(DISAGREEMENT_COLUMNS[2:])
+    for first, second, item in result.relation_errors():
+        row = item.as_row("first", "second")
+        relations = {"first_relation": row.pop("first_relation"), "second_relation": row.pop("second_relation")}
+        yield {"first": first, "second": second, **blank, **row, **relations}
+
+
 def disagreement_rows(result) -> list[dict]:
     """``agree --errors``: every disagreement of every pair (``result.iter_errors()``), pair by pair."""
     return list(iter_disagreement_rows(result))
