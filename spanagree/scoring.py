@@ -368,6 +368,12 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
         results.comparisons = ran.analysis("comparisons").finish(None, Finished(
             "score", names, results[0].documents, [(r.prediction, r.gold, g.pairs[0]) for r, g in zip(results, groups)],
             results, units=[g.analyses["units"][0] for g in groups] if "units" in groups[0].analyses else None))
+        if options.relations:  # the predictions compared on their relations too
+            from .pipeline.analyses import relation_comparisons
+
+            results.relation_comparisons = relation_comparisons(
+                [r.relation_tally for r in results], [r.documents for r in results], [r.prediction for r in results],
+                options)
     return results if several or len(results) > 1 else results[0]
 
 
@@ -459,6 +465,8 @@ class Scores(list):
     the JSON document's ``comparisons``."""
 
     comparisons: list[dict] | None = None
+    #: ``relations=True``: the predictions compared on their relations' figures (the JSON's ``relation_comparisons``).
+    relation_comparisons: list[dict] | None = None
 
 
 def check_context(context) -> None:

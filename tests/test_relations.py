@@ -404,3 +404,32 @@ def test_a_listing_of_relations_needs_relations_and_errors():
     assert [(a, b, item.kind) for a, b, item in found] == [
         ("first", "second", "missed"), ("first", "second", "wrong_type"), ("first", "second", "spurious"),
         ("first", "second", "missed")]
+
+
+def test_bootstrap_and_compare_give_the_relations_figures_the_same_under_jobs(capsys, chemu_pair, small_shards):
+    from jsonschema import validate
+    from spanagree.report.schemas import schema
+
+    folder, _, _ = chemu_pair
+    _, out, _ = same_under(capsys, ["score", GOLD, folder, GOLD, "--relations", "--bootstrap", "200", "--seed", "3",
+                                    "--compare", "--resamples", "200", "--output", "json"], calls=small_shards)
+    found = json.loads(out)
+    validate(found, schema("score"))
+    perturbed_entry, identity = found["predictions"]
+    low, high = perturbed_entry["relations"]["bootstrap"]["pairs"][0]["f1"]
+    assert low < perturbed_entry["relations"]["f1"] < high and identity["relations"]["bootstrap"]["pairs"][0]["f1"] == [1, 1]
+    (f1,) = [c for c in found["relation_comparisons"] if c["measure"] == "f1"]
+    assert (f1["first"], f1["second"], f1["units"]) == ("gt", "perturbed", 50)
+    assert f1["difference"] == pytest.approx(1 - perturbed_entry["relations"]["f1"])
+    _, out, _ = same_under(capsys, ["agree", GOLD, folder, GOLD, "--relations", "--bootstrap", "100", "--seed", "3",
+                                    "--compare", "--resamples", "100", "--output", "json"], calls=small_shards)
+    found = json.loads(out)
+    validate(found, schema("agree"))
+    assert len(found["relations"]["comparisons"]) == 3 * 3 and found["relations"]["bootstrap"]["mean_f1"] is not None
+
+
+def test_the_sample_configuration_declares_no_symmetric_type():
+    from spanagree.formats.brat import symmetric_relation_types
+
+    assert symmetric_relation_types(GOLD) == frozenset()
+    assert agree([GOLD, GOLD], relations=True).options["symmetric_relations"] is None

@@ -606,9 +606,11 @@ class Relations(Analysis):
     key = "relations"
     alignments = True
 
-    def __init__(self, pairs: int, symmetric: frozenset, rule, listed: bool = False, context: int = 0):
+    def __init__(self, pairs: int, symmetric: frozenset, rule, listed: bool = False, context: int = 0,
+                 options=None):
         self.pairs, self.symmetric, self.rule = pairs, symmetric, rule
         self.listed, self.context = listed, context  # errors=True: each relation kept for the listings
+        self.options = options  # bootstrap and compare: intervals and tests of the relations' figures too
 
     def new(self):
         from ..relations import RelationTally
@@ -642,6 +644,9 @@ class Relations(Analysis):
             result.relation_tally = tally[0]
             figures = relations_figures(tally[0], finished.documents)
             _warn_undefined(f"{result.prediction}: relations", figures)
+            if self.options is not None and self.options.bootstrap:
+                figures["bootstrap"] = self.bootstrap([tally[0]], [finished.documents],
+                                                      [[first, second] for first, second, _ in finished.pairs], False)
             return figures
         documents = [list(pair.by_document) for pair in result.pairs]
         result.relation_tally = list(tally)
@@ -654,8 +659,50 @@ class Relations(Analysis):
         for (first, second, _), figures in zip(finished.pairs, result.relation_pairs):
             _warn_undefined(f"{first} × {second}: relations", figures)
         mean = MeanF1.of(figures["f1"] for figures in result.relation_pairs)
-        return {**counts_dict(pooled), "mean_f1": mean.mean, "sd_f1": mean.sd, "pairs_with_undefined_f1": mean.skipped,
-                "by_type": {kind: counts_dict(by_type[kind]) for kind in sorted(by_type)}}
+        figures = {**counts_dict(pooled), "mean_f1": mean.mean, "sd_f1": mean.sd,
+                   "pairs_with_undefined_f1": mean.skipped,
+                   "by_type": {kind: counts_dict(by_type[kind]) for kind in sorted(by_type)}}
+        names = [f"{first} × {second}" for first, second, _ in finished.pairs]
+        if self.options is not None and self.options.bootstrap:
+            figures["bootstrap"] = self.bootstrap(list(tally), documents,
+                                                  [[first, second] for first, second, _ in finished.pairs], True)
+        if self.options is not None and self.options.compare:
+            figures["comparisons"] = relation_comparisons(list(tally), documents, names, self.options)
+        return figures
+
+    def bootstrap(self, tallies: list, documents: list, pairs: list, mean: bool) -> dict:
+        """``bootstrap=N``: percentile intervals of the relations' figures, resampling documents
+        (:func:`spanagree.measures.bootstrap.bootstrap_intervals`; relations are per document,
+        whatever ``unit``)."""
+        from ..measures.bootstrap import bootstrap_intervals
+
+        every = list(dict.fromkeys(d for own in documents for d in own))
+        options = self.options
+        return bootstrap_intervals(relation_rows(tallies, every), n=options.bootstrap, seed=options.seed,
+                                   unit="document", pairs=pairs, mean=mean)
+
+
+def relation_rows(tallies: list, documents: list[str]) -> list[list[tuple]]:
+    """Per document, each tally's relation ``(a, b, c)`` (``(0, 0, 0)`` where it did not compare
+    the document): the rows the bootstrap resamples and the paired tests swap."""
+    rows = []
+    for doc_id in documents:
+        row = []
+        for tally in tallies:
+            counts = tally.document_counts(doc_id)
+            row.append((counts.a, counts.b, counts.c))
+        rows.append(row)
+    return rows
+
+
+def relation_comparisons(tallies: list, documents: list, names: list[str], options) -> list[dict]:
+    """``compare=True``: the pairs (or predictions) compared on their relations' figures, on the
+    documents every one compared (:func:`spanagree.measures.significance.paired_comparisons`)."""
+    from ..measures.significance import paired_comparisons
+
+    shared = [d for d in documents[0] if all(d in set(own) for own in documents)]
+    return paired_comparisons(relation_rows(tallies, shared), names, test=options.test, unit="document",
+                              resamples=options.resamples, seed=options.seed)
 
 
 def _warn_undefined(what: str, figures: dict) -> None:
@@ -684,7 +731,8 @@ def _relations(options, plan: Plan):
             found = input_format(item, options.format)
             if found is not None:
                 symmetric |= get_format(found).symmetric_relations(item)
-    return Relations(len(plan.pairs), frozenset(symmetric), options.rule, bool(options.errors), options.context)
+    return Relations(len(plan.pairs), frozenset(symmetric), options.rule, bool(options.errors), options.context,
+                     options)
 
 
 def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],

@@ -254,6 +254,8 @@ def scores_document(results: list, *, by_document: bool = False, lazy: bool = Fa
     document = {"spanagree": __version__, "options": first.options, "gold": first.gold, "predictions": predictions}
     if getattr(results, "comparisons", None) is not None:
         document["comparisons"] = results.comparisons
+    if getattr(results, "relation_comparisons", None) is not None:
+        document["relation_comparisons"] = results.relation_comparisons
     return document
 
 
