@@ -865,6 +865,9 @@ def vote_with(inputs, options: RunOptions, min_votes: int | None = None, outputs
     from .pipeline.finish import aligned_note, aligned_texts
 
     notes += aligned_note(aligned_texts(group.texts, documents))
+    if tally.relations:
+        notes.append(f"{tally.relations} relation(s) and event(s) of the annotators left out: merge votes on spans "
+                     "(the gold has none)")
     compared = [selected(counts, label_map, only) for counts in accumulator.labels] if rule.strict_labels else []
     notes += label_warnings(accumulator.labels, [(names[i], compared[i], names[j], compared[j]) for i, j in
                                                  itertools.combinations(range(len(compared)), 2)],
@@ -904,9 +907,11 @@ class VoteTally:
         self.duplicates = [0] * annotators
         self.present: dict[str, tuple[int, ...]] = {}  # --documents present: who has each document
         self.prepared = prepared  # the outputs written as the vote goes (merge --jobs)
+        self.relations = 0  # the annotators' relations and events, which the vote leaves out
 
     def __iadd__(self, other: "VoteTally") -> "VoteTally":
         self.store += other.store
+        self.relations += other.relations
         if self.prepared is not None:
             self.prepared += other.prepared
         self.summaries.update(other.summaries)
@@ -944,6 +949,7 @@ class VoteComparison:
     def compare(self, tally: VoteTally, group: int, spansets: list[SpanSet], documents: list[str]) -> None:
         ballots, texts, duplicates = ballots_of(spansets, documents)
         tally.duplicates = [a + b for a, b in zip(tally.duplicates, duplicates)]
+        tally.relations += sum(len(s.documents[d].relations) for s in spansets for d in documents if d in s.documents)
         for ballot in ballots:
             doc_id, k = ballot[0], self.min_votes
             voters, holders = len(self.names), None

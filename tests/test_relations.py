@@ -433,3 +433,16 @@ def test_the_sample_configuration_declares_no_symmetric_type():
 
     assert symmetric_relation_types(GOLD) == frozenset()
     assert agree([GOLD, GOLD], relations=True).options["symmetric_relations"] is None
+
+
+def test_merge_and_the_report_say_they_leave_the_relations_out(capsys, tmp_path):
+    from spanagree import vote
+
+    voted = vote([GOLD, GOLD])
+    assert "1316 relation(s) and event(s) of the annotators left out: merge votes on spans (the gold has none)" \
+        in voted.notes  # each annotator's: 2 × 658
+    code, _, _ = run(capsys, "score", GOLD, GOLD, "--relations", "--report", tmp_path / "report.html")
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert code == 0 and page.count("the report leaves the relations out") >= 1
+    code, _, _ = run(capsys, "score", GOLD, GOLD, "--report", tmp_path / "plain.html")
+    assert "the report leaves the relations out" not in (tmp_path / "plain.html").read_text(encoding="utf-8")

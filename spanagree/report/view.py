@@ -526,6 +526,15 @@ def notes_of(document: dict) -> list[dict]:
     return [paragraph(n, css="sa-muted") for n in document.get("notes") or []]
 
 
+def relations_note(compared: bool) -> list[dict]:
+    """``--relations``: one note that the report leaves the relations out (their figures are in
+    the JSON and the terminal's table)."""
+    if not compared:
+        return []
+    return [paragraph("the report leaves the relations out: their figures (--relations) are in the JSON document "
+                      "and the terminal's table", css="sa-muted")]
+
+
 def document_f1_notes(document_f1: list[dict]) -> list[dict]:
     found = []
     for m in document_f1:
@@ -678,7 +687,7 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
     documents.notes += document_f1_notes(document_f1)
     changed = add_aligned_texts(documents, [summary["aligned_texts"]] if summary.get("aligned_texts") else [])
     curves = kappa_curves([p.counts for p in result.pairs], [result.extras])
-    sections = [Section("sa-figures", "Figures", figures + notes_of(summary)),
+    sections = [Section("sa-figures", "Figures", figures + notes_of(summary) + relations_note("relations" in summary)),
                 Section(None, "Pairwise F1", [{"type": "box", "id": "sa-heatmap", "inline": True, "blocks": [
                     heatmap(summary["matrix"]["annotators"], summary["matrix"]["f1"]),
                     paragraph("each cell is the pair's F1, as in the table of figures; the diagonal (grey) is each "
@@ -739,7 +748,8 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
     documents.notes += document_f1_notes(document_f1)
     changed = add_aligned_texts(documents, [p["aligned_texts"] for p in predictions if p.get("aligned_texts")])
     curves = kappa_curves([r.counts for r in results], [r.extras for r in results])
-    sections = [Section("sa-figures", "Figures", figures + notes_of(summary)), labels, confusion,
+    sections = [Section("sa-figures", "Figures", figures + notes_of(summary)
+                        + relations_note(any("relations" in p for p in predictions))), labels, confusion,
                 *token_measures_section([p["chance"] for p in predictions if p.get("chance")]),
                 *kappa_section(curves, comparisons),
                 *bootstrap_section([p["bootstrap"] for p in predictions if p.get("bootstrap")]),
