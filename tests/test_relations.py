@@ -446,3 +446,49 @@ def test_merge_and_the_report_say_they_leave_the_relations_out(capsys, tmp_path)
     assert code == 0 and page.count("the report leaves the relations out") >= 1
     code, _, _ = run(capsys, "score", GOLD, GOLD, "--report", tmp_path / "plain.html")
     assert "the report leaves the relations out" not in (tmp_path / "plain.html").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# The docs' worked example stays true
+
+
+def test_the_worked_example_of_docs_measures_md(capsys, tmp_path):
+    """measures.md's two .ann files, written as the page gives them, and its command print the
+    page's table; concepts.md states the same counts."""
+    root = Path(__file__).resolve().parent.parent / "docs"
+    page = (root / "measures.md").read_text(encoding="utf-8")
+    section = page[page.index("## Relations and events (`--relations`)"):page.index("## Adding a measure")]
+    blocks = re.findall(r"```\n(.*?)```", section, re.S)
+    for block in blocks[:2]:
+        name, _, lines = block.partition("\n")
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(lines, encoding="utf-8")
+        (tmp_path / name).with_suffix(".txt").write_text("Ana met Bo in Porto.", encoding="utf-8")
+    assert "`Ana met Bo in Porto.`" in section
+    code, out, _ = run(capsys, "agree", tmp_path / "first", tmp_path / "second", "--relations")
+    shown = blocks[2]
+    assert code == 0 and shown in out
+    first, second = example()  # the same relations, in memory
+    found = agree([first, second], relations=True, symmetric_relations="Sibling").to_dict()["relations"]
+    assert "a = 2, b = 1, c = 2, F1 = 4/7 =\n0.5714" in section and (found["a"], found["b"], found["c"]) == (2, 1, 2)
+    concepts = (root / "concepts.md").read_text(encoding="utf-8")
+    assert "a = 1, b = 2, c = 3, F1 = 2/7 = 0.2857" in concepts and "a = 2, b = 1, c = 2, F1 = 4/7 = 0.5714" in concepts
+
+
+def test_csv_rows_end_with_the_relations_figures(capsys, chemu_pair):
+    import csv
+    import io
+
+    folder, sets, _ = chemu_pair
+    expected = expected_counts(*reversed(sets["exact"]))
+    total = tuple(map(sum, zip(*expected.values())))
+    code, out, _ = run(capsys, "score", GOLD, folder, GOLD, "--relations", "--output", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and list(rows[0])[-7:] == ["rank", "relations_a", "relations_b", "relations_c",
+                                               "relations_precision", "relations_recall", "relations_f1"]
+    assert [(int(r["relations_a"]), int(r["relations_b"]), int(r["relations_c"])) for r in rows] == [total, (658, 0, 0)]
+    code, out, _ = run(capsys, "agree", folder, GOLD, "--relations", "--output", "csv")
+    (row,) = csv.DictReader(io.StringIO(out))
+    assert (int(row["relations_a"]), int(row["relations_b"]), int(row["relations_c"])) == total
+    code, plain, _ = run(capsys, "agree", folder, GOLD, "--output", "csv")
+    assert "relations" not in plain

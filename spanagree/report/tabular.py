@@ -107,7 +107,15 @@ def agreement_csv(result, *, by: str | None = None) -> str:
     rows = [{**row, **extra} for row, extra in zip(rows, extras_columns(result.extras, len(rows)))]
     if result.options.get("documents") == "pairwise":  # each pair on its own documents: how many (last column)
         rows = [{**row, "documents": len(p.by_document)} for row, p in zip(rows, result.pairs)]
+    if result.relation_pairs is not None:  # --relations: the relations' figures, after every other column
+        rows = [{**row, **relation_columns(figures)} for row, figures in zip(rows, result.relation_pairs)]
     return csv_text(rows)
+
+
+def relation_columns(figures: dict) -> dict:
+    """``--relations``: a pair's or a prediction's relation figures as CSV columns (``relations_a``
+    ... ``relations_f1``)."""
+    return {f"relations_{key}": figures[key] for key in ("a", "b", "c", "precision", "recall", "f1")}
 
 
 COUNT_COLUMNS = ["a", "b", "c", "precision", "recall", "f1", "jaccard"]
@@ -154,6 +162,8 @@ def score_csv(results: list, *, by: str | None = None) -> str:
 
         for row, rank in zip(rows, ranks([r.counts.as_dict()["f1"] for r in results])):
             row["rank"] = rank
+    if by is None and "relations" in results[0].extras:  # --relations: after every other column
+        rows = [{**row, **relation_columns(result.extras["relations"])} for row, result in zip(rows, results)]
     return csv_text(rows)
 
 
