@@ -129,10 +129,14 @@ def compared_relations(first: list[Relation], second: list[Relation], alignment:
     """
     own = rule.key
     partners = aligned_keys(alignment, rule)
+
+    def partners_of(span):
+        return partners.get(own(span))
+
     groups: dict = defaultdict(lambda: ([], []))
     left_first: list[Relation] = []  # those that cannot match: a span not aligned
     for relation in first:
-        found = signature(relation, lambda span: partners.get(own(span)), symmetric)
+        found = signature(relation, partners_of, symmetric)
         if found is None:
             left_first.append(relation)
         else:
@@ -148,18 +152,38 @@ def compared_relations(first: list[Relation], second: list[Relation], alignment:
         left_second += theirs[matched:]
     left_first.sort(key=Relation.sort_key)
     left_second.sort(key=Relation.sort_key)
-    for kind, close in (("argument_boundary", _overlapping), ("wrong_type", _retyped)):
-        for f in list(left_first):
-            for s in left_second:
-                if close(f, s, partners, own, symmetric):
-                    records.append(RelationRecord(kind, s, f))
-                    left_first.remove(f)
-                    left_second.remove(s)
-                    break
+    if left_first and left_second:  # the residual kinds: candidates looked up by type, then by aligned arguments
+        taken_first, taken_second = set(), set()
+        by_type: dict = defaultdict(list)
+        by_arguments: dict = defaultdict(list)
+        for k, relation in enumerate(left_second):
+            by_type[relation.type].append(k)
+            by_arguments[_argument_keys(relation, own)].append(k)
+        for kind, close, candidates in (
+                ("argument_boundary", _overlapping, lambda f: by_type.get(f.type, ())),
+                ("wrong_type", _retyped, lambda f: by_arguments.get(_argument_keys(f, partners_of), ()))):
+            for i, f in enumerate(left_first):
+                if i in taken_first:
+                    continue
+                for k in candidates(f):
+                    if k not in taken_second and close(f, left_second[k], partners, own, symmetric):
+                        records.append(RelationRecord(kind, left_second[k], f))
+                        taken_first.add(i)
+                        taken_second.add(k)
+                        break
+        left_first = [f for i, f in enumerate(left_first) if i not in taken_first]
+        left_second = [s for k, s in enumerate(left_second) if k not in taken_second]
     records += [RelationRecord("missed", s, None) for s in left_second]
     records += [RelationRecord("spurious", None, f) for f in left_first]
     records.sort(key=_record_order)
     return records
+
+
+def _argument_keys(relation: Relation, key) -> tuple:
+    """A relation's trigger key and its arguments' keys, sorted, roles and type aside: what a
+    retyped relation shares with its counterpart (``key`` of the first side: its partners' keys)."""
+    trigger = None if relation.trigger is None else key(relation.trigger)
+    return trigger, tuple(sorted((repr(key(span)) for _, span in relation.arguments)))
 
 
 def _record_order(record: RelationRecord) -> tuple:
@@ -239,9 +263,9 @@ def described(relation: Relation | None, text: str | None) -> str | None:
     """A relation in one line: its type, its trigger (an event's) and its arguments, each
     ``role=label start-end "text"`` (fragments joined by ``;``, the text when known).
 
-    >>> ana, porto = Span("d", 0, 3, "PER"), Span("d", 12, 17, "LOC")
+    >>> ana, porto = Span("d", 0, 3, "PER"), Span("d", 13, 18, "LOC")
     >>> described(Relation("Lives", (("Arg1", ana), ("Arg2", porto))), "Ana lives in Porto")
-    'Lives Arg1=PER 0-3 "Ana" Arg2=LOC 12-17 "Porto"'
+    'Lives Arg1=PER 0-3 "Ana" Arg2=LOC 13-18 "Porto"'
     """
     if relation is None:
         return None

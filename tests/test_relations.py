@@ -492,3 +492,74 @@ def test_csv_rows_end_with_the_relations_figures(capsys, chemu_pair):
     assert (int(row["relations_a"]), int(row["relations_b"]), int(row["relations_c"])) == total
     code, plain, _ = run(capsys, "agree", folder, GOLD, "--output", "csv")
     assert "relations" not in plain
+
+
+def brute_force_matches(first: list, second: list, alignment, rule, symmetric=frozenset()) -> int:
+    """The most relations matched one to one, by augmenting paths over every candidate pair (a
+    relation of the first side and one of the second with equal types whose arguments, role by
+    role — either order for a symmetric type — are pairs of the span alignment with credit)."""
+    key = rule.key
+
+    def same_span(x, y):
+        # spans equal on the rule's key were aligned once, as one of them: compare through the key
+        return any(p.credit > 0 and key(p.first) == key(x) and key(p.second) == key(y) for p in alignment.pairs)
+
+    def arguments_match(f, s):
+        if len(f.arguments) != len(s.arguments):
+            return False
+        import itertools
+
+        for order in itertools.permutations(range(len(s.arguments))):
+            if all((f.type in symmetric or f.arguments[k][0] == s.arguments[order[k]][0])
+                   and same_span(f.arguments[k][1], s.arguments[order[k]][1]) for k in range(len(f.arguments))):
+                return True
+        return False
+
+    edges = {i: [j for j, s in enumerate(second) if f.type == s.type and arguments_match(f, s)]
+             for i, f in enumerate(first)}
+    owner: dict[int, int] = {}
+
+    def augment(i, seen):
+        for j in edges[i]:
+            if j not in seen:
+                seen.add(j)
+                if j not in owner or augment(owner[j], seen):
+                    owner[j] = i
+                    return True
+        return False
+
+    return sum(augment(i, set()) for i in range(len(first)))
+
+
+
+@settings(max_examples=100, deadline=None)
+@given(documents(), documents(), RULES, st.booleans())
+def test_the_matching_is_the_maximum_one_to_one_matching(one, two, rule, symmetric):
+    """Against a brute-force maximum bipartite matching over every candidate pair."""
+    # both sides on one set of spans, some relations shared, so that matches happen
+    two = (two[0] + one[0], two[1] + one[1][: len(one[1]) // 2])
+    types = frozenset("RS") if symmetric else frozenset()
+    alignment = align(one[0], two[0], rule)
+    records = compared_relations(one[1], two[1], alignment, rule, types)
+    assert sum(r.kind == "correct" for r in records) == brute_force_matches(one[1], two[1], alignment, rule, types)
+
+
+def test_the_relations_listing_is_the_same_under_jobs(capsys, chemu_pair, small_shards, tmp_path):
+    folder, _, _ = chemu_pair
+    for jobs, name in (("1", "one.csv"), ("2", "two.csv")):
+        code, _, _ = run(capsys, "score", GOLD, folder, "--relations", "--match", "overlap", "--errors",
+                         tmp_path / name, "--jobs", jobs)
+        assert code == 0
+    assert small_shards, "the run with --jobs 2 did not fork"
+    one = (tmp_path / "one.csv").read_text(encoding="utf-8")
+    assert one == (tmp_path / "two.csv").read_text(encoding="utf-8")
+    import csv
+    import io
+
+    relation_rows = [row for row in csv.DictReader(io.StringIO(one)) if row["gold_relation"] or row["pred_relation"]]
+    scored = score(GOLD, folder, relations=True, match="overlap").extras["relations"]
+    assert len(relation_rows) == scored["b"] + scored["c"] - sum(r["kind"] in ("wrong_type", "argument_boundary")
+                                                                 for r in relation_rows)
+    assert {row["kind"] for row in relation_rows} == {"wrong_type", "missed", "spurious"}
+    exact = score(GOLD, folder, relations=True, errors=True).relation_items()
+    assert {item.kind for item in exact} == {"correct", "argument_boundary", "wrong_type", "missed", "spurious"}
