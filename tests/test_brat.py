@@ -577,3 +577,35 @@ def test_annotation_conf_declares_the_symmetric_relation_types(tmp_path):
     assert FORMATS["brat"].symmetric_relations(folder) == {"Alias", "Sibling", "Friend"}
     assert FORMATS["conll"].symmetric_relations(folder) == frozenset()
     assert symmetric_relation_types(tmp_path / "nothing") == frozenset()
+
+
+@st.composite
+def spansets_with_relations(draw):
+    """:func:`spansets` whose documents have relations and events between their spans."""
+    spanset = draw(spansets())
+    names = st.text(alphabet=string.ascii_letters + "_-|", min_size=1, max_size=5)
+    for document in spanset.documents.values():
+        if not document.spans:
+            continue
+        span = st.sampled_from(document.spans)
+        for _ in range(draw(st.integers(0, 4))):
+            arguments = tuple(draw(st.lists(st.tuples(st.sampled_from(["Arg1", "Arg2", "Theme", "Site2"]), span),
+                                            max_size=3)))
+            trigger = draw(st.one_of(st.none(), span))
+            if trigger is None and not arguments:
+                continue
+            document.relations.append(Relation(draw(names), arguments, trigger))
+    return spanset
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spansets_with_relations())
+def test_relations_write_read_round_trip(spanset):
+    with tempfile.TemporaryDirectory() as tmp:
+        write_brat(spanset, os.path.join(tmp, "out"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            back = read_brat(os.path.join(tmp, "out"))
+    assert back == spanset  # relations compared as multisets
+    assert sum(len(d.relations) for d in back.documents.values()) == sum(
+        len(d.relations) for d in spanset.documents.values())
