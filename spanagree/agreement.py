@@ -495,6 +495,9 @@ class AgreeCommand:
         """The options checked before anything is read (the first mistake is the one reported)."""
         check_jobs(options.jobs)
         check_context(options.context)
+        from .relations import check_relation_options
+
+        check_relation_options(options)
         from .measures.significance import check_test_options
 
         check_test_options(options.test, options.unit, options.resamples)

@@ -354,8 +354,6 @@ def check_common(args) -> None:
     if args.seed is not None and args.bootstrap is None and not args.compare and not gamma:
         raise UsageError("--seed goes with --bootstrap, --compare or --gamma" if hasattr(args, "gamma")
                          else "--seed goes with --bootstrap or --compare")
-    if args.symmetric_relations is not None and not args.relations:
-        raise UsageError("--symmetric-relations goes with --relations")
     if not gamma and hasattr(args, "gamma"):
         defaults = {"gamma_alpha": 1.0, "gamma_beta": 1.0, "gamma_delta_empty": 1.0, "gamma_sampler": "statistical",
                     "gamma_samples": 30, "gamma_precision": None}

@@ -369,6 +369,22 @@ class RelationTally(Slotted):
         return self.counts([doc_id])
 
 
+def check_relation_options(options) -> None:
+    """``symmetric_relations`` goes with ``relations=True`` (:class:`~spanagree.errors.UsageError` otherwise).
+
+    >>> from spanagree.options import RunOptions
+    >>> check_relation_options(RunOptions(symmetric_relations="Alias"))
+    Traceback (most recent call last):
+    ...
+    spanagree.errors.UsageError: symmetric_relations goes with relations=True
+    """
+    from .errors import UsageError, parameter
+
+    if options.symmetric_relations is not None and not options.relations:
+        raise UsageError("{option} goes with {relations}", option="symmetric_relations",
+                         relations=parameter("relations", True))
+
+
 def relations_figures(tally: RelationTally, documents=None) -> dict:
     """The JSON's ``relations`` of a pair or a prediction: a, b, c and the rates
     (:func:`~spanagree.measures.registry.counts_dict`), then ``by_type``: each type's."""
@@ -381,5 +397,5 @@ def relations_figures(tally: RelationTally, documents=None) -> dict:
             "by_type": {kind: counts_dict(counts) for kind, counts in by_type.items()}}
 
 
-__all__ = ["RELATION_KINDS", "RelationItem", "RelationRecord", "RelationTally", "aligned_keys", "compared_relations",
-           "described", "relation_items", "relations_figures", "signature"]
+__all__ = ["RELATION_KINDS", "RelationItem", "RelationRecord", "RelationTally", "aligned_keys", "check_relation_options",
+           "compared_relations", "described", "relation_items", "relations_figures", "signature"]

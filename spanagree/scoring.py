@@ -394,6 +394,9 @@ class ScoreCommand:
         """The options checked before anything is read (the first mistake is the one reported)."""
         if not options.beta >= 0:
             raise UsageError(f"{{option}} must be >= 0, got {options.beta!r}", option="beta")
+        from .relations import check_relation_options
+
+        check_relation_options(options)
         from .measures.significance import check_test_options
 
         check_test_options(options.test, options.unit, options.resamples)

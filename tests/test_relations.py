@@ -563,3 +563,15 @@ def test_the_relations_listing_is_the_same_under_jobs(capsys, chemu_pair, small_
     assert {row["kind"] for row in relation_rows} == {"wrong_type", "missed", "spurious"}
     exact = score(GOLD, folder, relations=True, errors=True).relation_items()
     assert {item.kind for item in exact} == {"correct", "argument_boundary", "wrong_type", "missed", "spurious"}
+
+
+def test_symmetric_relations_go_with_relations(capsys):
+    from spanagree.errors import UsageError
+
+    first, second = example()
+    with pytest.raises(UsageError, match=r"^symmetric_relations goes with relations=True$"):
+        agree([first, second], symmetric_relations="Sibling")
+    with pytest.raises(UsageError, match=r"^symmetric_relations goes with relations=True$"):
+        score(first, second, symmetric_relations=["Sibling"])
+    code, _, err = run(capsys, "score", GOLD, GOLD, "--symmetric-relations", "ARG1")
+    assert code == 2 and err == "spanagree: error: --symmetric-relations goes with --relations\n"
