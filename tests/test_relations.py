@@ -444,6 +444,14 @@ def test_merge_and_the_report_say_they_leave_the_relations_out(capsys, tmp_path)
     code, _, _ = run(capsys, "score", GOLD, GOLD, "--relations", "--report", tmp_path / "report.html")
     page = (tmp_path / "report.html").read_text(encoding="utf-8")
     assert code == 0 and page.count("the report leaves the relations out") >= 1
+    from jsonschema import validate
+    from spanagree.report.schemas import schema
+    from test_report import blocks
+
+    data, documents = blocks(tmp_path / "report.html")
+    validate(data, schema("score"))
+    validate(documents, schema("report"))
+    assert data["relations"]["a"] == 658
     code, _, _ = run(capsys, "score", GOLD, GOLD, "--report", tmp_path / "plain.html")
     assert "the report leaves the relations out" not in (tmp_path / "plain.html").read_text(encoding="utf-8")
 
