@@ -369,11 +369,11 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
             "score", names, results[0].documents, [(r.prediction, r.gold, g.pairs[0]) for r, g in zip(results, groups)],
             results, units=[g.analyses["units"][0] for g in groups] if "units" in groups[0].analyses else None))
         if options.relations:  # the predictions compared on their relations too
-            from .pipeline.analyses import relation_comparisons
+            from .pipeline.analyses import relation_comparisons, relation_resampling
 
             results.relation_comparisons = relation_comparisons(
                 [r.relation_tally for r in results], [r.documents for r in results], [r.prediction for r in results],
-                options)
+                **relation_resampling(options))
     return results if several or len(results) > 1 else results[0]
 
 

@@ -607,10 +607,12 @@ class Relations(Analysis):
     alignments = True
 
     def __init__(self, pairs: int, symmetric: frozenset, rule, listed: bool = False, context: int = 0,
-                 options=None):
+                 resampling: dict | None = None):
         self.pairs, self.symmetric, self.rule = pairs, symmetric, rule
         self.listed, self.context = listed, context  # errors=True: each relation kept for the listings
-        self.options = options  # bootstrap and compare: intervals and tests of the relations' figures too
+        # bootstrap and compare: intervals and tests of the relations' figures too (the run's
+        # bootstrap, compare, test, resamples and seed; plain values, sent to the workers with the analysis)
+        self.resampling = resampling or {}
 
     def new(self):
         from ..relations import RelationTally
@@ -644,7 +646,7 @@ class Relations(Analysis):
             result.relation_tally = tally[0]
             figures = relations_figures(tally[0], finished.documents)
             _warn_undefined(f"{result.prediction}: relations", figures)
-            if self.options is not None and self.options.bootstrap:
+            if self.resampling.get("bootstrap"):
                 figures["bootstrap"] = self.bootstrap([tally[0]], [finished.documents],
                                                       [[first, second] for first, second, _ in finished.pairs], False)
             return figures
@@ -663,11 +665,11 @@ class Relations(Analysis):
                    "pairs_with_undefined_f1": mean.skipped,
                    "by_type": {kind: counts_dict(by_type[kind]) for kind in sorted(by_type)}}
         names = [f"{first} × {second}" for first, second, _ in finished.pairs]
-        if self.options is not None and self.options.bootstrap:
+        if self.resampling.get("bootstrap"):
             figures["bootstrap"] = self.bootstrap(list(tally), documents,
                                                   [[first, second] for first, second, _ in finished.pairs], True)
-        if self.options is not None and self.options.compare:
-            figures["comparisons"] = relation_comparisons(list(tally), documents, names, self.options)
+        if self.resampling.get("compare"):
+            figures["comparisons"] = relation_comparisons(list(tally), documents, names, **self.resampling)
         return figures
 
     def bootstrap(self, tallies: list, documents: list, pairs: list, mean: bool) -> dict:
@@ -677,8 +679,8 @@ class Relations(Analysis):
         from ..measures.bootstrap import bootstrap_intervals
 
         every = list(dict.fromkeys(d for own in documents for d in own))
-        options = self.options
-        return bootstrap_intervals(relation_rows(tallies, every), n=options.bootstrap, seed=options.seed,
+        return bootstrap_intervals(relation_rows(tallies, every), n=self.resampling["bootstrap"],
+                                   seed=self.resampling["seed"],
                                    unit="document", pairs=pairs, mean=mean)
 
 
@@ -695,14 +697,16 @@ def relation_rows(tallies: list, documents: list[str]) -> list[list[tuple]]:
     return rows
 
 
-def relation_comparisons(tallies: list, documents: list, names: list[str], options) -> list[dict]:
+def relation_comparisons(tallies: list, documents: list, names: list[str], *, test: str = "randomization",
+                         resamples: int = 10_000, seed: int | None = None, **_) -> list[dict]:
     """``compare=True``: the pairs (or predictions) compared on their relations' figures, on the
     documents every one compared (:func:`spanagree.measures.significance.paired_comparisons`)."""
     from ..measures.significance import paired_comparisons
 
-    shared = [d for d in documents[0] if all(d in set(own) for own in documents)]
-    return paired_comparisons(relation_rows(tallies, shared), names, test=options.test, unit="document",
-                              resamples=options.resamples, seed=options.seed)
+    held = [set(own) for own in documents]
+    shared = [d for d in documents[0] if all(d in own for own in held)]
+    return paired_comparisons(relation_rows(tallies, shared), names, test=test, unit="document",
+                              resamples=resamples, seed=seed)
 
 
 def _warn_undefined(what: str, figures: dict) -> None:
@@ -732,7 +736,14 @@ def _relations(options, plan: Plan):
             if found is not None:
                 symmetric |= get_format(found).symmetric_relations(item)
     return Relations(len(plan.pairs), frozenset(symmetric), options.rule, bool(options.errors), options.context,
-                     options)
+                     relation_resampling(options))
+
+
+def relation_resampling(options) -> dict:
+    """What the relations' intervals and tests take of the run's options (``bootstrap``,
+    ``compare``, ``test``, ``resamples``, ``seed``)."""
+    return {"bootstrap": options.bootstrap, "compare": options.compare, "test": options.test,
+            "resamples": options.resamples, "seed": options.seed}
 
 
 def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
