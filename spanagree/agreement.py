@@ -66,6 +66,10 @@ class Agreement:
     #: ``attributes=...``: each pair's attribute figures (its ``attributes`` in the JSON's
     #: ``pairs``: :func:`spanagree.measures.attributes.attribute_figures`), or ``None``.
     attributes: list | None = field(default=None, repr=False, compare=False)
+    #: ``relations=True``: each pair's relation figures (its ``relations`` in the JSON), and each
+    #: pair's :class:`~spanagree.relations.RelationTally`; ``None`` otherwise.
+    relation_pairs: list | None = field(default=None, repr=False, compare=False)
+    relation_tally: list | None = field(default=None, repr=False, compare=False)
     _errors: list | None = field(default=None, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -95,6 +99,24 @@ class Agreement:
         """:meth:`errors` one at a time, without keeping them when they were spooled while comparing
         (``agree(..., errors=True)``: what ``--errors`` writes from)."""
         return iter(self._errors) if self._errors is not None else self._listed()
+
+    def relation_errors(self) -> list:
+        """Every relation of every pair that is not ``correct``, pair by pair then document by
+        document: ``(first, second, item)`` (:class:`~spanagree.relations.RelationItem`; its
+        ``record.first`` is the first annotator's relation, ``record.second`` the second's).
+
+        Raises
+        ------
+        UsageError
+            The run compared no relations or kept no listing: call :func:`agree` with
+            ``relations=True, errors=True``.
+        """
+        tallies = self.relation_tally
+        if tallies is None or any(tally.items is None for tally in tallies):
+            raise UsageError("this agreement kept no relations' listing: run agree() with relations=True and "
+                             "errors=True to list them")
+        return [(p.first, p.second, item) for p, tally in zip(self.pairs, tallies)
+                for item in tally.listed(list(p.by_document)) if item.kind != "correct"]
 
     def _listed(self):
         if self.listing is None:
@@ -210,7 +232,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
           analyses=(), document_key: str = "id", gamma: bool = False, gamma_alpha: float = 1.0,
           gamma_beta: float = 1.0, gamma_delta_empty: float = 1.0, gamma_sampler: str = "statistical",
           gamma_samples: int = 30, gamma_precision=None, attributes=None, match_attributes=(),
-          link_top: int = 1) -> Agreement:
+          link_top: int = 1, relations: bool = False,
+          symmetric_relations=None) -> Agreement:
     """Pairwise agreement of two or more annotators.
 
     Parameters
@@ -344,6 +367,15 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
     link_top : int
         With ``match_attributes``: how many of a value's ``|``-separated candidates count (1); on
         ``agree`` the first id of either annotator among the other's first ``link_top``.
+    relations : bool
+        Compare the documents' relations and events (BRAT's ``R`` and ``E`` lines, ...) on each
+        document's span alignment (:mod:`spanagree.relations`: same type, arguments aligned
+        role by role; one-to-one), as ``extras["relations"]``: a, b, c, the rates and
+        ``by_type`` pooled over the pairs, with the pairs' mean F1; each pair's in
+        :attr:`Agreement.relation_pairs` (its ``relations`` in the JSON).
+    symmetric_relations : list of str or str, optional
+        Relation types that match in either argument order (names, or one comma-separated
+        string), besides those the inputs' BRAT ``annotation.conf`` declares symmetric.
     documents : {"common", "pairwise"}
         Which documents each pair compares. ``"common"``: the documents every annotator has (the
         others are left out with a warning). ``"pairwise"``: each pair compares the documents
@@ -379,7 +411,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
                          document_key=document_key, gamma=gamma, gamma_alpha=gamma_alpha,
                          gamma_beta=gamma_beta, gamma_delta_empty=gamma_delta_empty, gamma_sampler=gamma_sampler,
                          gamma_samples=gamma_samples, gamma_precision=gamma_precision, attributes=attributes,
-                         match_attributes=match_attributes, link_top=link_top)
+                         match_attributes=match_attributes, link_top=link_top,
+                         relations=relations, symmetric_relations=symmetric_relations)
     return agree_with(inputs, options)
 
 
@@ -480,6 +513,9 @@ class AgreeCommand:
         """The options checked before anything is read (the first mistake is the one reported)."""
         check_jobs(options.jobs)
         check_context(options.context)
+        from .relations import check_relation_options
+
+        check_relation_options(options)
         from .measures.significance import check_test_options
 
         check_test_options(options.test, options.unit, options.resamples)

@@ -11,6 +11,7 @@ does not repeat a check the library makes (``--jobs``, ``--beta``, ``--resamples
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import sys
 import warnings
@@ -121,26 +122,26 @@ def names_list(value: str) -> list[str]:
 
 def add_attribute_options(parser: argparse.ArgumentParser) -> None:
     """``--attributes [NAME,...]``, ``--match-attributes NAME,...`` and ``--link-top K`` (docs/measures.md,
-    docs/matching.md). Left out of the arguments when not given, so the JSON's ``options`` of the runs
-    without them stay as they were (the values as understood are echoed when given)."""
+    docs/matching.md). Echoed in the JSON's ``options`` as understood: ``attributes`` false, true or
+    the names; ``match_attributes`` the names (empty: none); ``link_top``."""
     group = parser.add_argument_group("attributes and links")
-    group.add_argument("--attributes", nargs="?", const=True, type=names_list, default=argparse.SUPPRESS,
+    group.add_argument("--attributes", nargs="?", const=True, type=names_list, default=False,
                        metavar="NAME,...",
                        help="add agreement on the spans' attributes (all of them, or these names): a, b, c, "
                             "precision, recall, F1 and, per attribute, Cohen's kappa over the aligned spans")
-    group.add_argument("--match-attributes", type=names_list, default=argparse.SUPPRESS, metavar="NAME,...",
+    group.add_argument("--match-attributes", type=names_list, default=[], metavar="NAME,...",
                        help="make these attributes part of a span's identity: entity linking with kb_id "
                             "(strict: --match exact; fuzzy: --match overlap)")
-    group.add_argument("--link-top", type=int, default=argparse.SUPPRESS, metavar="K",
+    group.add_argument("--link-top", type=int, default=1, metavar="K",
                        help="--match-attributes: a value's first K candidates (Q1|Q2|Q3) count (default: 1)")
 
 
 def attribute_settings(args) -> dict:
     """The keywords of :class:`~spanagree.options.RunOptions` that :func:`add_attribute_options` gives."""
-    if hasattr(args, "link_top") and not hasattr(args, "match_attributes"):
+    if args.link_top != 1 and not args.match_attributes:
         raise UsageError("--link-top goes with --match-attributes")
-    return {"attributes": getattr(args, "attributes", None), "match_attributes": getattr(args, "match_attributes", ()),
-            "link_top": getattr(args, "link_top", 1)}
+    return {"attributes": args.attributes or None, "match_attributes": tuple(args.match_attributes),
+            "link_top": args.link_top}
 
 
 def add_match_options(parser: argparse.ArgumentParser, *, pairing: bool = False) -> None:
@@ -260,6 +261,17 @@ def add_listing_options(parser: argparse.ArgumentParser, *, plots: bool = True) 
                                 "pip install 'spanagree[plots]'; file names in docs/cli.md)")
 
 
+def add_relation_options(parser: argparse.ArgumentParser) -> None:
+    """``--relations`` and ``--symmetric-relations`` (``agree`` and ``score``; docs/measures.md)."""
+    group = parser.add_argument_group("relations")
+    group.add_argument("--relations", action="store_true",
+                       help="compare the relations and events (BRAT R and E lines) too: same type, arguments "
+                            "aligned spans role by role under --match/--labels, one-to-one (docs/measures.md)")
+    group.add_argument("--symmetric-relations", metavar="T1,T2",
+                       help="--relations: these relation types match in either argument order (besides those "
+                            "a BRAT folder's annotation.conf declares symmetric)")
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="spanagree", description="Span-level agreement: F1 = positive specific agreement, "
                     "one-to-one span matching, majority-vote merging.")
@@ -285,8 +297,9 @@ def build_parser() -> Parser:
                             "the documents both its annotators have (round-robin designs)")
     add_listing_options(agree)
     add_document_key(agree)
-    add_gamma_options(agree)  # last: a new key of the JSON's options goes after the others
-    add_attribute_options(agree)  # (given only: the options' keys attributes, match_attributes, link_top)
+    add_gamma_options(agree)
+    add_attribute_options(agree)
+    add_relation_options(agree)  # last: a new key of the JSON's options goes after the others
 
     score = commands.add_parser("score", help="score predictions against a gold standard",
                                 description="Precision, recall, F1/F-beta and error analysis against a gold standard.")
@@ -304,9 +317,10 @@ def build_parser() -> Parser:
     score.add_argument("--errors", metavar="FILE", help="write every error (CSV, or JSON for .json)")
     score.add_argument("--force", action="store_true", help="replace an existing --errors file, --plots folder or --report file")
     add_listing_options(score)
-    add_document_key(score)  # last: a new key of the JSON's options goes after the others
+    add_document_key(score)
     add_strings_options(score)  # after it: the options' keys strings, strings_case, strings_fuzzy
-    add_attribute_options(score)  # (given only: the options' keys attributes, match_attributes, link_top)
+    add_attribute_options(score)
+    add_relation_options(score)  # last: a new key of the JSON's options goes after the others
 
     merge = commands.add_parser("merge", help="majority-vote gold standard from several annotators",
                                 description="Merge annotators by voting; list what needs adjudication "
@@ -401,7 +415,7 @@ def run_options(args, **command) -> RunOptions:
                       scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                       errors=args.errors or False, context=args.context,
                       report=args.report or False, document_key=args.document_key, **attribute_settings(args),
-                      **command)
+                      relations=args.relations, symmetric_relations=args.symmetric_relations, **command)
 
 
 def check_listing_outputs(args, inputs: list[str]) -> None:
@@ -462,6 +476,11 @@ def command_agree(args) -> str:
 
             rows = with_text_changed(rows, [result.extras.get("aligned_texts")], (("first", "first"), ("second", "second")))
             columns = [*columns, "text_changed"]
+        if args.relations:  # the relations' rows after the spans'
+            from .report.tabular import RELATION_DISAGREEMENT_COLUMNS, relation_disagreement_rows
+
+            rows = itertools.chain(rows, relation_disagreement_rows(result))
+            columns = [*columns, *RELATION_DISAGREEMENT_COLUMNS]
         write_listing(args.errors, rows, columns, force=args.force)
     if args.plots:
         from .report.plots import agreement_plots
@@ -497,6 +516,11 @@ def command_score(args) -> str:
             rows = with_text_changed(rows, [r.extras.get("aligned_texts") for r in results],
                                      (("gold", gold_name), ("pred", "prediction")))
             columns = [*columns, "text_changed"]
+        if args.relations:  # the relations' rows after the spans'
+            from .report.tabular import RELATION_ERROR_COLUMNS, relation_error_rows
+
+            rows = itertools.chain(rows, relation_error_rows(results))
+            columns = [*columns, *RELATION_ERROR_COLUMNS]
         write_listing(args.errors, rows, columns, force=args.force)
     if args.plots:
         from .report.plots import score_plots

@@ -60,6 +60,10 @@ class RunOptions:
     match_attributes, link_top
         Attributes that are part of a span's identity (linking: ``kb_id``) and how many of a
         value's ``|``-separated candidates count (:meth:`~spanagree.match.MatchRule.links_agree`).
+    relations, symmetric_relations
+        Relations and events compared (:mod:`spanagree.relations`), and the relation types that
+        match in either argument order (besides those BRAT's ``annotation.conf`` declares): names,
+        or one comma-separated string.
     analyses
         Registered analyses asked for by name (:func:`spanagree.pipeline.analyses.register`).
     record
@@ -121,6 +125,8 @@ class RunOptions:
     attributes: Any = None
     match_attributes: Any = ()
     link_top: int = 1
+    relations: bool = False
+    symmetric_relations: Any = None
     record: Mapping | None = field(default=None, repr=False)
 
     __hash__ = None  # holds mappings: a value to compare, not a key
@@ -158,18 +164,26 @@ class RunOptions:
         return parse_label_map(self.label_map), parse_label_list(self.only)
 
     def attributes_echo(self) -> dict:
-        """The JSON ``options`` of the attributes analysis and of linking, when asked for (the
-        documents of the runs without them stay as they were): ``attributes`` (the names, or
-        ``true``: every one), ``match_attributes``, ``link_top``."""
-        found: dict = {}
-        if self.attribute_names is not None:
-            found["attributes"] = list(self.attribute_names) or True
-        rule = self.rule
-        if rule.attributes:
-            found["match_attributes"] = list(rule.attributes)
-        if rule.link_top != 1:
-            found["link_top"] = rule.link_top
-        return found
+        """The JSON ``options`` of the attributes analysis and of linking, as understood:
+        ``attributes`` (the names, ``true``: every one, ``false``: not asked for),
+        ``match_attributes`` (the names; empty: none), ``link_top``."""
+        names, rule = self.attribute_names, self.rule
+        return {"attributes": False if names is None else list(names) or True,
+                "match_attributes": list(rule.attributes), "link_top": rule.link_top}
+
+    @cached_property
+    def symmetric(self) -> frozenset:
+        """``symmetric_relations`` as a set of types (a comma-separated string split).
+
+        >>> sorted(RunOptions(symmetric_relations="Alias, Sibling").symmetric)
+        ['Alias', 'Sibling']
+        """
+        given = self.symmetric_relations
+        if not given:
+            return frozenset()
+        if isinstance(given, str):
+            given = given.split(",")
+        return frozenset(name.strip() for name in given if name.strip())
 
     def replace(self, **changes) -> "RunOptions":
         """A copy with ``changes`` (the value itself never changes)."""

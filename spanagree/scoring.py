@@ -65,6 +65,8 @@ class Score:
     #: The documents' records for the HTML report (``score(..., report=True)``): a
     #: :class:`~spanagree.pipeline.spool.DocumentSpool`, or ``None``.
     spool: object = field(default=None, repr=False, compare=False)
+    #: ``relations=True``: the prediction's :class:`~spanagree.relations.RelationTally`; ``None`` otherwise.
+    relation_tally: object = field(default=None, repr=False, compare=False)
 
     def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
         """Write the HTML report (docs/report.md) to ``path``; needs ``score(..., report=True)``
@@ -99,6 +101,22 @@ class Score:
         """:attr:`items` one at a time, without keeping them when they were spooled while comparing
         (``score(..., errors=True)``: what ``--errors`` writes from)."""
         return iter(self._items) if self._items is not None else self._listed()
+
+    def relation_items(self) -> list:
+        """Every relation of the prediction and the gold classified (:class:`~spanagree.relations.RelationItem`:
+        ``correct``, ``argument_boundary``, ``wrong_type``, ``missed``, ``spurious``), document
+        by document.
+
+        Raises
+        ------
+        UsageError
+            The run compared no relations or kept no listing: call :func:`score` with
+            ``relations=True, errors=True``.
+        """
+        if self.relation_tally is None or self.relation_tally.items is None:
+            raise UsageError("this score kept no relations' listing: run score() with relations=True and errors=True "
+                             "to list them")
+        return self.relation_tally.listed(self.documents)
 
     def _listed(self):
         if self.listing is None:
@@ -181,7 +199,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
           progress: bool = False, scheduler=None, scheduler_timeout: float = 10.0, analyses=(),
           document_key: str = "id", pairing: str = "optimal", strings: str = "place", strings_case: str = "exact",
           strings_fuzzy: float | None = None, attributes=None, match_attributes=(),
-          link_top: int = 1) -> Score | list[Score]:
+          link_top: int = 1, relations: bool = False,
+          symmetric_relations=None) -> Score | list[Score]:
     """Score a prediction against a gold standard (or several predictions, one :class:`Score` each).
 
     Parameters
@@ -262,6 +281,14 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         ``"exact"`` or ``"ignore"``d; ``strings_fuzzy``, a normalised edit distance up to which a
         run of words counts as an occurrence. The result's ``extras["strings"]`` counts them
         (:mod:`spanagree.pipeline.placing`, docs/strings.md).
+    relations : bool
+        Compare the documents' relations and events (BRAT's ``R`` and ``E`` lines, ...) on each
+        document's span alignment (:mod:`spanagree.relations`: same type, arguments aligned
+        role by role; one-to-one), as ``extras["relations"]``: a, b, c, the rates and
+        ``by_type``.
+    symmetric_relations : list of str or str, optional
+        Relation types that match in either argument order (names, or one comma-separated
+        string), besides those the inputs' BRAT ``annotation.conf`` declares symmetric.
     report : bool or path
         Keep every document's text, spans and classified spans for the HTML report, spooled to a
         temporary file while comparing; write it with :meth:`Score.write_report`, or
@@ -296,7 +323,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
                          progress=progress, scheduler=scheduler, scheduler_timeout=scheduler_timeout,
                          analyses=tuple(analyses), document_key=document_key, strings=strings,
                          strings_case=strings_case, strings_fuzzy=strings_fuzzy, attributes=attributes,
-                         match_attributes=match_attributes, link_top=link_top)
+                         match_attributes=match_attributes, link_top=link_top,
+                         relations=relations, symmetric_relations=symmetric_relations)
     return score_with(gold, pred, options, gold_name=gold_name)
 
 
@@ -349,6 +377,12 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
         results.comparisons = ran.analysis("comparisons").finish(None, Finished(
             "score", names, results[0].documents, [(r.prediction, r.gold, g.pairs[0]) for r, g in zip(results, groups)],
             results, units=[g.analyses["units"][0] for g in groups] if "units" in groups[0].analyses else None))
+        if options.relations:  # the predictions compared on their relations too
+            from .pipeline.analyses import relation_comparisons, relation_resampling
+
+            results.relation_comparisons = relation_comparisons(
+                [r.relation_tally for r in results], [r.documents for r in results], [r.prediction for r in results],
+                **relation_resampling(options))
     return results if several or len(results) > 1 else results[0]
 
 
@@ -369,6 +403,9 @@ class ScoreCommand:
         """The options checked before anything is read (the first mistake is the one reported)."""
         if not options.beta >= 0:
             raise UsageError(f"{{option}} must be >= 0, got {options.beta!r}", option="beta")
+        from .relations import check_relation_options
+
+        check_relation_options(options)
         from .measures.significance import check_test_options
 
         check_test_options(options.test, options.unit, options.resamples)
@@ -440,6 +477,8 @@ class Scores(list):
     the JSON document's ``comparisons``."""
 
     comparisons: list[dict] | None = None
+    #: ``relations=True``: the predictions compared on their relations' figures (the JSON's ``relation_comparisons``).
+    relation_comparisons: list[dict] | None = None
 
 
 def check_context(context) -> None:

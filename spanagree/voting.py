@@ -865,9 +865,11 @@ def vote_with(inputs, options: RunOptions, min_votes: int | None = None, outputs
     from .pipeline.finish import aligned_note, aligned_texts
 
     notes += aligned_note(aligned_texts(group.texts, documents))
-    if tally.attributed:
-        notes.append(f"merge leaves the spans' attributes out: {tally.attributed} span(s) had some (the merged "
-                     "gold holds the vote's own notes only)")
+    if tally.attributed or tally.relations:
+        left = [f"{tally.attributed} span(s) with attributes"] if tally.attributed else []
+        left += [f"{tally.relations} relation(s) and event(s)"] if tally.relations else []
+        notes.append(f"merge votes on spans and leaves the annotators' attributes, relations and events out: "
+                     f"{' and '.join(left)} (the merged gold holds the vote's own notes only)")
     compared = [selected(counts, label_map, only) for counts in accumulator.labels] if rule.strict_labels else []
     notes += label_warnings(accumulator.labels, [(names[i], compared[i], names[j], compared[j]) for i, j in
                                                  itertools.combinations(range(len(compared)), 2)],
@@ -917,10 +919,12 @@ class VoteTally:
         self.present: dict[str, tuple[int, ...]] = {}  # --documents present: who has each document
         self.prepared = prepared  # the outputs written as the vote goes (merge --jobs)
         self.attributed = 0  # spans with attributes, which the merged gold leaves out (a note says so)
+        self.relations = 0  # the annotators' relations and events, which the vote leaves out (the same note)
 
     def __iadd__(self, other: "VoteTally") -> "VoteTally":
         self.store += other.store
         self.attributed += other.attributed
+        self.relations += other.relations
         if self.prepared is not None:
             self.prepared += other.prepared
         self.summaries.update(other.summaries)
@@ -959,6 +963,7 @@ class VoteComparison:
         ballots, texts, duplicates = ballots_of(spansets, documents)
         tally.duplicates = [a + b for a, b in zip(tally.duplicates, duplicates)]
         tally.attributed += attributed_spans(spansets, documents)
+        tally.relations += sum(len(s.documents[d].relations) for s in spansets for d in documents if d in s.documents)
         for ballot in ballots:
             doc_id, k = ballot[0], self.min_votes
             voters, holders = len(self.names), None

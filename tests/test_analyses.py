@@ -95,6 +95,7 @@ TURNED_ON = {
     "error_kinds": ("score", dict()),
     "gamma": ("agree", dict(gamma=True, gamma_samples=2, seed=5)),
     "attributes": ("score", dict(attributes=True, match="overlap")),  # (on attributes: tests/test_attributes.py)
+    "relations": ("score", dict(relations=True, match="overlap")),
 }
 
 

@@ -437,18 +437,20 @@ def test_merge_says_it_leaves_the_attributes_out(annotators):
     first, second, versions = annotators
     result = vote([first, second], min_votes=1)
     spans = sum(len([m for m in kept.values() if m["attributes"]]) for pair in versions.values() for kept in pair)
-    assert f"merge leaves the spans' attributes out: {spans} span(s) had some" in " ".join(result.notes)
+    assert (f"merge votes on spans and leaves the annotators' attributes, relations and events out: {spans} span(s) "
+            "with attributes (the merged gold holds the vote's own notes only)") in result.notes
     plain = vote([SpanSet.from_spans("x", [finding(0, 5)]), SpanSet.from_spans("y", [finding(0, 5)])])
     assert not any("attributes out" in note for note in plain.notes)
 
 
 def test_the_report_says_it_leaves_the_attributes_out(annotators, tmp_path):
+    """One note on the page, with the relations when both were compared."""
     first, second, _ = annotators
-    result = agree([first, second], attributes=True, report=True)
-    with pytest.warns(Warning, match="the report leaves the attributes out"):
-        result.write_report(tmp_path / "report.html")
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        agree([first, second], report=True).write_report(tmp_path / "plain.html")
+    agree([first, second], attributes=True, report=True).write_report(tmp_path / "report.html")
+    assert "the report leaves the attributes out: their figures (--attributes)" in \
+        (tmp_path / "report.html").read_text(encoding="utf-8")
+    agree([first, second], attributes=True, relations=True, report=True).write_report(tmp_path / "both.html")
+    assert "the report leaves the relations and the attributes out: their figures (--relations, --attributes)" in \
+        (tmp_path / "both.html").read_text(encoding="utf-8")
+    agree([first, second], report=True).write_report(tmp_path / "plain.html")
+    assert "the report leaves" not in (tmp_path / "plain.html").read_text(encoding="utf-8")

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from spanagree.errors import FormatError, SpanagreeWarning, UsageError
 from spanagree.formats import natural_key, read
 from spanagree.formats.brat import read_brat, write_brat
-from spanagree.span import Document, Span, SpanSet
+from spanagree.span import Document, Relation, Span, SpanSet
 
 
 def make(folder, files: dict[str, str | bytes]):
@@ -212,8 +212,8 @@ def test_other_lines_are_accepted_counted_and_kept_as_metadata(tmp_path):
     folder = make(tmp_path / "ann1", {"d.txt": "Ana went to Porto", "d.ann": ALL_KINDS})
     spanset = read_quietly(folder)
     assert len(spanset) == 3
-    assert spanset.notes == ["2 relations, 1 event, 3 attributes, 1 normalization, 1 equivalence, 2 notes "
-                             "read and not compared"]
+    assert spanset.notes == ["2 relations, 1 event read (compared with --relations)",
+                             "3 attributes, 1 normalization, 1 equivalence, 2 notes read and not compared"]
     ana, went, porto = sorted(spanset, key=Span.sort_key)
     assert ana.attributes == (("A:Negation", "True"), ("#:AnnotatorNotes", "the woman\twith a tab"))
     assert porto.attributes == (("A:Certainty", "High"), ("N:Reference", "Wikipedia:2198"))
@@ -389,7 +389,8 @@ def test_write_attributes_back(tmp_path):
     assert again == spanset
     assert sorted(s.attributes for s in again) == sorted(s.attributes for s in spanset)
     # only what points at a T line is kept (M1 was on E1, #2 on R1)
-    assert again.notes == ["2 attributes, 1 normalization, 1 note read and not compared"]
+    assert again.notes == ["2 relations, 1 event read (compared with --relations)",
+                           "2 attributes, 1 normalization, 1 note read and not compared"]
 
 
 @pytest.mark.parametrize(
@@ -469,3 +470,142 @@ def test_write_read_round_trip(spanset):
     assert back == spanset
     assert list(back.documents) == sorted(spanset.documents, key=natural_key)  # natural order
     assert len(back) == len(spanset)
+
+
+# ---------------------------------------------------------------------------------------------
+# Relations and events
+
+
+RELATIONS = (
+    "T1\tPER 0 3\tAna\n"
+    "T2\tLOC 12 17\tPorto\n"
+    "T3\tEVT 4 8\twent\n"
+    "R1\tLives Arg1:T1 Arg2:T2\t\n"      # a trailing tab
+    "R2\tSelf Arg1:T1 Arg2:T1\n"         # one span as both arguments
+    "E1\tTravel:T3 Agent:T1 Dest:T2 Cause:E2\n"  # E2 is defined after it: given by its trigger
+    "E2\tStart:T3\n"
+    "R3\tAfter Arg1:E1 Arg2:T2\n"
+)
+
+
+def test_relations_and_events_are_kept(tmp_path):
+    folder = make(tmp_path / "ann1", {"d.txt": "Ana went to Porto", "d.ann": RELATIONS})
+    spanset = read_quietly(folder)
+    ana, went = Span("d", 0, 3, "PER"), Span("d", 4, 8, "EVT")
+    porto = Span("d", 12, 17, "LOC")
+    relations = spanset.documents["d"].relations
+    assert relations == [
+        Relation("Lives", (("Arg1", ana), ("Arg2", porto))),
+        Relation("Self", (("Arg1", ana), ("Arg2", ana))),
+        Relation("Travel", (("Agent", ana), ("Dest", porto), ("Cause", went)), trigger=went),
+        Relation("Start", (), trigger=went),
+        Relation("After", (("Arg1", went), ("Arg2", porto))),
+    ]
+    assert [str(r.source) for r in relations] == [f"{folder / 'd.ann'}:{n}" for n in (4, 5, 6, 7, 8)]
+    assert spanset.notes == ["3 relations, 2 events read (compared with --relations)"]
+
+
+@pytest.mark.parametrize("line, message", [
+    ("R1\tLives Arg1:T1 Arg2:T9", "d.ann:2: R1: Arg2 names T9, which no T or E line of this file defines"),
+    ("E1\tTravel:T9 Agent:T1", "d.ann:2: E1: its trigger T9 is no T line of this file"),
+    ("E1\tTravel:T1 Agent:E7", "d.ann:2: E1: Agent names E7, which no T or E line of this file defines"),
+    ("R1\tLives", "d.ann:2: expected 'R<id>\\t<type> Arg1:<id> Arg2:<id>', got 'R1\\tLives'"),
+    ("R1\tLives Arg1T1", "d.ann:2: expected 'R<id>\\t<type> Arg1:<id> Arg2:<id>', got 'R1\\tLives Arg1T1'"),
+    ("E1", "d.ann:2: expected 'E<id>\\t<type>:<trigger id> <role>:<id> ...', got 'E1'"),
+])
+def test_a_relation_naming_an_unknown_id_is_one_error_line(tmp_path, line, message):
+    folder = make(tmp_path / "ann1", {"d.txt": "Ana", "d.ann": f"T1\tPER 0 3\tAna\n{line}\n"})
+    with pytest.raises(FormatError) as error:
+        read_quietly(folder)
+    assert str(error.value).endswith(message) and "\n" not in str(error.value)
+
+
+def test_relations_round_trip_with_the_t_ids_written(tmp_path):
+    folder = make(tmp_path / "ann1", {"d.txt": "Ana went to Porto", "d.ann": RELATIONS})
+    spanset = read_quietly(folder)
+    write_brat(spanset, tmp_path / "out")
+    assert (tmp_path / "out" / "d.ann").read_text().splitlines() == [
+        "T1\tPER 0 3\tAna", "T2\tEVT 4 8\twent", "T3\tLOC 12 17\tPorto",
+        "R1\tSelf Arg1:T1 Arg2:T1", "R2\tLives Arg1:T1 Arg2:T3", "R3\tAfter Arg1:T2 Arg2:T3",
+        "E1\tStart:T2", "E2\tTravel:T2 Agent:T1 Dest:T3 Cause:T2"]
+    again = read_quietly(tmp_path / "out")
+    assert again == spanset
+    assert sorted(again.documents["d"].relations, key=Relation.sort_key) == sorted(
+        spanset.documents["d"].relations, key=Relation.sort_key)
+    different = read_quietly(folder)
+    different.documents["d"].relations.pop()
+    assert different != spanset  # the equality the round trip relies on sees relations
+
+
+def test_writing_relations_where_the_format_cannot_hold_them_says_so(tmp_path):
+    from spanagree.formats import write
+
+    spanset = read_quietly(make(tmp_path / "ann1", {"d.txt": "Ana went to Porto", "d.ann": RELATIONS}))
+    with pytest.warns(SpanagreeWarning, match=r"^JSONL output: not written: 3 relations, 2 events$"):
+        write(spanset, tmp_path / "d.jsonl", "jsonl")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write(spanset, tmp_path / "again", "brat")
+
+
+def test_a_relation_whose_span_the_document_lacks_is_announced_not_written(tmp_path):
+    from spanagree.formats import write
+
+    ana, bo = Span("d", 0, 3, "PER"), Span("d", 8, 10, "PER")
+    spanset = SpanSet.from_spans("a", [ana], {"d": "Ana met Bo"})
+    spanset.documents["d"].relations = [Relation("Knows", (("Arg1", ana), ("Arg2", bo)))]
+    with pytest.warns(SpanagreeWarning, match="1 relation or event naming spans their documents do not hold"):
+        write(spanset, tmp_path / "out", "brat")
+    assert (tmp_path / "out" / "d.ann").read_text() == "T1\tPER 0 3\tAna\n"
+
+
+def test_annotation_conf_declares_the_symmetric_relation_types(tmp_path):
+    from spanagree.formats import FORMATS
+    from spanagree.formats.brat import symmetric_relation_types
+
+    folder = make(tmp_path / "ann1", {
+        "d.txt": "Ana", "d.ann": "T1\tPER 0 3\tAna\n",
+        "annotation.conf": "# a comment\n[entities]\nPER\n[relations]\n"
+                           "Alias Arg1:PER, Arg2:PER, <REL-TYPE>:symmetric-transitive\n"
+                           "Sibling\tArg1:PER, Arg2:PER, <REL-TYPE>:symmetric\n"
+                           "Before Arg1:PER, Arg2:PER, <REL-TYPE>:transitive\n"
+                           "Lives Arg1:PER, Arg2:LOC\n"
+                           "<OVERLAP> Arg1:<ENTITY>, Arg2:<ENTITY>, <OVL-TYPE>:<ANY>\n"
+                           "[events]\nTravel Agent:PER, <REL-TYPE>:symmetric\n",
+        "sub/annotation.conf": "[relations]\nFriend Arg1:PER, Arg2:PER, <REL-TYPE>:symmetric\n"})
+    assert symmetric_relation_types(folder) == {"Alias", "Sibling", "Friend"}
+    assert FORMATS["brat"].symmetric_relations(folder) == {"Alias", "Sibling", "Friend"}
+    assert FORMATS["conll"].symmetric_relations(folder) == frozenset()
+    assert symmetric_relation_types(tmp_path / "nothing") == frozenset()
+
+
+@st.composite
+def spansets_with_relations(draw):
+    """:func:`spansets` whose documents have relations and events between their spans."""
+    spanset = draw(spansets())
+    names = st.text(alphabet=string.ascii_letters + "_-|", min_size=1, max_size=5)
+    for document in spanset.documents.values():
+        if not document.spans:
+            continue
+        span = st.sampled_from(document.spans)
+        for _ in range(draw(st.integers(0, 4))):
+            arguments = tuple(draw(st.lists(st.tuples(st.sampled_from(["Arg1", "Arg2", "Theme", "Site2"]), span),
+                                            max_size=3)))
+            trigger = draw(st.one_of(st.none(), span))
+            if trigger is None and not arguments:
+                continue
+            document.relations.append(Relation(draw(names), arguments, trigger))
+    return spanset
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spansets_with_relations())
+def test_relations_write_read_round_trip(spanset):
+    with tempfile.TemporaryDirectory() as tmp:
+        write_brat(spanset, os.path.join(tmp, "out"))
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            back = read_brat(os.path.join(tmp, "out"))
+    assert back == spanset  # relations compared as multisets
+    assert sum(len(d.relations) for d in back.documents.values()) == sum(
+        len(d.relations) for d in spanset.documents.values())

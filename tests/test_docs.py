@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: The modules the API reference documents whole (docs/api.md): each public name of theirs must be
 #: in the site's inventory.
-DOCUMENTED_MODULES = ["spanagree.formats", "spanagree.options", "spanagree.pipeline.analyses",
+DOCUMENTED_MODULES = ["spanagree.formats", "spanagree.options", "spanagree.pipeline.analyses", "spanagree.relations",
                       "spanagree.measures.registry", "spanagree.measures.tokens", "spanagree.measures.tables",
                       "spanagree.measures.bootstrap", "spanagree.measures.significance",
                       "spanagree.measures.unitizing", "spanagree.measures.attributes", "spanagree.report.schemas"]

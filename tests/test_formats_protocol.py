@@ -113,10 +113,12 @@ def test_the_declarations_hold_on_the_demo_sample(fmt, tmp_path):
 
 
 def test_brat_announces_the_lines_no_span_keeps():
-    """BRAT's notes count its relations; its unkept function turns them into what a writer announces."""
+    """BRAT's notes count its equivalences, which no span set keeps (relations and events are kept);
+    its unkept function turns them into what a writer announces."""
     brat = FORMATS["brat"]
-    assert brat.unkept(["3 relations, 1 event, 139 notes read and not compared"]) == {"relation": 3, "event": 1}
-    assert FORMATS["conll"].unkept(["3 relations, 1 event, 139 notes read and not compared"]) == {}
+    notes = ["3 relations, 1 event read (compared with --relations)", "2 equivalences, 139 notes read and not compared"]
+    assert brat.unkept(notes) == {"equivalence": 2}
+    assert FORMATS["conll"].unkept(notes) == {}
 
 
 def test_the_capabilities_the_rest_of_spanagree_asks_for():

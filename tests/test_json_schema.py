@@ -136,6 +136,7 @@ def test_the_schemas_enums_are_the_registries():
     from spanagree.formats.schemes import SCHEMES
     from spanagree.match import BOUNDARIES, LABEL_RULES, PAIRINGS
     from spanagree.scoring import KINDS as ERROR_KINDS
+    from spanagree.relations import RELATION_KINDS
     from spanagree.voting import KINDS as VOTE_KINDS, SETTLED_KINDS, VOTE_RULES
 
     agree, score, merge = schema("agree"), schema("score"), schema("merge")
@@ -151,10 +152,11 @@ def test_the_schemas_enums_are_the_registries():
     assert merge["properties"]["match"]["enum"] == list(VOTE_RULES)
     assert merge["$defs"]["options"]["properties"]["to"]["enum"] == writable_formats()
     assert list(score["$defs"]["prediction"]["properties"]["errors"]["properties"]) == list(ERROR_KINDS)
-    assert errors["$defs"]["item"]["properties"]["kind"]["enum"] == [k for k in ERROR_KINDS if k != "correct"]
+    listed = [k for k in ERROR_KINDS if k != "correct"] + [k for k in RELATION_KINDS if k not in ERROR_KINDS]
+    assert errors["$defs"]["item"]["properties"]["kind"]["enum"] == listed
     assert adjudication["$defs"]["cluster"]["properties"]["kind"]["items"]["enum"] == [*VOTE_KINDS, *SETTLED_KINDS]
     disagreements = schema("disagreements")
-    assert disagreements["$defs"]["item"]["properties"]["kind"]["enum"] == [k for k in ERROR_KINDS if k != "correct"]
+    assert disagreements["$defs"]["item"]["properties"]["kind"]["enum"] == listed
     assert [k for k in merge["$defs"]["tally"]["properties"] if k in VOTE_KINDS] == list(VOTE_KINDS)
 
 

@@ -55,15 +55,17 @@ def test_relations_events_and_attributes(tmp_path):
         "R1\tKnows Arg1:T1 Arg2:T2\nR2\tIn Arg1:T2 Arg2:T3\nE1\tMeet:T4 Who:T1\n"
         "A1\tNegation T1\nN1\tReference T3 Wikipedia:1\n#1\tAnnotatorNotes T2\tfriend\n*\tAlias T1 T2\n",
         encoding="utf-8")
+    # BRAT keeps the relations and the event (R and E lines, naming the T ids written, in offset order);
+    # only the equivalence is not written
     assert _announced(lambda: convert(folder, tmp_path / "o", to="brat")) == [
-        "BRAT output: not written: 2 relations; 1 event; 1 equivalence"]
-    # JSONL keeps the attribute and the normalisation, not the note
+        "BRAT output: not written: 1 equivalence"]
+    assert "R2\tIn Arg1:T3 Arg2:T4\nE1\tMeet:T2 Who:T1\n" in (tmp_path / "o" / "d.ann").read_text(encoding="utf-8")
+    # JSONL keeps the attribute, the normalisation, the relations and the event, not the note
     assert _announced(lambda: convert(folder, tmp_path / "o.jsonl", to="jsonl")) == [
-        "JSONL output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans; 2 relations; 1 event; "
-        "1 equivalence"]
+        "JSONL output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans; 1 equivalence"]
     assert _announced(lambda: convert(folder, tmp_path / "o.xml", to="xml")) == [
         "XML output: not written: 1 note (BRAT #, e.g. AnnotatorNotes) on spans, 1 attribute (BRAT A) on spans, "
-        "1 normalization (BRAT N) on spans; 2 relations; 1 event; 1 equivalence"]
+        "1 normalization (BRAT N) on spans; 2 relations, 1 event; 1 equivalence"]
 
 
 def test_conll_writes_names_and_announces_the_ids_it_renumbers(demo, tmp_path, capsys):

@@ -19,12 +19,22 @@ Reading
   differs from the text (whitespace compared loosely: a newline written as a space still agrees), a
   :class:`~spanagree.errors.SpanagreeWarning` names ``file:line`` of the first such line and the
   number of them in that file (one warning per file). A ``T`` line without a text column is read.
-* **Other lines** -- relations ``R``, events ``E``, attributes ``A`` (and the older ``M``),
-  normalisations ``N``, equivalences ``*`` and notes ``#`` -- are read without error and not
-  compared; the span set's notes count them (``"3 relations, 2 attributes read and not
-  compared"``). Attributes, normalisations and notes that point at a ``T`` id are also kept on that
-  span's ``attributes``: ``("A:Negation", "True")``, ``("A:Certainty", "High")``,
-  ``("N:Reference", "Wikipedia:534366")``, ``("#:AnnotatorNotes", "C0011849")``.
+* **Relations and events** are kept in the document's :attr:`~spanagree.span.Document.relations`
+  (compared under ``relations=True``, :mod:`spanagree.relations`): ``R1<TAB>Type Arg1:T1 Arg2:T2``
+  (a trailing tab accepted; both arguments may be the same span) as a relation,
+  ``E1<TAB>Type:T3 Role:T1 Role2:E2`` as an event with its trigger, an argument that is an event
+  given by its trigger span. An id that no ``T`` (or ``E``) line of the file defines is an error
+  naming the file and line. The span set's notes count them (``"3 relations, 1 event read
+  (compared with --relations)"``).
+* **Other lines** -- attributes ``A`` (and the older ``M``), normalisations ``N``, equivalences
+  ``*`` and notes ``#`` -- are read without error and not compared; the span set's notes count
+  them (``"2 attributes, 1 equivalence read and not compared"``). Attributes, normalisations and
+  notes that point at a ``T`` id are also kept on that span's ``attributes``: ``("A:Negation",
+  "True")``, ``("A:Certainty", "High")``, ``("N:Reference", "Wikipedia:534366")``,
+  ``("#:AnnotatorNotes", "C0011849")``.
+* **annotation.conf**: :func:`symmetric_relation_types` reads the relation types its
+  ``[relations]`` section declares symmetric (``<REL-TYPE>:symmetric`` or
+  ``symmetric-transitive``), which match in either argument order.
 * **Errors** (:class:`~spanagree.errors.FormatError`, ``path:line: message``): a malformed ``T``
   line (too few tab-separated fields, offsets that are not ASCII digits, an empty or reversed range,
   an offset beyond the text), a line of an unknown kind, bytes that are not UTF-8 (with the line of
@@ -38,7 +48,8 @@ Writing
 every document, creating sub-folders for ids with ``/``. Spans are numbered ``T1``, ``T2``, ... in
 canonical order (:meth:`~spanagree.span.Span.sort_key`); the text column is the fragments' texts
 joined by one space, with tabs and line breaks written as spaces. Span attributes in the shapes
-above are written back as ``A``, ``N`` and ``#`` lines. BRAT needs texts: a document without one
+above are written back as ``A``, ``N`` and ``#`` lines, relations and events as ``R`` and ``E``
+lines (numbered in canonical order, naming the ``T`` ids written). BRAT needs texts: a document without one
 is an error naming it, as is a label with whitespace (BRAT cannot hold it).
 """
 
@@ -50,7 +61,7 @@ import warnings
 from operator import itemgetter, methodcaller
 
 from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level, parameter
-from ..span import Document, Source, Span, SpanSet, normalize_fragments
+from ..span import Document, Relation, Source, Span, SpanSet, moved_relations, normalize_fragments
 from . import (MAX_RECORD_BYTES, DocumentFiles, DocumentStream, FolderListing, collect, listed_documents, natural_key,
                read_regular)
 from .registry import FORMATS
@@ -58,9 +69,11 @@ from .registry import FORMATS
 #: This module's registry entry, on which it registers its functions.
 FORMAT = FORMATS["brat"]
 
-__all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "list_brat"]
+__all__ = ["read_brat", "stream_brat", "write_brat", "BratFolder", "list_brat", "symmetric_relation_types"]
 
 T_LINE = "T<id>\\t<label> <start> <end>"
+R_LINE = "R<id>\\t<type> Arg1:<id> Arg2:<id>"
+E_LINE = "E<id>\\t<type>:<trigger id> <role>:<id> ..."
 
 # Other line kinds: first character -> the noun the notes count them with.
 _OTHER_KINDS = {"R": "relation", "E": "event", "A": "attribute", "M": "attribute", "N": "normalization",
@@ -144,7 +157,10 @@ def stream_brat(path, *, name: str | None = None, max_record_bytes: int = MAX_RE
 def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
     """The span set's notes: the other lines read (``counts``) and the .txt files passed over."""
     notes = []
-    read = [_plural(counts[kind], kind, kind + "s") for kind in _NOTE_ORDER if counts[kind]]
+    kept = [_plural(counts[kind], kind, kind + "s") for kind in _KEPT if counts[kind]]
+    if kept:
+        notes.append(f"{', '.join(kept)} read (compared with --relations)")
+    read = [_plural(counts[kind], kind, kind + "s") for kind in _NOTE_ORDER if counts[kind] and kind not in _KEPT]
     if read:
         notes.append(f"{', '.join(read)} read and not compared")
     if counts.get("lf_offsets"):
@@ -159,13 +175,16 @@ def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
 
 @FORMAT.provides("unkept")
 def unkept_lines(notes: list[str]) -> dict[str, int]:
-    """Of the other lines a span set's notes count (:func:`_notes`), those no span keeps —
-    relations, events, equivalences — by kind (``{"relation": 3}``), for a writer to announce.
+    """Of the other lines a span set's notes count (:func:`_notes`), those no span set keeps —
+    equivalences (``*``) — by kind (``{"equivalence": 3}``), for a writer to announce (relations and
+    events are kept in :attr:`~spanagree.span.Document.relations`; attributes, normalisations and
+    notes on their spans).
 
     Examples
     --------
-    >>> unkept_lines(["3 relations, 1 event, 139 notes read and not compared"])
-    {'relation': 3, 'event': 1}
+    >>> unkept_lines(["3 relations, 1 event read (compared with --relations)",
+    ...               "2 equivalences, 139 notes read and not compared"])
+    {'equivalence': 2}
     """
     counts: dict[str, int] = {}
     for note in notes:
@@ -178,8 +197,11 @@ def unkept_lines(notes: list[str]) -> dict[str, int]:
     return counts
 
 
-# The other lines no span keeps (attributes, normalisations and notes of a T are kept on its span).
-_UNKEPT = ("relation", "event", "equivalence")
+# The other lines no span set keeps (attributes, normalisations and notes of a T are kept on its
+# span; relations and events in its document's relations).
+_UNKEPT = ("equivalence",)
+# The other lines a document keeps as its relations.
+_KEPT = ("relation", "event")
 
 
 class BratFolder(FolderListing):
@@ -331,6 +353,7 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
     spans: list[Span] = []
     ids: list[str] = []
     extras: list[tuple[str, str, str]] | None = None
+    linked: list[tuple[int, str]] | None = None  # the R and E lines, read once every T line is
     mismatch_first = None
     mismatches = 0
     lineno = 0
@@ -382,6 +405,11 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
                 raise FormatError(ann_path, "unknown annotation line: an id starts with T, R, E, A, M, N, * "
                                   f"or #, got {_shown(line)}", lineno)
             counts[kind] += 1
+            if line[0] in "RE":
+                if linked is None:
+                    linked = []
+                linked.append((lineno, line))
+                continue
             if line[0] in "AMN#":
                 extra = _extra(line)
                 if extra is not None:
@@ -391,8 +419,11 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
 
     if extras:
         _attach(spans, ids, extras)
+    relations = _relations(linked, spans, ids, ann_path) if linked else []
     if line_ends == "lf" and crlf:  # LF-counted offsets onto the text as stored
-        spans = _onto_crlf(spans, text)
+        moved = _onto_crlf(spans, text)
+        relations = moved_relations(relations, spans, moved)
+        spans = moved
         text = stored
         counts["lf_offsets"] += 1
     if mismatches:
@@ -406,7 +437,50 @@ def _read_document(doc_id: str, txt_path: str, ann_path: str | None, counts: dic
         warnings.warn(SpanagreeWarning(f"{ann_path}:{line_no}: {tid}'s text column {_shown(column)} differs from the "
                                        f"text {_shown(covered)}{more}{hint}", lf=parameter("brat_line_ends", "lf")),
                       stacklevel=find_stack_level())
-    return Document(doc_id, text, spans, ann_path)
+    return Document(doc_id, text, spans, ann_path, relations=relations)
+
+
+def _relations(lines: list[tuple[int, str]], spans: list[Span], ids: list[str], ann_path: str) -> list[Relation]:
+    """The relations (``R`` lines) and events (``E`` lines) of a ``.ann``, in the order of their
+    lines: each argument the span its ``T`` id names, or the trigger of the event its ``E`` id
+    names (events first get their triggers, so an event may name one defined after it)."""
+    by_id = dict(zip(ids, spans))
+    parsed = []
+    triggers: dict[str, Span] = {}
+    for lineno, line in lines:
+        parts = line.split("\t")
+        fields = parts[1].split() if len(parts) > 1 else []
+        if any(part.strip() for part in parts[2:]) or not fields or (line[0] == "R" and len(fields) < 2):
+            raise FormatError(ann_path, f"expected '{R_LINE if line[0] == 'R' else E_LINE}', got {_shown(line)}",
+                              lineno)
+        pairs = []
+        for field in (fields if line[0] == "E" else fields[1:]):
+            role, colon, target = field.rpartition(":")
+            if not colon or not role or not target:
+                raise FormatError(ann_path, f"expected '{R_LINE if line[0] == 'R' else E_LINE}', got {_shown(line)}",
+                                  lineno)
+            pairs.append((role, target))
+        if line[0] == "E":
+            (kind, trigger), pairs = pairs[0], pairs[1:]
+            span = by_id.get(trigger)
+            if span is None:
+                raise FormatError(ann_path, f"{parts[0]}: its trigger {trigger} is no T line of this file", lineno)
+            triggers[parts[0]] = span
+        else:
+            kind, trigger = fields[0], None
+        parsed.append((lineno, parts[0], kind, trigger, pairs))
+    relations = []
+    for lineno, rid, kind, trigger, pairs in parsed:
+        arguments = []
+        for role, target in pairs:
+            span = by_id.get(target) or triggers.get(target)
+            if span is None:
+                raise FormatError(ann_path, f"{rid}: {role} names {target}, which no T or E line of this file "
+                                  "defines", lineno)
+            arguments.append((role, span))
+        relations.append(Relation(kind, tuple(arguments), triggers.get(rid) if trigger is not None else None,
+                                  Source.at(ann_path, lineno)))
+    return relations
 
 
 # A plain T line: one fragment, a text column; offsets of at most 18 digits (int() takes them all).
@@ -639,6 +713,13 @@ def check_brat_document(doc_id: str, document: Document) -> None:
         if span.end > n:
             raise UsageError(f"document {doc_id!r}: span {span.fragments} {span.label} ends beyond its text "
                              f"({n} characters)")
+    for relation in document.relations:
+        names = [relation.type, *(role for role, _ in relation.arguments)]
+        if any(not name or name.split() != [name] for name in names) or any(":" in role for role, _ in
+                                                                            relation.arguments):
+            raise UsageError(f"document {doc_id!r}: relation {relation.type!r} with roles "
+                             f"{[role for role, _ in relation.arguments]}: a type or role with whitespace, an "
+                             "empty one or a role with ':'; BRAT cannot write it")
 
 
 #: How ``merge --jobs`` workers write their documents' share of a BRAT gold (:mod:`spanagree.pipeline.parts`).
@@ -658,7 +739,8 @@ def _ann_lines(document: Document) -> list[str]:
     text = document.text
     lines = []
     extra = {"A": 0, "N": 0, "#": 0}
-    for number, span in enumerate(sorted(document.spans, key=Span.sort_key), 1):
+    ordered = sorted(document.spans, key=Span.sort_key)
+    for number, span in enumerate(ordered, 1):
         offsets = ";".join(f"{s} {e}" for s, e in span.fragments)
         column = " ".join(text[s:e] for s, e in span.fragments).translate(_FLATTEN)
         lines.append(f"T{number}\t{span.label} {offsets}\t{column}\n")
@@ -678,4 +760,80 @@ def _ann_lines(document: Document) -> list[str]:
                 lines.append(f"N{extra[kind]}\t{name} T{number} {value}\n")
             else:
                 lines.append(f"#{extra[kind]}\t{name} T{number}\t{value}\n")
+    if document.relations:
+        lines += _relation_lines(document.relations, ordered)
     return lines
+
+
+def _relation_lines(relations: list, ordered: list[Span]) -> list[str]:
+    """The ``R`` and ``E`` lines of a document's relations and events, each numbered in canonical
+    order (:meth:`~spanagree.span.Relation.sort_key`), naming their spans by the ``T`` ids written
+    (``ordered``: the spans in the order of their numbers; of equal spans, the first's id). An
+    event that is another's argument is named by its trigger's ``T`` id. A relation one of whose
+    spans the document does not hold is not written (:func:`~spanagree.formats.dropped` announces it)."""
+    number: dict[Span, int] = {}
+    for n, span in enumerate(ordered, 1):
+        number.setdefault(span, n)
+    written = {"R": 0, "E": 0}
+    lines = []
+    for relation in sorted(relations, key=Relation.sort_key):
+        if any(span not in number for span in relation.spans):
+            continue
+        arguments = " ".join(f"{role}:T{number[span]}" for role, span in relation.arguments)
+        if relation.trigger is None:
+            written["R"] += 1
+            lines.append(f"R{written['R']}\t{relation.type} {arguments}\n")
+        else:
+            written["E"] += 1
+            head = f"{relation.type}:T{number[relation.trigger]}"
+            lines.append(f"E{written['E']}\t{head}{' ' if arguments else ''}{arguments}\n")
+    return lines
+
+
+@FORMAT.provides("symmetric_relations")
+def symmetric_relation_types(path) -> frozenset[str]:
+    """The relation types a BRAT folder's ``annotation.conf`` declares symmetric: in its
+    ``[relations]`` section, a line whose arguments include ``<REL-TYPE>:symmetric`` (or
+    ``symmetric-transitive``), as brat's configuration has it. Every ``annotation.conf`` in the
+    folder and its sub-folders is read (brat takes each document's nearest one; a type declared
+    symmetric in any of them is symmetric here); none, or a path that is not a folder: no type.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "annotation.conf").write_text("[entities]\\nProtein\\n[relations]\\n"
+    ...     "Equiv Arg1:Protein, Arg2:Protein, <REL-TYPE>:symmetric-transitive\\n"
+    ...     "Binds Arg1:Protein, Arg2:Protein\\n[events]\\nBinding Theme+:Protein\\n")
+    >>> sorted(symmetric_relation_types(folder))
+    ['Equiv']
+    """
+    top = os.fspath(path)
+    if not os.path.isdir(top):
+        return frozenset()
+    found = set()
+    for dirpath, dirnames, filenames in os.walk(top):
+        if "annotation.conf" not in filenames:
+            continue
+        try:
+            with open(os.path.join(dirpath, "annotation.conf"), encoding="utf-8", errors="replace") as file:
+                lines = file.read().splitlines()
+        except OSError as error:
+            raise FormatError(os.path.join(dirpath, "annotation.conf"), f"cannot read: {error.strerror or error}") \
+                from None
+        section = None
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("[") and line.endswith("]"):
+                section = line[1:-1].strip()
+                continue
+            if section != "relations":
+                continue
+            kind, _, rest = line.replace("\t", " ").partition(" ")
+            for argument in rest.split(","):
+                role, _, value = argument.strip().partition(":")
+                if role == "<REL-TYPE>" and "symmetric" in value.split("-"):
+                    found.add(kind.strip())
+    return frozenset(found)

@@ -137,7 +137,10 @@ FORMAT_FUNCTIONS: dict[str, FormatFunction] = {f.kind: f for f in (
                    "format that numbers its documents gives them, one per document in order, each one of "
                    "``known`` (CoNLL's ``-DOCSTART-`` lines), or ``None`` when it names none", needs="numbered"),
     FormatFunction("unkept", "``(notes) -> dict[str, int]``: of what a span set's notes count, what no span "
-                   "keeps (BRAT's relations), by kind, for a writer to announce"),
+                   "set keeps (BRAT's equivalences), by kind, for a writer to announce"),
+    FormatFunction("symmetric_relations", "``(path) -> frozenset[str]``: the relation types a path's own "
+                   "configuration declares symmetric (BRAT's ``annotation.conf``), which ``relations=True`` "
+                   "matches in either argument order"),
 )}
 
 
@@ -379,9 +382,15 @@ class Format:
 
     def unkept(self, notes: list[str]) -> dict[str, int]:
         """Of what a span set read in this format counts in its ``notes``, what no span keeps,
-        by kind (BRAT's ``{"relation": 3}``), for a writer to announce; ``{}`` for most formats."""
+        by kind (BRAT's ``{"equivalence": 3}``), for a writer to announce; ``{}`` for most formats."""
         function = self.registered("unkept")
         return {} if function is None else function(notes)
+
+    def symmetric_relations(self, path) -> frozenset:
+        """The relation types ``path``'s own configuration declares symmetric (BRAT's
+        ``annotation.conf``); none for a format without such a configuration."""
+        function = self.registered("symmetric_relations")
+        return frozenset() if function is None else function(path)
 
 
 _XML_OPTIONS = (

@@ -31,11 +31,13 @@ a cluster). The built-in ones:
 ``error_kinds``  ``score``'s error analysis, always on in ``score``: :class:`ErrorKinds`
 ``gamma``        Mathet et al.'s γ, γ-cat and γ-k (``gamma=True``): :class:`Gamma`
 ``attributes``   agreement on the spans' attributes (``attributes=True``): :class:`Attributes`
+``relations``    relations and events matched on the spans' alignment (``relations=True``): :class:`Relations`
 ===============  ========================================================================
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable
@@ -149,6 +151,8 @@ class Plan:
     levels: dict | None = None
     folders: dict = field(default_factory=dict)
     rule: Any = None
+    #: The run's inputs, containers expanded (paths, streams, span sets), as the command ordered them.
+    inputs: list = field(default_factory=list)
 
 
 @dataclass
@@ -646,6 +650,157 @@ def _attributes(options, plan: Plan):
     return Attributes(len(plan.pairs), options.attribute_names, bootstrap)
 
 
+class Relations(Analysis):
+    """``relations``: each pair's relations and events compared on each document's span alignment
+    (:func:`spanagree.relations.compared_relations`), counted per document and type
+    (:class:`~spanagree.relations.RelationTally`), and their figures: ``score``'s per prediction;
+    ``agree``'s per pair (:attr:`~spanagree.agreement.Agreement.relation_pairs`, each pair's
+    ``relations`` in the JSON) and pooled over the pairs, with their mean F1. ``symmetric``: the
+    types that match in either argument order."""
+
+    key = "relations"
+    alignments = True
+
+    def __init__(self, pairs: int, symmetric: frozenset, rule, listed: bool = False, context: int = 0,
+                 resampling: dict | None = None):
+        self.pairs, self.symmetric, self.rule = pairs, symmetric, rule
+        self.listed, self.context = listed, context  # errors=True: each relation kept for the listings
+        # bootstrap and compare: intervals and tests of the relations' figures too (the run's
+        # bootstrap, compare, test, resamples and seed; plain values, sent to the workers with the analysis)
+        self.resampling = resampling or {}
+
+    def new(self):
+        from ..relations import RelationTally
+
+        return PerPair(RelationTally(self.listed) for _ in range(self.pairs))
+
+    def observe(self, tally, batch: Batch) -> None:
+        from ..relations import compared_relations
+
+        texts = batch.texts if self.listed else {}
+        for k, (index, _, i, j) in enumerate(batch.pairs):
+            first, second = batch.spansets[i].documents, batch.spansets[j].documents
+            for doc_id, alignment in zip(batch.documents, batch.alignments[k]):
+                mine, theirs = first.get(doc_id), second.get(doc_id)
+                tally[index].add(doc_id, compared_relations(mine.relations if mine is not None else [],
+                                                            theirs.relations if theirs is not None else [],
+                                                            alignment, self.rule, self.symmetric),
+                                 texts.get(doc_id), self.context)
+
+    def finish(self, tally, finished: Finished):
+        from ..measures.counts import Counts
+        from ..measures.registry import counts_dict
+        from ..relations import relations_figures
+        from .compare import MeanF1
+
+        result = finished.result
+        if isinstance(result.options, dict):  # the run's options as understood
+            result.options["relations"] = True
+            result.options["symmetric_relations"] = sorted(self.symmetric) or None
+        if finished.command == "score":
+            result.relation_tally = tally[0]
+            figures = relations_figures(tally[0], finished.documents)
+            _warn_undefined(f"{result.prediction}: relations", figures)
+            if self.resampling.get("bootstrap"):
+                figures["bootstrap"] = self.bootstrap([tally[0]], [finished.documents],
+                                                      [[first, second] for first, second, _ in finished.pairs], False)
+            return figures
+        documents = [list(pair.by_document) for pair in result.pairs]
+        result.relation_tally = list(tally)
+        result.relation_pairs = [relations_figures(own, on) for own, on in zip(tally, documents)]
+        by_type: dict[str, Counts] = {}
+        for own, on in zip(tally, documents):
+            for kind, counts in own.by_type(on).items():
+                by_type[kind] = by_type.get(kind, Counts()) + counts
+        pooled = sum(by_type.values(), Counts())
+        for (first, second, _), figures in zip(finished.pairs, result.relation_pairs):
+            _warn_undefined(f"{first} × {second}: relations", figures)
+        mean = MeanF1.of(figures["f1"] for figures in result.relation_pairs)
+        figures = {**counts_dict(pooled), "mean_f1": mean.mean, "sd_f1": mean.sd,
+                   "pairs_with_undefined_f1": mean.skipped,
+                   "by_type": {kind: counts_dict(by_type[kind]) for kind in sorted(by_type)}}
+        names = [f"{first} × {second}" for first, second, _ in finished.pairs]
+        if self.resampling.get("bootstrap"):
+            figures["bootstrap"] = self.bootstrap(list(tally), documents,
+                                                  [[first, second] for first, second, _ in finished.pairs], True)
+        if self.resampling.get("compare"):
+            figures["comparisons"] = relation_comparisons(list(tally), documents, names, **self.resampling)
+        return figures
+
+    def bootstrap(self, tallies: list, documents: list, pairs: list, mean: bool) -> dict:
+        """``bootstrap=N``: percentile intervals of the relations' figures, resampling documents
+        (:func:`spanagree.measures.bootstrap.bootstrap_intervals`; relations are per document,
+        whatever ``unit``)."""
+        from ..measures.bootstrap import bootstrap_intervals
+
+        every = list(dict.fromkeys(d for own in documents for d in own))
+        return bootstrap_intervals(relation_rows(tallies, every), n=self.resampling["bootstrap"],
+                                   seed=self.resampling["seed"],
+                                   unit="document", pairs=pairs, mean=mean)
+
+
+def relation_rows(tallies: list, documents: list[str]) -> list[list[tuple]]:
+    """Per document, each tally's relation ``(a, b, c)`` (``(0, 0, 0)`` where it did not compare
+    the document): the rows the bootstrap resamples and the paired tests swap."""
+    rows = []
+    for doc_id in documents:
+        row = []
+        for tally in tallies:
+            counts = tally.document_counts(doc_id)
+            row.append((counts.a, counts.b, counts.c))
+        rows.append(row)
+    return rows
+
+
+def relation_comparisons(tallies: list, documents: list, names: list[str], *, test: str = "randomization",
+                         resamples: int = 10_000, seed: int | None = None, **_) -> list[dict]:
+    """``compare=True``: the pairs (or predictions) compared on their relations' figures, on the
+    documents every one compared (:func:`spanagree.measures.significance.paired_comparisons`)."""
+    from ..measures.significance import paired_comparisons
+
+    held = [set(own) for own in documents]
+    shared = [d for d in documents[0] if all(d in own for own in held)]
+    return paired_comparisons(relation_rows(tallies, shared), names, test=test, unit="document",
+                              resamples=resamples, seed=seed)
+
+
+def _warn_undefined(what: str, figures: dict) -> None:
+    """The relations' rates that are 0/0 (no relation on one side or either), named in one warning."""
+    import math
+    import warnings
+
+    from ..errors import SpanagreeWarning, find_stack_level
+
+    undefined = [name for key, name in (("precision", "precision"), ("recall", "recall"), ("f1", "F1"))
+                 if math.isnan(figures[key])]
+    if undefined:
+        warnings.warn(f"{what}: {', '.join(undefined)} undefined (0/0), reported as NaN", SpanagreeWarning,
+                      stacklevel=find_stack_level())
+
+
+def _relations(options, plan: Plan):
+    if not options.relations:
+        return None
+    from ..formats import get_format
+    from . import input_format
+
+    symmetric = set(options.symmetric)
+    for item in plan.inputs:
+        if isinstance(item, (str, os.PathLike)):
+            found = input_format(item, options.format)
+            if found is not None:
+                symmetric |= get_format(found).symmetric_relations(item)
+    return Relations(len(plan.pairs), frozenset(symmetric), options.rule, bool(options.errors), options.context,
+                     relation_resampling(options))
+
+
+def relation_resampling(options) -> dict:
+    """What the relations' intervals and tests take of the run's options (``bootstrap``,
+    ``compare``, ``test``, ``resamples``, ``seed``)."""
+    return {"bootstrap": options.bootstrap, "compare": options.compare, "test": options.test,
+            "resamples": options.resamples, "seed": options.seed}
+
+
 def spool_documents(spool, spansets: list[SpanSet], documents: list[str], pairs: list[tuple[int, int]],
                     compared: list[list], *, members: list[int] | None = None, numbers: list[int] | None = None
                     ) -> None:
@@ -711,6 +866,7 @@ ANALYSES: dict[str, Callable] = {
     "error_kinds": lambda options, plan: ErrorKinds(options.rule) if plan.command == "score" else None,
     "gamma": _gamma,
     "attributes": _attributes,
+    "relations": _relations,
 }
 
 

@@ -93,6 +93,7 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
         inputs = command.expanded(inputs, options)
         groups, plan, layouts = command.plan(inputs, options)
         plan.rule = options.rule
+        plan.inputs = list(inputs)
         with command.spooling(client, inputs, options) as (folders, client):
             plan.folders = dict(folders)
             analyses = analyses_for(options, plan) if layouts is not None else []

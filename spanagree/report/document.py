@@ -94,6 +94,12 @@ def pair_entry(first: str, second: str, counts: Counts) -> dict:
     return {"annotators": [first, second], **counts_dict(counts)}
 
 
+def relations_entry(result, k: int) -> dict:
+    """Pair ``k``'s ``relations`` (``agree(relations=True)``), or nothing."""
+    found = getattr(result, "relation_pairs", None)
+    return {} if found is None else {"relations": found[k]}
+
+
 def pairs_summary(pairs, counts: list[Counts], *, label: str | None = None) -> dict:
     """One breakdown's pairs (per label, per document), their mean F1 and the pooled F1; per
     label (``label``), each pair's spans of it on either side (``support_first``, ``support_second``)."""
@@ -169,7 +175,7 @@ def agreement_document(result, *, by_document: bool = False, lazy: bool = False)
         **header(result),
         "partial_credit": result.rule.partial_credit,
         "pairs": [{**pair_entry(p.first, p.second, p.counts), "documents": len(p.by_document),
-                   "averages": pair_averages(p)} for p in result.pairs],
+                   "averages": pair_averages(p), **relations_entry(result, k)} for k, p in enumerate(result.pairs)],
         "mean_f1": mean.mean,
         "sd_f1": mean.sd,
         "pairs_with_undefined_f1": mean.skipped,
@@ -252,6 +258,8 @@ def scores_document(results: list, *, by_document: bool = False, lazy: bool = Fa
     document = {"spanagree": __version__, "options": first.options, "gold": first.gold, "predictions": predictions}
     if getattr(results, "comparisons", None) is not None:
         document["comparisons"] = results.comparisons
+    if getattr(results, "relation_comparisons", None) is not None:
+        document["relation_comparisons"] = results.relation_comparisons
     return document
 
 

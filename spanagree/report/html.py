@@ -67,10 +67,6 @@ def write_report(result, path, *, documents: int | None = None, force: bool = Fa
 
     if note:
         warnings.warn(f"{path}: {note}", SpanagreeWarning, stacklevel=find_stack_level())
-    scored = result if isinstance(result, list) else [result]
-    if getattr(result, "attributes", None) is not None or any("attributes" in getattr(r, "extras", {}) for r in scored):
-        warnings.warn(f"{path}: the report leaves the attributes out (their figures are in the result and its "
-                      "JSON)", SpanagreeWarning, stacklevel=find_stack_level())
 
     def produce(temporary: Path) -> None:
         with open(temporary, "w", encoding="utf-8", newline="\n") as handle:

@@ -107,7 +107,15 @@ def agreement_csv(result, *, by: str | None = None) -> str:
     rows = [{**row, **extra} for row, extra in zip(rows, extras_columns(result.extras, len(rows)))]
     if result.options.get("documents") == "pairwise":  # each pair on its own documents: how many (last column)
         rows = [{**row, "documents": len(p.by_document)} for row, p in zip(rows, result.pairs)]
+    if result.relation_pairs is not None:  # --relations: the relations' figures, after every other column
+        rows = [{**row, **relation_columns(figures)} for row, figures in zip(rows, result.relation_pairs)]
     return csv_text(rows)
+
+
+def relation_columns(figures: dict) -> dict:
+    """``--relations``: a pair's or a prediction's relation figures as CSV columns (``relations_a``
+    ... ``relations_f1``)."""
+    return {f"relations_{key}": figures[key] for key in ("a", "b", "c", "precision", "recall", "f1")}
 
 
 COUNT_COLUMNS = ["a", "b", "c", "precision", "recall", "f1", "jaccard"]
@@ -154,6 +162,8 @@ def score_csv(results: list, *, by: str | None = None) -> str:
 
         for row, rank in zip(rows, ranks([r.counts.as_dict()["f1"] for r in results])):
             row["rank"] = rank
+    if by is None and "relations" in results[0].extras:  # --relations: after every other column
+        rows = [{**row, **relation_columns(result.extras["relations"])} for row, result in zip(rows, results)]
     return csv_text(rows)
 
 
@@ -201,6 +211,31 @@ ERROR_COLUMNS = ["prediction", "document", "kind", "aligned", "credit",
 DISAGREEMENT_COLUMNS = ["first", "second", "document", "kind", "aligned", "credit",
                         *(f"{side}_{field}" for side in ("first", "second") for field in SPAN_FIELDS),
                         *CONTEXT_COLUMNS]
+
+
+#: ``--relations --errors``: the relation columns after the span listing's (``score``, then ``agree``).
+RELATION_ERROR_COLUMNS = ["gold_relation", "pred_relation"]
+RELATION_DISAGREEMENT_COLUMNS = ["first_relation", "second_relation"]
+
+
+def relation_error_rows(results: list):
+    """``score --relations --errors``: every relation that is not ``correct``, prediction by
+    prediction, as a row of the listing: no span, then the gold's and the prediction's relation."""
+    blank = dict.fromkeys(ERROR_COLUMNS[1:])
+    for result in results:
+        for item in result.relation_items():
+            if item.kind != "correct":
+                yield {"prediction": result.prediction, **blank, **item.as_row("pred", "gold")}
+
+
+def relation_disagreement_rows(result):
+    """``agree --relations --errors``: every relation disagreement of every pair, as a row of the
+    listing: no span, then the first annotator's and the second's relation."""
+    blank = dict.fromkeys(DISAGREEMENT_COLUMNS[2:])
+    for first, second, item in result.relation_errors():
+        row = item.as_row("first", "second")
+        relations = {"first_relation": row.pop("first_relation"), "second_relation": row.pop("second_relation")}
+        yield {"first": first, "second": second, **blank, **row, **relations}
 
 
 def disagreement_rows(result) -> list[dict]:

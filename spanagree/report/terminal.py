@@ -93,6 +93,9 @@ def agreement_table(result, *, by=None) -> str:
         parts += ["", comparisons_section(data["comparisons"], "pairs of annotators")]
     if "gamma" in data:
         parts += ["", gamma_section(data["gamma"])]
+    if "relations" in data:
+        parts += ["", relations_section("relations", [(" × ".join(p["annotators"]), p["relations"])
+                                                      for p in data["pairs"]], data["relations"])]
     if any("attributes" in p for p in data["pairs"]):
         parts += ["", attributes_section([(" × ".join(p["annotators"]), p["attributes"]) for p in data["pairs"]],
                                          "pair")]
@@ -113,6 +116,21 @@ def attributes_section(entries: list, key: str) -> str:
                  for attribute, d in figures["by_name"].items()]
     return ("attributes (a: same value on aligned spans; kappa of the values over the aligned spans)\n"
             + table([key, "attribute"] + COUNT_HEADER + ["kappa"], rows, align_left=2))
+
+
+def relations_section(title: str, pairs: list, found: dict) -> str:
+    """``--relations``: each pair's counts (``agree``), then each type's (pooled over the pairs)
+    and the total."""
+    rows = [counts_row(name, figures) for name, figures in pairs]
+    if pairs:
+        rows.append([""] * len(COUNT_HEADER + [""]))
+    rows += [counts_row(kind, figures) for kind, figures in found["by_type"].items()]
+    rows.append(counts_row("all types" + (" (pooled)" if pairs else ""), found))
+    lines = f"{title}\n" + table(["pair / type" if pairs else "type"] + COUNT_HEADER, rows)
+    if pairs:
+        lines += "\nmean pairwise F1  " + mean_text(found["mean_f1"], found["sd_f1"], len(pairs),
+                                                   found["pairs_with_undefined_f1"])
+    return lines
 
 
 def matrix_section(matrix: dict) -> str:
@@ -244,6 +262,8 @@ def score_table(results: list, *, by=None) -> str:
             parts += ["", f"{result.prediction}: " + chance_section(extras["chance"])]
         if "bootstrap" in extras:
             parts += ["", f"{result.prediction}: " + bootstrap_section(extras["bootstrap"], [result.prediction])]
+        if "relations" in extras:
+            parts += ["", relations_section(f"relations: {result.prediction}", [], extras["relations"])]
     if any("attributes" in r.extras for r in results):
         parts += ["", attributes_section([(r.prediction, r.extras["attributes"]) for r in results], "prediction")]
     if getattr(results, "comparisons", None) is not None:

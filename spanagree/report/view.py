@@ -553,6 +553,17 @@ def notes_of(document: dict) -> list[dict]:
     return [paragraph(n, css="sa-muted") for n in document.get("notes") or []]
 
 
+def left_out_note(relations: bool, attributes: bool) -> list[dict]:
+    """``--relations``, ``--attributes``: one note that the report leaves them out (their figures
+    are in the JSON and the terminal's table)."""
+    left = [what for what, compared in (("relations", relations), ("attributes", attributes)) if compared]
+    if not left:
+        return []
+    return [paragraph(f"the report leaves the {' and the '.join(left)} out: their figures "
+                      f"({', '.join('--' + what for what in left)}) are in the JSON document and the terminal's table",
+                      css="sa-muted")]
+
+
 def document_f1_notes(document_f1: list[dict]) -> list[dict]:
     found = []
     for m in document_f1:
@@ -705,7 +716,8 @@ def agreement_view(result, limit: int | None = None) -> ReportView:
     documents.notes += document_f1_notes(document_f1)
     changed = add_aligned_texts(documents, [summary["aligned_texts"]] if summary.get("aligned_texts") else [])
     curves = kappa_curves([p.counts for p in result.pairs], [result.extras])
-    sections = [Section("sa-figures", "Figures", figures + notes_of(summary)),
+    sections = [Section("sa-figures", "Figures", figures + notes_of(summary)
+                        + left_out_note("relations" in summary, any("attributes" in p for p in summary["pairs"]))),
                 Section(None, "Pairwise F1", [{"type": "box", "id": "sa-heatmap", "inline": True, "blocks": [
                     heatmap(summary["matrix"]["annotators"], summary["matrix"]["f1"]),
                     paragraph("each cell is the pair's F1, as in the table of figures; the diagonal (grey) is each "
@@ -767,7 +779,9 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
     documents.notes += document_f1_notes(document_f1)
     changed = add_aligned_texts(documents, [p["aligned_texts"] for p in predictions if p.get("aligned_texts")])
     curves = kappa_curves([r.counts for r in results], [r.extras for r in results])
-    sections = [Section("sa-figures", "Figures", figures + notes_of(summary)), labels, confusion,
+    sections = [Section("sa-figures", "Figures", figures + notes_of(summary)
+                        + left_out_note(any("relations" in p for p in predictions),
+                                        any("attributes" in p for p in predictions))), labels, confusion,
                 *token_measures_section([p["chance"] for p in predictions if p.get("chance")]),
                 *kappa_section(curves, comparisons),
                 *bootstrap_section([p["bootstrap"] for p in predictions if p.get("bootstrap")]),

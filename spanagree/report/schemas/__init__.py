@@ -63,7 +63,7 @@ def schema(name: str) -> dict:
     >>> schema("agree")["title"]
     'spanagree agree --output json'
     >>> sorted(schema("errors")["$defs"]["item"]["properties"]["kind"]["enum"])
-    ['missed', 'partial', 'spurious', 'wrong_label', 'wrong_label_and_boundary']
+    ['argument_boundary', 'missed', 'partial', 'spurious', 'wrong_label', 'wrong_label_and_boundary', 'wrong_type']
     """
     if name not in SCHEMAS:
         raise UsageError(f"no JSON schema called {name!r}; choose one of: {', '.join(SCHEMAS)}")
