@@ -247,12 +247,17 @@ def test_the_json_conforms_to_the_schemas(capsys, annotators):
         assert document["options"]["match_attributes"] == ["Category"] and document["options"]["link_top"] == 2
 
 
-def test_the_options_without_attributes_stay_as_they_were(capsys, annotators):
+def test_the_options_without_attributes_echo_the_defaults(capsys, annotators):
+    """Every option is echoed as understood: without them, no attributes, none in the identity, 1."""
     first, second, _ = annotators
-    _, out, _ = run(capsys, "agree", first, second, "--output", "json")
-    document = json.loads(out)
-    assert not {"attributes", "match_attributes", "link_top"} & set(document["options"])
-    assert "attributes" not in document["pairs"][0]
+    for command in ("agree", "score"):
+        _, out, _ = run(capsys, command, first, second, "--output", "json")
+        document = json.loads(out)
+        options = document["options"]
+        assert (options["attributes"], options["match_attributes"], options["link_top"]) == (False, [], 1)
+        assert "attributes" not in (document["pairs"][0] if command == "agree" else document)
+    _, out, _ = run(capsys, "agree", first, second, "--attributes", "Negation", "--output", "json")
+    assert json.loads(out)["options"]["attributes"] == ["Negation"]
 
 
 def test_bad_attribute_options_are_one_line(capsys, annotators):

@@ -541,8 +541,11 @@ def test_writing_relations_where_the_format_cannot_hold_them_says_so(tmp_path):
     from spanagree.formats import write
 
     spanset = read_quietly(make(tmp_path / "ann1", {"d.txt": "Ana went to Porto", "d.ann": RELATIONS}))
-    with pytest.warns(SpanagreeWarning, match=r"^JSONL output: not written: 3 relations, 2 events$"):
-        write(spanset, tmp_path / "d.jsonl", "jsonl")
+    with pytest.warns(SpanagreeWarning, match=r"^XML output: not written: 3 relations, 2 events$"):
+        write(spanset, tmp_path / "d.xml", "xml")
+    with pytest.warns(SpanagreeWarning, match=r"^Label Studio output: not written: 2 events \(Label Studio holds "
+                                              r"relations Arg1 → Arg2 only\)$"):  # its three relations are written
+        write(spanset, tmp_path / "d.json", "labelstudio")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         write(spanset, tmp_path / "again", "brat")

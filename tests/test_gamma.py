@@ -281,8 +281,9 @@ def test_the_command_line_gives_gamma_per_document_and_echoes_its_options(tmp_pa
     assert document["gamma"]["expected_disorder"] == 1.7664706707000732
     assert document["by_document"]["APS"]["gamma"]["gamma"] == document["gamma"]["gamma"]
     options = document["options"]
-    assert list(options)[-9:] == ["gamma", "gamma_alpha", "gamma_beta", "gamma_delta_empty", "gamma_sampler",
-                                  "gamma_samples", "gamma_precision", "relations", "symmetric_relations"]
+    assert list(options)[-12:] == ["gamma", "gamma_alpha", "gamma_beta", "gamma_delta_empty", "gamma_sampler",
+                                   "gamma_samples", "gamma_precision", "attributes", "match_attributes", "link_top",
+                                   "relations", "symmetric_relations"]
     assert options["gamma_sampler"] == "shuffle" and options["gamma_precision"] == 0.05
 
 

@@ -109,7 +109,7 @@ def test_brat_normalisations_link_by_their_public_name(tmp_path, capsys):
     assert code == 0
     document = json.loads(out)
     assert (document["a"], document["b"], document["c"]) == (1, 1, 1)
-    assert document["options"]["match_attributes"] == ["Reference"] and "link_top" not in document["options"]
+    assert document["options"]["match_attributes"] == ["Reference"] and document["options"]["link_top"] == 1
     code, out, _ = run(capsys, "score", tmp_path / "gold", tmp_path / "pred", "--output", "json")
     assert json.loads(out)["a"] == 2
 

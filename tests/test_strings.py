@@ -192,8 +192,8 @@ def test_place_exact_and_case_and_overlap(files, capsys):
     # d1: Ana Ana / Ana Ana Ana; aspirin / ASPIRIN; ibuprofen / paracetamol.  d2: Bo; the ORG's tail
     assert (exact["a"], exact["b"], exact["c"]) == (3, 4, 3)
     assert exact["strings"] == {"mode": "place", "strings": 7, "unaligned": 2, "ambiguous": 3, "recovered": 0}
-    assert list(exact["options"])[-5:] == ["strings", "strings_case", "strings_fuzzy", "relations",
-                                           "symmetric_relations"]
+    assert list(exact["options"])[-8:] == ["strings", "strings_case", "strings_fuzzy", "attributes",
+                                           "match_attributes", "link_top", "relations", "symmetric_relations"]
     case = run_json(capsys, "score", gold, llm, "--output", "json", "--strings-case", "ignore")
     assert (case["a"], case["b"], case["c"]) == (4, 3, 2) and case["strings"]["unaligned"] == 1
     overlap = run_json(capsys, "score", gold, llm, "--output", "json", "--strings-case", "ignore",
