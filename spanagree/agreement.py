@@ -446,7 +446,7 @@ def agree_with(inputs, options: RunOptions) -> Agreement:
                       options=options.record, match=options.match, labels=options.labels, only=only,
                       label_map=label_map, align_whitespace=options.align_whitespace, design=options.documents,
                       align_text=options.align_text, chance_categories=options.chance_categories)
-    result.options.update(options.attributes_echo())
+    result.options.update(options.attributes_echo(result.options))
     if not pairwise:
         aligned = aligned_texts(ran.accumulator.groups[0].texts, documents)
         if aligned is not None:

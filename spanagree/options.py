@@ -163,13 +163,17 @@ class RunOptions:
 
         return parse_label_map(self.label_map), parse_label_list(self.only)
 
-    def attributes_echo(self) -> dict:
+    def attributes_echo(self, recorded: Mapping) -> dict:
         """The JSON ``options`` of the attributes analysis and of linking, as understood:
         ``attributes`` (the names, ``true``: every one, ``false``: not asked for),
-        ``match_attributes`` (the names; empty: none), ``link_top``."""
+        ``match_attributes`` (the names; empty: none), ``link_top`` — each one the ``recorded``
+        options hold (the command line's hold all three) or that the run asks for."""
         names, rule = self.attribute_names, self.rule
-        return {"attributes": False if names is None else list(names) or True,
-                "match_attributes": list(rule.attributes), "link_top": rule.link_top}
+        understood = {"attributes": False if names is None else list(names) or True,
+                      "match_attributes": list(rule.attributes), "link_top": rule.link_top}
+        asked = {"attributes": names is not None, "match_attributes": bool(rule.attributes),
+                 "link_top": rule.link_top != 1}
+        return {key: value for key, value in understood.items() if key in recorded or asked[key]}
 
     @cached_property
     def symmetric(self) -> frozenset:

@@ -357,7 +357,7 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
                           left_out, None, options=options.record, match=options.match, labels=options.labels,
                           only=only, label_map=label_map, align_whitespace=options.align_whitespace,
                           align_text=options.align_text, chance_categories=options.chance_categories)
-        result.options.update(options.attributes_echo())
+        result.options.update(options.attributes_echo(result.options))
         if ran.strings is not None:
             result.extras["strings"] = ran.strings[p - 1]
         aligned = aligned_texts(group.texts, scored)

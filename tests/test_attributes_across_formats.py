@@ -70,3 +70,25 @@ def test_the_same_figures_through_every_format_that_holds_attributes(capsys, tmp
     found = figures(capsys, *converted, "--attributes", "--labels", "ignore")["attributes"]
     assert (found["a"], found["b"], found["c"]) == (expected["a"], expected["b"], expected["c"]) == (3, 1, 1)
     assert found["by_name"].keys() == expected["by_name"].keys()
+
+
+def test_label_studio_bi_relations_match_in_either_order(capsys, tmp_path):
+    """A relation drawn with ``"direction": "bi"`` is symmetric: the other annotator's arrow the
+    other way round matches it; a ``right`` one does not."""
+    def region(i, s, e, label):
+        return {"id": i, "type": "labels", "from_name": "label", "to_name": "text",
+                "value": {"start": s, "end": e, "labels": [label]}}
+
+    def export(user, relations):
+        result = [region("a", 0, 3, "PER"), region("b", 8, 10, "PER")]
+        result += [{"type": "relation", "from_id": f, "to_id": t, "direction": d, "labels": [label]}
+                   for f, t, d, label in relations]
+        return [{"id": 1, "data": {"text": "Ana met Bo."}, "annotations": [{"completed_by": user, "result": result}]}]
+
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    first.write_text(json.dumps(export(1, [("a", "b", "bi", "Knows"), ("a", "b", "right", "Met")])), encoding="utf-8")
+    second.write_text(json.dumps(export(2, [("b", "a", "bi", "Knows"), ("b", "a", "right", "Met")])), encoding="utf-8")
+    found = figures(capsys, first, second, "--relations")["relations"]
+    assert (found["a"], found["b"], found["c"]) == (1, 1, 1)  # Knows matches; Met (one way each) does not
+    assert {kind: (v["a"], v["b"], v["c"]) for kind, v in found["by_type"].items()} == {"Knows": (1, 0, 0),
+                                                                                      "Met": (0, 1, 1)}

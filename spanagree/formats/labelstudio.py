@@ -495,6 +495,7 @@ def read_labelstudio(path, *, name: str | None = None, annotator: str | None = N
                                       max_record_bytes=max_record_bytes))
 
 
+@FORMAT.provides("symmetric_relations")
 def symmetric_relation_types(path, *, labelstudio_text_field: str | None = None,
                              max_record_bytes: int = MAX_RECORD_BYTES) -> frozenset[str]:
     """The relation types an export declares symmetric: those of its relations drawn with

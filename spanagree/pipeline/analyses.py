@@ -785,11 +785,12 @@ def _relations(options, plan: Plan):
     from . import input_format
 
     symmetric = set(options.symmetric)
-    for item in plan.inputs:
-        if isinstance(item, (str, os.PathLike)):
-            found = input_format(item, options.format)
+    for item in plan.inputs:  # a path, or a container's span set (a stream that knows its file)
+        path = item if isinstance(item, (str, os.PathLike)) else getattr(item, "path", None)
+        if path is not None and os.path.exists(path):
+            found = input_format(item, options.format) if path is item else item.format
             if found is not None:
-                symmetric |= get_format(found).symmetric_relations(item)
+                symmetric |= get_format(found).symmetric_relations(path)
     return Relations(len(plan.pairs), frozenset(symmetric), options.rule, bool(options.errors), options.context,
                      relation_resampling(options))
 
