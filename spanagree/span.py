@@ -12,6 +12,7 @@ document id to :class:`Document` (its text, when known, and its spans), plus a n
 from __future__ import annotations
 
 import operator
+from collections import abc
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping, Sequence
 
@@ -617,12 +618,30 @@ def as_written(document: Document) -> Document:
 
 
 def spanset_as_written(spanset: SpanSet) -> SpanSet:
-    """``spanset`` with each of its documents :func:`as_written` (itself when none has
-    ``unwritten_spaces``)."""
-    if not any(document.unwritten_spaces for document in spanset.documents.values()):
-        return spanset
-    documents = {doc_id: as_written(document) for doc_id, document in spanset.documents.items()}
-    return SpanSet(spanset.name, documents, list(spanset.notes), spanset.format)
+    """``spanset`` with each of its documents :func:`as_written`, as a writer gets to it (no pass
+    over the documents beforehand: ``merge`` makes its gold's documents as they are written).
+
+    >>> plain = SpanSet.from_spans("a", [Span("d", 0, 5, "X")], {"d": "Hello , world"})
+    >>> spanset_as_written(plain).documents["d"] is plain.documents["d"]
+    True
+    """
+    return SpanSet(spanset.name, _AsWritten(spanset.documents), list(spanset.notes), spanset.format)
+
+
+class _AsWritten(abc.Mapping):
+    """A span set's documents, each :func:`as_written` when it is looked at."""
+
+    def __init__(self, documents: Mapping):
+        self.documents = documents
+
+    def __getitem__(self, doc_id: str) -> Document:
+        return as_written(self.documents[doc_id])
+
+    def __iter__(self):
+        return iter(self.documents)
+
+    def __len__(self) -> int:
+        return len(self.documents)
 
 
 #: Characters of context on each side of a listed span (``--context N``).

@@ -75,7 +75,8 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
     holds, such as BRAT's relations) is announced in one
     :class:`~spanagree.errors.SpanagreeWarning` once written. ``attribute_keys``: the spans'
     attribute keys counted, when the caller knows them (``merge``'s gold: one note per span), so
-    that the spans are not read once more to count them. ``parts``: the documents already written
+    that the spans are not read once more to count them (nor the relations: such a caller made
+    the documents, and they hold none). ``parts``: the documents already written
     in this format by ``merge --jobs`` workers (:class:`~spanagree.pipeline.parts.GoldParts`),
     joined here in the span set's order (a document they lack is written here).
 
@@ -149,7 +150,8 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
             parts.append(f"{kinds['other']} other span attribute{'s' if kinds['other'] != 1 else ''}")
         if parts:
             lost.append(", ".join(parts))
-    if "relations" in fmt.drops or "events" in fmt.drops:
+    # (a caller that counted the attributes made the documents itself: merge's gold has no relations)
+    if attribute_keys is None and ("relations" in fmt.drops or "events" in fmt.drops):
         relations = [r for document in spanset.documents.values() for r in document.relations
                      if "relations" in fmt.drops or not is_binary(r)]
         if relations:
@@ -158,8 +160,9 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
                      _counted(events, "event") if events else ""]
             lost.append(", ".join(filter(None, found)) + ("" if "relations" in fmt.drops else
                                                           f" ({fmt.title} holds relations Arg1 → Arg2 only)"))
-    if "relations" not in fmt.drops and "layers" not in fmt.drops:  # a relation whose spans its document
-        # does not hold cannot name them (INCEpTION's layers say it with the rest: below)
+    if attribute_keys is None and "relations" not in fmt.drops and "layers" not in fmt.drops:
+        # a relation whose spans its document does not hold cannot name them (INCEpTION's layers
+        # say it with the rest: below)
         relations = [(relation, document) for document in spanset.documents.values()
                      for relation in document.relations if "events" not in fmt.drops or is_binary(relation)]
         held = {id(document): set(document.spans) for _, document in relations}
