@@ -132,6 +132,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
     """
     fmt = get_format(format)
     lost = []
+    made = attribute_keys is not None  # the caller made the documents (merge's gold: no relations)
     if "attributes" in fmt.drops or "notes" in fmt.drops:
         if attribute_keys is None:
             attribute_keys = {}
@@ -150,8 +151,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
             parts.append(f"{kinds['other']} other span attribute{'s' if kinds['other'] != 1 else ''}")
         if parts:
             lost.append(", ".join(parts))
-    # (a caller that counted the attributes made the documents itself: merge's gold has no relations)
-    if attribute_keys is None and ("relations" in fmt.drops or "events" in fmt.drops):
+    if not made and ("relations" in fmt.drops or "events" in fmt.drops):
         relations = [r for document in spanset.documents.values() for r in document.relations
                      if "relations" in fmt.drops or not is_binary(r)]
         if relations:
@@ -160,7 +160,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
                      _counted(events, "event") if events else ""]
             lost.append(", ".join(filter(None, found)) + ("" if "relations" in fmt.drops else
                                                           f" ({fmt.title} holds relations Arg1 → Arg2 only)"))
-    if attribute_keys is None and "relations" not in fmt.drops and "layers" not in fmt.drops:
+    if not made and "relations" not in fmt.drops and "layers" not in fmt.drops:
         # a relation whose spans its document does not hold cannot name them (INCEpTION's layers
         # say it with the rest: below)
         relations = [(relation, document) for document in spanset.documents.values()
@@ -174,7 +174,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
     if "layers" in fmt.drops:  # INCEpTION's layers: span features and binary relations
         from .layers import unwritten
 
-        lost += unwritten(spanset, attribute_keys)
+        lost += unwritten(spanset, attribute_keys if made else None)
     if "ids" in fmt.drops:  # names are written; ids of digits are numbers the reader gives by position
         ids = [doc_id for n, doc_id in enumerate(spanset.documents, 1) if doc_id.isdigit() and doc_id != str(n)]
         if ids:
