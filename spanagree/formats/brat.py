@@ -64,6 +64,7 @@ from ..errors import FormatError, SpanagreeWarning, UsageError, find_stack_level
 from ..span import Document, Relation, Source, Span, SpanSet, moved_relations, normalize_fragments
 from . import (MAX_RECORD_BYTES, DocumentFiles, DocumentStream, FolderListing, collect, listed_documents, natural_key,
                read_regular)
+from .files import check_file_path
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
@@ -688,23 +689,11 @@ def write_brat_document(dest: str, doc_id: str, document: Document, *, checked: 
         file.write("".join(_ann_lines(document)))
 
 
-#: The longest file name most file systems take (ext4, XFS, APFS, NTFS: 255 bytes or units).
-MAX_FILE_NAME_BYTES = 255
-
-
 def check_brat_document(doc_id: str, document: Document) -> None:
     """Refuse (UsageError naming the document) a document :func:`write_brat` cannot write."""
     if document.text is None:
         raise UsageError(f"document {doc_id!r} has no text; BRAT is written from texts (.txt files)")
-    parts = doc_id.split("/")
-    if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
-        raise UsageError(f"document id {doc_id!r} cannot be a BRAT file path (relative, '/'-separated, "
-                         "no empty, '.' or '..' parts)")
-    longest = max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(".txt")
-    if longest > MAX_FILE_NAME_BYTES:
-        shown = doc_id if len(doc_id) <= 60 else doc_id[:57] + "..."
-        raise UsageError(f"document id {shown!r} cannot be a BRAT file name: a part of it is longer than "
-                         f"{MAX_FILE_NAME_BYTES - len('.txt')} bytes")
+    check_file_path(doc_id, ".txt", "BRAT")
     n = len(document.text)
     for span in document.spans:
         if not span.label or span.label.split() != [span.label]:

@@ -333,3 +333,31 @@ def read_document_file(file: str, in_folder: bool, limit: int, what: str) -> byt
         raise FormatError(file, "is a folder") from None
     except OSError as error:
         raise FormatError(file, f"cannot read: {error.strerror or error}") from None
+
+
+#: The longest file name most file systems take (ext4, XFS, APFS, NTFS: 255 bytes or units).
+MAX_FILE_NAME_BYTES = 255
+
+
+def check_file_path(doc_id: str, extension: str, title: str) -> None:
+    """Refuse (:class:`~spanagree.errors.UsageError` naming the document) a document id that a
+    writer of one file per document cannot make a file path of: relative, ``/``-separated, no
+    empty, ``.`` or ``..`` part, no backslash or NUL, each part with ``extension`` within
+    :data:`MAX_FILE_NAME_BYTES`.
+
+    >>> check_file_path("news/d1", ".txt", "BRAT")
+    >>> check_file_path("../d1", ".txt", "BRAT")
+    Traceback (most recent call last):
+    ...
+    spanagree.errors.UsageError: document id '../d1' cannot be a BRAT file path (relative, '/'-separated, no empty, '.' or '..' parts)
+    """
+    from ..errors import UsageError
+
+    parts = doc_id.split("/")
+    if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+        raise UsageError(f"document id {doc_id!r} cannot be a {title} file path (relative, '/'-separated, "
+                         "no empty, '.' or '..' parts)")
+    if max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(extension) > MAX_FILE_NAME_BYTES:
+        shown = doc_id if len(doc_id) <= 60 else doc_id[:57] + "..."
+        raise UsageError(f"document id {shown!r} cannot be a {title} file name: a part of it is longer than "
+                         f"{MAX_FILE_NAME_BYTES - len(extension)} bytes")

@@ -770,7 +770,7 @@ def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
     >>> read_webanno(out).documents["d1"].spans == s.documents["d1"].spans
     True
     """
-    from .brat import MAX_FILE_NAME_BYTES
+    from .files import check_file_path
 
     layer = _full_layer_name(webanno_layer)
     feature = webanno_feature or DEFAULT_FEATURE
@@ -790,13 +790,7 @@ def write_webanno(spanset: SpanSet, dest, *, webanno_layer: str | None = None,
         relation_features = []
     contents = []
     for doc_id, document in documents:
-        parts = doc_id.split("/")
-        if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
-            raise UsageError(f"document id {doc_id!r} cannot be a TSV file path (relative, '/'-separated, no empty, "
-                             "'.' or '..' parts)")
-        if max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(".tsv") > MAX_FILE_NAME_BYTES:
-            raise UsageError(f"document id {_shown(doc_id)!r} cannot be a TSV file name: a part of it is longer than "
-                             f"{MAX_FILE_NAME_BYTES - len('.tsv')} bytes")
+        check_file_path(doc_id, ".tsv", "TSV")
         contents.append((doc_id, _tsv(doc_id, document, layer, feature, features, relations[doc_id],
                                       relation_features)))
     dest = os.fspath(dest)

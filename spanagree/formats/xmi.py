@@ -555,7 +555,7 @@ def write_xmi(spanset, dest, *, xmi_type: str | None = None, xmi_feature: str | 
     import cassis
 
     from ..errors import UsageError
-    from .brat import MAX_FILE_NAME_BYTES
+    from .files import check_file_path
     from .layers import (DEPENDENT, GOVERNOR, RELATION_FEATURE, RELATION_LAYER, ROLE_FEATURES, feature_names,
                          is_feature_name, needs_roles, written_attributes, written_relations)
 
@@ -575,13 +575,7 @@ def write_xmi(spanset, dest, *, xmi_type: str | None = None, xmi_feature: str | 
     relations = {doc_id: written_relations(document) for doc_id, document in documents.items()}
     files = []
     for doc_id, document in documents.items():
-        parts = doc_id.split("/")
-        if not doc_id or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
-            raise UsageError(f"document id {doc_id!r} cannot be an XMI file path (relative, '/'-separated, no empty, "
-                             "'.' or '..' parts)")
-        if max(len(p.encode("utf-8", "surrogatepass")) for p in parts) + len(".xmi") > MAX_FILE_NAME_BYTES:
-            raise UsageError(f"document id {doc_id[:57]!r} cannot be an XMI file name: a part of it is longer than "
-                             f"{MAX_FILE_NAME_BYTES - len('.xmi')} bytes")
+        check_file_path(doc_id, ".xmi", "XMI")
         if document.text is None:
             raise UsageError(f"document {doc_id!r} has no text; XMI is written from texts")
         for span in document.spans:
