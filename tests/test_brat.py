@@ -213,7 +213,8 @@ def test_other_lines_are_accepted_counted_and_kept_as_metadata(tmp_path):
     spanset = read_quietly(folder)
     assert len(spanset) == 3
     assert spanset.notes == ["2 relations, 1 event read (compared with --relations)",
-                             "3 attributes, 1 normalization, 1 equivalence, 2 notes read and not compared"]
+                             "3 attributes, 1 normalization read (those on a span compared with --attributes)",
+                             "1 equivalence, 2 notes read and not compared"]
     ana, went, porto = sorted(spanset, key=Span.sort_key)
     assert ana.attributes == (("A:Negation", "True"), ("#:AnnotatorNotes", "the woman\twith a tab"))
     assert porto.attributes == (("A:Certainty", "High"), ("N:Reference", "Wikipedia:2198"))
@@ -390,7 +391,8 @@ def test_write_attributes_back(tmp_path):
     assert sorted(s.attributes for s in again) == sorted(s.attributes for s in spanset)
     # only what points at a T line is kept (M1 was on E1, #2 on R1)
     assert again.notes == ["2 relations, 1 event read (compared with --relations)",
-                           "2 attributes, 1 normalization, 1 note read and not compared"]
+                           "2 attributes, 1 normalization read (those on a span compared with --attributes)",
+                           "1 note read and not compared"]
 
 
 @pytest.mark.parametrize(

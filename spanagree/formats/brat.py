@@ -26,12 +26,15 @@ Reading
   given by its trigger span. An id that no ``T`` (or ``E``) line of the file defines is an error
   naming the file and line. The span set's notes count them (``"3 relations, 1 event read
   (compared with --relations)"``).
-* **Other lines** -- attributes ``A`` (and the older ``M``), normalisations ``N``, equivalences
-  ``*`` and notes ``#`` -- are read without error and not compared; the span set's notes count
-  them (``"2 attributes, 1 equivalence read and not compared"``). Attributes, normalisations and
-  notes that point at a ``T`` id are also kept on that span's ``attributes``: ``("A:Negation",
-  "True")``, ``("A:Certainty", "High")``, ``("N:Reference", "Wikipedia:534366")``,
-  ``("#:AnnotatorNotes", "C0011849")``.
+* **Attributes and normalisations** -- ``A`` (and the older ``M``) and ``N`` lines -- are kept on
+  the span they point at, in its ``attributes`` (compared under ``attributes=``, and part of a
+  span's identity under ``match_attributes=``): ``("A:Negation", "True")``, ``("A:Certainty",
+  "High")``, ``("N:Reference", "Wikipedia:534366")``; the notes count them (``"2 attributes, 1
+  normalization read (those on a span compared with --attributes)"``).
+* **Other lines** -- equivalences ``*`` and notes ``#`` -- are read without error and not
+  compared; the notes count them (``"1 equivalence, 2 notes read and not compared"``). A note
+  that points at a ``T`` id is kept on the span too (``("#:AnnotatorNotes", "C0011849")``), never
+  compared.
 * **annotation.conf**: :func:`symmetric_relation_types` reads the relation types its
   ``[relations]`` section declares symmetric (``<REL-TYPE>:symmetric`` or
   ``symmetric-transitive``), which match in either argument order.
@@ -161,7 +164,11 @@ def _notes(counts: dict[str, int], skipped: list[str]) -> list[str]:
     kept = [_plural(counts[kind], kind, kind + "s") for kind in _KEPT if counts[kind]]
     if kept:
         notes.append(f"{', '.join(kept)} read (compared with --relations)")
-    read = [_plural(counts[kind], kind, kind + "s") for kind in _NOTE_ORDER if counts[kind] and kind not in _KEPT]
+    on_spans = [_plural(counts[kind], kind, kind + "s") for kind in _ON_SPANS if counts[kind]]
+    if on_spans:
+        notes.append(f"{', '.join(on_spans)} read (those on a span compared with --attributes)")
+    read = [_plural(counts[kind], kind, kind + "s") for kind in _NOTE_ORDER
+            if counts[kind] and kind not in _KEPT and kind not in _ON_SPANS]
     if read:
         notes.append(f"{', '.join(read)} read and not compared")
     if counts.get("lf_offsets"):
@@ -203,6 +210,8 @@ def unkept_lines(notes: list[str]) -> dict[str, int]:
 _UNKEPT = ("equivalence",)
 # The other lines a document keeps as its relations.
 _KEPT = ("relation", "event")
+#: The other lines kept on the span they point at, and compared (attributes=, match_attributes=).
+_ON_SPANS = ("attribute", "normalization")
 
 
 class BratFolder(FolderListing):
