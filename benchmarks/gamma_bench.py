@@ -12,18 +12,16 @@ processor time (user + system of the child and what it waited for) are reported:
 solver runs in its process, so on a machine shared with other work the processor time is the
 steadier figure.
 
-Self-contained: :func:`gamma_rows` runs the measurements, :func:`gamma_markdown` renders them;
-run alone (``python benchmarks/gamma_bench.py --gamma-python PY --out DIR``) it measures the γ
-rows only and prints their section.
+:func:`gamma_rows` runs the measurements, :func:`gamma_markdown` renders them; ``run.py`` calls
+both (``python benchmarks/run.py --gamma-only --gamma-python PY --out DIR`` measures the γ rows
+alone and prints their section).
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import random
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -159,28 +157,3 @@ def gamma_markdown(rows: list[dict] | None) -> list[str]:
                      f"| {figure(mine.get('gamma'))} | {figure(peer.get('gamma'))} |")
     lines.append("")
     return lines
-
-
-def main(argv=None) -> int:
-    """Measure the γ rows alone and print their markdown section (and the rows as JSON to
-    ``OUT/gamma.json``)."""
-    import run  # noqa: PLC0415 - the benchmark's runner, beside this file
-
-    parser = argparse.ArgumentParser(description="agree --gamma against pygamma-agreement 0.5.9, alone")
-    parser.add_argument("--gamma-python", required=True, help="python of a venv with pygamma-agreement==0.5.9")
-    parser.add_argument("--out", type=Path, required=True, help="a folder outside the repository for the units")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of spanagree per continuum (pygamma: 2)")
-    parser.add_argument("--quick", action="store_true", help="without the generated 2 × 5,000 document")
-    args = parser.parse_args(argv)
-    log: list[str] = []
-    run._log(log, f"spanagree modules: {run.compile_bytecode()}")
-    rows = gamma_rows(run.spanagree_command(), args.gamma_python, args.out.resolve(), run.measure,
-                      repeat=args.repeat, log=log, quick=args.quick)
-    (args.out / "gamma.json").write_text(json.dumps(rows, indent=1))
-    print("\n".join(gamma_markdown(rows)))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(HERE))
-    sys.exit(main())

@@ -482,6 +482,25 @@ def heavy_imports(py, sa, args):
 # ---------------------------------------------------------------------------------------------
 # The benchmark
 # ---------------------------------------------------------------------------------------------
+def gamma_only(args) -> int:
+    """``--gamma-only``: the γ rows (:mod:`gamma_bench`) alone, their markdown printed."""
+    import gamma_bench
+
+    if not args.gamma_python:
+        raise SystemExit("--gamma-only needs --gamma-python (a venv with pygamma-agreement==0.5.9)")
+    out = args.out.resolve()
+    if out == REPO or REPO in out.parents:
+        raise SystemExit(f"--out must be outside the repository: {out}")
+    out.mkdir(parents=True, exist_ok=True)
+    log: list[str] = []
+    _log(log, f"spanagree modules: {compile_bytecode()}")
+    rows = gamma_bench.gamma_rows(spanagree_command(), args.gamma_python, out, measure, repeat=args.repeat,
+                                  log=log, quick=args.quick)
+    (out / "gamma.json").write_text(json.dumps(rows, indent=1))
+    print("\n".join(gamma_bench.gamma_markdown(rows)))
+    return 0
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"corpora folder (default {DEFAULT_OUT})")
@@ -501,7 +520,12 @@ def main(argv=None):
                                                   "--quick: OUT/RESULTS.md)")
     p.add_argument("--skip", default="", help="comma-separated sections to skip: "
                                               "main,phases,short,long,docs,jobs,scale,cluster,report,gamma,help,index")
+    p.add_argument("--gamma-only", action="store_true",
+                   help="measure the γ rows alone (--gamma-python; --quick: without the generated 2 × 5,000 "
+                        "document), print their section and write OUT/gamma.json")
     args = p.parse_args(argv)
+    if args.gamma_only:
+        return gamma_only(args)
     quick = args.quick
     docs = args.docs or (400 if quick else 10000)
     jobs_docs = args.jobs_docs or (1600 if quick else 40000)
