@@ -167,3 +167,20 @@ def test_a_collaborative_export_zip_is_refused_with_what_to_do(capsys):
         f"spanagree: error: {COLLABORATIVE}: a doccano export of a collaborative project: all.jsonl holds every "
         "member's spans merged, without saying whose, so annotators cannot be compared; export again with "
         "collaborative annotation switched off (the project's settings), which writes one file per member"]
+
+
+def test_a_member_file_with_annotations_it_cannot_read_says_so(capsys, tmp_path):
+    """A member's records whose annotation-like lists the reader does not know: a note, never 0
+    spans in silence."""
+    import zipfile
+
+    record = {"id": 1, "text": "Ana met Bo.", "label": [[0, 3, "PER"]]}
+    odd = {"id": 1, "text": "Ana met Bo.", "marks": [{"start": 0, "end": 3, "tag": "PER"}]}
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        archive.writestr("ann1.jsonl", json.dumps(record) + "\n")
+        archive.writestr("ann2.jsonl", json.dumps(odd) + "\n")
+    ann2 = read(export, annotator="ann2")
+    assert len(ann2) == 0
+    assert ann2.notes == ['1 record holds a list under "marks" that looks like annotations but is not read as spans '
+                          '(their spans are not counted: convert them to "spans": [{"start", "end", "label"}])']

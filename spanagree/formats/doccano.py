@@ -38,7 +38,7 @@ from ..errors import FormatError
 from ..span import Document
 from .files import MAX_RECORD_BYTES
 from .inception import _ZIP_ERRORS, _bounded_zip, _member, _message
-from .jsonl import _document, _invalid_json
+from .jsonl import _document, _invalid_json, _Reading
 from .reading import chosen_stream
 from .registry import FORMATS
 from .stream import DocumentStream, collect
@@ -73,8 +73,9 @@ def recognise_doccano(path: Path, head: bytes | None) -> bool:
         return False
 
 
-def _documents(data: bytes, where: str) -> list[Document]:
-    """A member file's documents, one per line (blank lines skipped)."""
+def _documents(data: bytes, where: str, reading: _Reading) -> list[Document]:
+    """A member file's documents, one per line (blank lines skipped); what looks like annotations
+    and is not read is counted in ``reading`` (never 0 spans in silence)."""
     documents = []
     for lineno, raw in enumerate(data.split(b"\n"), 1):
         try:
@@ -89,7 +90,7 @@ def _documents(data: bytes, where: str) -> list[Document]:
             raise _invalid_json(where, line, lineno, error) from None
         if not isinstance(record, dict):
             raise FormatError(where, f"a record must be a JSON object, got {type(record).__name__}", lineno)
-        documents.append(_document(record, where, lineno))
+        documents.append(_document(record, where, lineno, reading))
     return documents
 
 
@@ -118,12 +119,14 @@ def annotators_doccano(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> lis
         raise FormatError(path, f"not a readable zip file: {_message(error)}") from None
     streams, idle = [], []
     for name, data in members:
-        documents = _documents(data, f"{path}/{name}")
+        reading = _Reading()
+        documents = _documents(data, f"{path}/{name}", reading)
         user = name[:-len(".jsonl")]
         marked = any(document.spans for document in documents)
         if not marked:
             idle.append(user)
-        streams.append(DocumentStream(user, "doccano", iter(documents), [], "annotator" if marked else "other", path))
+        streams.append(DocumentStream(user, "doccano", iter(documents), reading.notes(),
+                                      "annotator" if marked else "other", path))
     if idle:  # said by the first annotator's span set, which every command reads
         said = next((s for s in streams if s.role == "annotator"), streams[0])
         said.notes.append(f"{', '.join(idle)} marked no span in any document of the export: not compared "
