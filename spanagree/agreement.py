@@ -66,6 +66,9 @@ class Agreement:
     #: ``attributes=...``: each pair's attribute figures (its ``attributes`` in the JSON's
     #: ``pairs``: :func:`spanagree.measures.attributes.attribute_figures`), or ``None``.
     attributes: list | None = field(default=None, repr=False, compare=False)
+    #: ``attributes=...``: each pair's attribute counts per document
+    #: (:class:`~spanagree.measures.attributes.AttributeCounts` by document id), or ``None``.
+    attribute_tally: list | None = field(default=None, repr=False, compare=False)
     #: ``relations=True``: each pair's relation figures (its ``relations`` in the JSON), and each
     #: pair's :class:`~spanagree.relations.RelationTally`; ``None`` otherwise.
     relation_pairs: list | None = field(default=None, repr=False, compare=False)

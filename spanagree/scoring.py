@@ -67,6 +67,9 @@ class Score:
     spool: object = field(default=None, repr=False, compare=False)
     #: ``relations=True``: the prediction's :class:`~spanagree.relations.RelationTally`; ``None`` otherwise.
     relation_tally: object = field(default=None, repr=False, compare=False)
+    #: ``attributes=...``: the prediction's attribute counts per document
+    #: (:class:`~spanagree.measures.attributes.AttributeCounts` by document id); ``None`` otherwise.
+    attribute_tally: dict | None = field(default=None, repr=False, compare=False)
 
     def write_report(self, path, *, documents: int | None = None, force: bool = False, inputs=()) -> None:
         """Write the HTML report (docs/report.md) to ``path``; needs ``score(..., report=True)``
@@ -369,7 +372,8 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
             [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
         result.extras.update(finish_analyses(ran, tallies.analyses, Finished(
             "score", [result.prediction, result.gold], result.documents, [(names[p], names[0], tally)], result,
-            units=tallies.analyses.get("units"), group=p - 1), skip=("comparisons",)))
+            units=tallies.analyses.get("units"), group=p - 1),
+            skip=[a.key for a in ran.analyses if a.across_predictions]))
         results.append(result)
     if options.compare:
         groups = [group.compared for group in accumulator.groups]
@@ -383,6 +387,10 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
             results.relation_comparisons = relation_comparisons(
                 [r.relation_tally for r in results], [r.documents for r in results], [r.prediction for r in results],
                 **relation_resampling(options))
+        attributes = ran.analysis("attribute_comparisons")
+        if attributes is not None:  # the predictions compared on their attributes too
+            results.attribute_comparisons = attributes.finish(None, Finished("score", names, results[0].documents,
+                                                                             [], results))
     return results if several or len(results) > 1 else results[0]
 
 
@@ -479,6 +487,9 @@ class Scores(list):
     comparisons: list[dict] | None = None
     #: ``relations=True``: the predictions compared on their relations' figures (the JSON's ``relation_comparisons``).
     relation_comparisons: list[dict] | None = None
+    #: ``attributes=...``: the predictions compared on their attributes' figures (the JSON's
+    #: ``attribute_comparisons``).
+    attribute_comparisons: list[dict] | None = None
 
 
 def check_context(context) -> None:

@@ -96,6 +96,7 @@ TURNED_ON = {
     "gamma": ("agree", dict(gamma=True, gamma_samples=2, seed=5)),
     "attributes": ("score", dict(attributes=True, match="overlap")),  # (on attributes: tests/test_attributes.py)
     "relations": ("score", dict(relations=True, match="overlap")),
+    "attribute_comparisons": ("agree", dict(attributes=True, compare=True, resamples=200, seed=3)),
 }
 
 

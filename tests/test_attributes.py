@@ -283,6 +283,10 @@ def test_attributes_add_up_on_a_cluster(annotators, scheduler):
     first, second, _ = annotators
     assert (agree([first, second], attributes=True, scheduler=scheduler).to_dict()
             == agree([first, second], attributes=True).to_dict())
+    on_cluster = agree([first, second, first], attributes=True, compare=True, resamples=50, seed=1,
+                       scheduler=scheduler).to_dict()
+    assert on_cluster == agree([first, second, first], attributes=True, compare=True, resamples=50, seed=1).to_dict()
+    assert len(on_cluster["attribute_comparisons"]) == 9
     assert (score(first, second, match="overlap", attributes=True, scheduler=scheduler).to_dict()
             == score(first, second, match="overlap", attributes=True).to_dict())
 
@@ -300,6 +304,73 @@ def test_attributes_with_bootstrap_and_compare_are_the_corpus_figures(annotators
     results = score(first, [second, first], attributes=True, compare=True, resamples=50, seed=1)
     assert [r.extras["attributes"] for r in results] == [score(first, p, attributes=True).extras["attributes"]
                                                          for p in (second, first)]
+
+
+def document_rows(versions: dict, documents: list, sides: list[tuple]) -> list[list[tuple]]:
+    """Per document, each compared pair's attribute (a, b, c) from the set computation on that
+    document alone (``sides``: per pair, ``(first_side, same)``: which annotator is the first
+    side, and whether the pair is an annotator against the same folder)."""
+    rows = []
+    for doc in documents:
+        row = []
+        for first_side, same in sides:
+            ones, twos = versions[doc]
+            kept = {doc: (ones, ones)} if same else {doc: (ones, twos)}
+            counts = by_sets(kept, "exact", first_side=first_side)[0]["all"]
+            row.append((counts["a"], counts["b"], counts["c"]))
+        rows.append(row)
+    return rows
+
+
+def test_attributes_under_compare_are_the_paired_tests_of_the_documents_counts(capsys, annotators):
+    """``compare``: the pairs (and predictions) tested on their attributes, each document's
+    attribute a, b, c (the set computation on that document) a unit, with the run's seed."""
+    import jsonschema
+
+    from spanagree.measures.significance import paired_comparisons
+    from spanagree.report.schemas import schema
+
+    first, second, versions = annotators
+    result = agree([first, second, first], match="exact", attributes=True, compare=True, resamples=200, seed=3)
+    names = [f"{p.first} × {p.second}" for p in result.pairs]
+    rows = document_rows(versions, result.documents, [(0, False), (0, True), (1, False)])
+    expected = paired_comparisons(rows, names, test="randomization", unit="document", resamples=200, seed=3)
+    found = result.extras["attribute_comparisons"]
+    assert found == expected
+    assert len(found) == 9 and {e["units"] for e in found} == {4}
+    by_name = dict(zip(names, result.attributes))
+    best = next(e for e in found if e["measure"] == "f1" and e["second"] == names[0] and e["first"] == names[1])
+    assert best["difference"] == pytest.approx(by_name[names[1]]["f1"] - by_name[names[0]]["f1"])
+    assert result.to_dict()["attribute_comparisons"] == expected
+    # the spans' comparisons are not the attributes'
+    assert result.extras["comparisons"] != found
+
+    results = score(first, [second, first], match="exact", attributes=True, compare=True, resamples=200, seed=3)
+    rows = document_rows(versions, results[0].documents, [(1, False), (0, True)])
+    expected = paired_comparisons(rows, [r.prediction for r in results], test="randomization", unit="document",
+                                  resamples=200, seed=3)
+    assert results.attribute_comparisons == expected
+
+    for command, inputs in (("agree", (first, second, first)), ("score", (first, second, first))):
+        code, out, _ = run(capsys, command, *inputs, "--attributes", "--compare", "--resamples", "200", "--seed", "3",
+                           "--output", "json")
+        assert code == 0
+        document = json.loads(out)
+        jsonschema.validate(document, schema(command))
+        assert document["attribute_comparisons"] == json.loads(json.dumps(
+            result.extras["attribute_comparisons"] if command == "agree" else results.attribute_comparisons))
+        assert list(document)[-1] == "attribute_comparisons"
+        code, out, _ = run(capsys, command, *inputs, "--attributes", "--compare", "--resamples", "200", "--seed", "3")
+        assert code == 0 and "on their attributes (approximate randomization, 200 rounds over 4 documents" in out
+
+
+def test_attributes_under_compare_are_the_same_under_jobs(annotators, small_shards):
+    first, second, _ = annotators
+    one = agree([first, second, first], attributes=True, compare=True, resamples=50, seed=1)
+    two = agree([first, second, first], attributes=True, compare=True, resamples=50, seed=1, jobs=2)
+    assert small_shards, "the run with jobs=2 did not fork"
+    assert two.extras["attribute_comparisons"] == one.extras["attribute_comparisons"]
+    assert two.to_dict() == one.to_dict()
 
 
 # --- hand-counted ---------------------------------------------------------------------------------

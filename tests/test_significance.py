@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import json
 import re
 import warnings
@@ -176,6 +177,31 @@ def test_one_unit_has_no_interval_and_no_p_value():
         found = score(gold, [a, b], compare=True, seed=1)
     entry = found.comparisons[0]
     assert entry["difference"] == 1.0 and entry["low"] is None and entry["p_value"] is None
+
+
+def test_no_document_compared_by_every_pair_is_a_warning_and_no_test(capsys, tmp_path):
+    """A round-robin design in which no document is annotated by all three: the pairs share no
+    unit, so nothing is tested (it used to stop with a ValueError)."""
+    texts = {d: "Ana met Bo." for d in ("d1", "d2", "d3")}
+    own = {"A": ("d1", "d2"), "B": ("d2", "d3"), "C": ("d3", "d1")}
+    sets = [SpanSet.from_spans(name, [Span(d, 0, 3, "PER") for d in docs], {d: texts[d] for d in docs})
+            for name, docs in own.items()]
+    with pytest.warns(SpanagreeWarning, match="0 document.s. compared by every pair"):
+        result = agree(sets, documents="pairwise", compare=True, seed=2)
+    assert [p.f1 for p in (pair.counts for pair in result.pairs)] == [1.0, 1.0, 1.0]
+    found = result.extras["comparisons"]
+    assert len(found) == 9 and {e["units"] for e in found} == {0}
+    assert all(math.isnan(e["difference"]) and e["p_value"] is None and e["low"] is None for e in found)
+    for name, spans in zip(own, sets):
+        folder = tmp_path / name
+        folder.mkdir()
+        for doc_id, document in spans.documents.items():
+            (folder / f"{doc_id}.txt").write_text(document.text, encoding="utf-8")
+            (folder / f"{doc_id}.ann").write_text("T1\tPER 0 3\tAna\n", encoding="utf-8")
+    code, out, err = run(capsys, "agree", *(tmp_path / name for name in own), "--documents", "pairwise", "--compare",
+                         "--output", "json")
+    assert code == 0 and "Traceback" not in err
+    assert {e["units"] for e in json.loads(out)["comparisons"]} == {0}
 
 
 def test_bootstrap_warns_with_few_documents(shared_corpora, capsys):

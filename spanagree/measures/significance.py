@@ -146,6 +146,8 @@ def paired_comparisons(unit_counts, names: Sequence[str], *, test: str = "random
     import numpy as np
 
     counts = np.asarray(unit_counts, dtype=float)
+    if counts.size == 0:  # no unit compared by every system: differences of nothing, no test
+        counts = counts.reshape(0, len(names), 3)
     if counts.ndim != 3 or counts.shape[2] != 3:
         raise ValueError("unit_counts must be units × systems × (a, b, c)")
     n_units, n_systems = counts.shape[0], counts.shape[1]

@@ -20,19 +20,20 @@ or ``None`` when the run does not ask for it. A new analysis is one more entry; 
 function changes (``tests/test_analyses.py`` adds a made-up one and runs it under ``jobs`` and on
 a cluster). The built-in ones:
 
-===============  ========================================================================
-``chance``       token-level agreement with d known (``chance=True``): :class:`Tokens`
-``units``        each document's counts per sentence (``unit="sentence"``, for the next two)
-``bootstrap``    percentile intervals over documents or sentences (``bootstrap=N``)
-``alpha_u``      Krippendorff's unitizing alpha (``unitizing=True``): :class:`Unitizing`
-``comparisons``  paired tests between pairs or predictions (``compare=True``)
-``errors``       every disagreement listed, per document (``errors=True``): :class:`Listing`
-``report``       each document's record for the HTML report (``report=True``): :class:`ReportRecords`
-``error_kinds``  ``score``'s error analysis, always on in ``score``: :class:`ErrorKinds`
-``gamma``        Mathet et al.'s γ, γ-cat and γ-k (``gamma=True``): :class:`Gamma`
-``attributes``   agreement on the spans' attributes (``attributes=True``): :class:`Attributes`
-``relations``    relations and events matched on the spans' alignment (``relations=True``): :class:`Relations`
-===============  ========================================================================
+=========================  ========================================================================
+``chance``                 token-level agreement with d known (``chance=True``): :class:`Tokens`
+``units``                  each document's counts per sentence (``unit="sentence"``, for the next two)
+``bootstrap``              percentile intervals over documents or sentences (``bootstrap=N``)
+``alpha_u``                Krippendorff's unitizing alpha (``unitizing=True``): :class:`Unitizing`
+``comparisons``            paired tests between pairs or predictions (``compare=True``)
+``errors``                 every disagreement listed, per document (``errors=True``): :class:`Listing`
+``report``                 each document's record for the HTML report (``report=True``): :class:`ReportRecords`
+``error_kinds``            ``score``'s error analysis, always on in ``score``: :class:`ErrorKinds`
+``gamma``                  Mathet et al.'s γ, γ-cat and γ-k (``gamma=True``): :class:`Gamma`
+``attributes``             agreement on the spans' attributes (``attributes=True``): :class:`Attributes`
+``relations``              relations and events matched on the spans' alignment (``relations=True``): :class:`Relations`
+``attribute_comparisons``  paired tests on the attributes (``attributes`` and ``compare``): :class:`AttributeComparisons`
+=========================  ========================================================================
 """
 
 from __future__ import annotations
@@ -110,6 +111,9 @@ class Analysis:
     key: str = ""
     alignments: bool = False
     every_group: bool = False
+    #: ``score``: finished once over every prediction (the :class:`~spanagree.scoring.Scores`
+    #: as :attr:`Finished.result`), not with each prediction's figures.
+    across_predictions: bool = False
 
     def new(self) -> Any:
         return None
@@ -366,6 +370,7 @@ class Comparisons(Analysis):
     them compared (:func:`spanagree.measures.significance.paired_comparisons`)."""
 
     key = "comparisons"
+    across_predictions = True
 
     def __init__(self, test: str, unit: str, resamples: int, seed: int | None):
         self.test, self.unit, self.resamples, self.seed = test, unit, resamples, seed
@@ -638,9 +643,58 @@ class Attributes(Analysis):
                 found["bootstrap"] = attribute_intervals(documents, ids, *self.bootstrap)
             figures.append(found)
         if finished.command == "score":
+            finished.result.attribute_tally = tally[0]
             return figures[0]
         finished.result.attributes = figures
+        finished.result.attribute_tally = list(tally)
         return None
+
+
+class AttributeComparisons(Analysis):
+    """``attribute_comparisons``: with ``attributes`` and ``compare``, every two pairs of
+    annotators (``agree``) or predictions (``score``) tested against each other on the F1,
+    precision and recall of their attributes (every attribute compared), paired over the
+    documents every one of them compared, each document's attribute a, b, c a unit
+    (:func:`spanagree.measures.significance.paired_comparisons`, as for the spans, whatever
+    ``unit``: attributes are counted per document). It reads the tallies :class:`Attributes`
+    left on the result, so it finishes after it; in ``score`` it finishes once, over every
+    prediction (:attr:`across_predictions`)."""
+
+    key = "attribute_comparisons"
+    across_predictions = True
+
+    def __init__(self, test: str, resamples: int, seed: int | None):
+        self.test, self.resamples, self.seed = test, resamples, seed
+
+    def finish(self, tally, finished: Finished):
+        from ..measures.significance import paired_comparisons
+
+        if finished.command == "score":  # the Scores, one per prediction
+            tallies = [result.attribute_tally for result in finished.result]
+            documents = [result.documents for result in finished.result]
+            names = [result.prediction for result in finished.result]
+        else:
+            tallies = finished.result.attribute_tally
+            documents = [[d for d in finished.documents if d in pair.by_document] for _, _, pair in finished.pairs]
+            names = [f"{first} × {second}" for first, second, _ in finished.pairs]
+        return paired_comparisons(attribute_rows(tallies, shared_documents(documents)), names, test=self.test,
+                                  unit="document", resamples=self.resamples, seed=self.seed)
+
+
+def shared_documents(documents: list[list[str]]) -> list[str]:
+    """The documents of the first list that every list holds, in the first's order: those on
+    which pairs (or predictions) are compared."""
+    held = [set(own) for own in documents]
+    return [d for d in documents[0] if all(d in own for own in held)] if documents else []
+
+
+def attribute_rows(tallies: list[dict], documents: list[str]) -> list[list[tuple]]:
+    """Per document, each tally's attribute ``(a, b, c)`` over every attribute (``(0, 0, 0)``
+    where the document has none): the rows the paired tests swap."""
+    from ..measures.attributes import AttributeCounts
+
+    empty = AttributeCounts()
+    return [[own.get(doc_id, empty).counts().astuple() for own in tallies] for doc_id in documents]
 
 
 def _attributes(options, plan: Plan):
@@ -758,9 +812,7 @@ def relation_comparisons(tallies: list, documents: list, names: list[str], *, te
     documents every one compared (:func:`spanagree.measures.significance.paired_comparisons`)."""
     from ..measures.significance import paired_comparisons
 
-    held = [set(own) for own in documents]
-    shared = [d for d in documents[0] if all(d in own for own in held)]
-    return paired_comparisons(relation_rows(tallies, shared), names, test=test, unit="document",
+    return paired_comparisons(relation_rows(tallies, shared_documents(documents)), names, test=test, unit="document",
                               resamples=resamples, seed=seed)
 
 
@@ -868,6 +920,9 @@ ANALYSES: dict[str, Callable] = {
     "gamma": _gamma,
     "attributes": _attributes,
     "relations": _relations,
+    "attribute_comparisons": lambda options, plan: (
+        AttributeComparisons(options.test, options.resamples, options.seed)
+        if options.compare and options.attribute_names is not None else None),
 }
 
 
@@ -903,4 +958,4 @@ def analyses_for(options, plan: Plan) -> list[Analysis]:
     return found
 
 
-__all__ = ["ANALYSES", "Analysis", "Attributes", "Batch", "Finished", "PairsComparison", "Plan", "Tallies", "analyses_for", "register"]
+__all__ = ["ANALYSES", "Analysis", "AttributeComparisons", "Attributes", "Batch", "Finished", "PairsComparison", "Plan", "Tallies", "analyses_for", "register"]

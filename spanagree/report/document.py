@@ -260,6 +260,8 @@ def scores_document(results: list, *, by_document: bool = False, lazy: bool = Fa
         document["comparisons"] = results.comparisons
     if getattr(results, "relation_comparisons", None) is not None:
         document["relation_comparisons"] = results.relation_comparisons
+    if getattr(results, "attribute_comparisons", None) is not None:
+        document["attribute_comparisons"] = results.attribute_comparisons
     return document
 
 

@@ -96,9 +96,14 @@ def agreement_table(result, *, by=None) -> str:
     if "relations" in data:
         parts += ["", relations_section("relations", [(" × ".join(p["annotators"]), p["relations"])
                                                       for p in data["pairs"]], data["relations"])]
+        if "comparisons" in data["relations"]:
+            parts += ["", comparisons_section(data["relations"]["comparisons"],
+                                              "pairs of annotators on their relations")]
     if any("attributes" in p for p in data["pairs"]):
         parts += ["", attributes_section([(" × ".join(p["annotators"]), p["attributes"]) for p in data["pairs"]],
                                          "pair")]
+    if "attribute_comparisons" in data:
+        parts += ["", comparisons_section(data["attribute_comparisons"], "pairs of annotators on their attributes")]
     parts += ["", "b: spans only the first of a pair marked, c: only the second; "
               "precision a/(a+b), recall a/(a+c), F1 2a/(2a+b+c)"]
     for note in data["notes"]:
@@ -268,6 +273,9 @@ def score_table(results: list, *, by=None) -> str:
         parts += ["", attributes_section([(r.prediction, r.extras["attributes"]) for r in results], "prediction")]
     if getattr(results, "comparisons", None) is not None:
         parts += ["", comparisons_section(results.comparisons, "predictions")]
+    for key, what in (("relation_comparisons", "relations"), ("attribute_comparisons", "attributes")):
+        if getattr(results, key, None) is not None:
+            parts += ["", comparisons_section(getattr(results, key), f"predictions on their {what}")]
     parts += ["", "b: spurious (predicted, not in the gold), c: missed (in the gold, not predicted); "
               "precision a/(a+b), recall a/(a+c)"]
     for note in sorted({n for r in results for n in r.notes}):
