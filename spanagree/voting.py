@@ -585,6 +585,18 @@ class OutputPlan:
         first = self.dest if self.dest is not None else next(iter(self.listings.values()), None)
         return None if first is None else os.path.dirname(os.path.abspath(first))
 
+    def folder_gold(self) -> "OutputPlan | None":
+        """What one process writes as it votes: the gold alone, when its format writes a file per
+        document (BRAT), whose files are then moved into place; ``None`` otherwise. (A gold written
+        after the vote reads every document's clusters back from the spool twice: the writer
+        checks every document before it writes any. The listings, and a gold of one file, are
+        written after the vote, where they join nothing.)"""
+        from .formats import get_format
+
+        if not get_format(self.format).writes_to_folder or self.writer_options(self.format, self.format_options) is None:
+            return None
+        return OutputPlan(self.format, self.format_options, {}, self.dest)
+
     def writer_options(self, format: str, format_options: dict) -> dict | None:
         """The gold writer's options for ``format`` (``None``: the format is not written in parts)."""
         from .formats import get_format
@@ -1033,7 +1045,8 @@ class VoteCommand:
     def comparison(self, plan, layouts, analyses, folders, client, options):
         return VoteComparison(plan.rule, self.k, plan.names, present=options.documents == "present",
                               majority=self.majority, folder=folders["clusters"],
-                              outputs=self.outputs if options.jobs > 1 or client is not None else None,
+                              outputs=self.outputs if options.jobs > 1 or client is not None
+                              else self.outputs and self.outputs.folder_gold(),
                               context=options.context)
 
 

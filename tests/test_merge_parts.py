@@ -89,7 +89,9 @@ def test_jobs_write_the_same_gold_and_listings(to, corpus, tmp_path, capsys, joi
     inputs = ([corpus / "conll" / f"ann{k}.conll" for k in (1, 2, 3)] if to == "conll"
               else [corpus / "brat" / f"ann{k}" for k in (1, 2, 3)])
     one = merged(capsys, tmp_path, inputs, "1", to)
-    assert joined_parts == []
+    # one process writes only a BRAT gold as it votes (its files move into place); the rest after
+    assert joined_parts == (["GoldParts"] if to == "brat" else [])
+    joined_parts.clear()
     two = merged(capsys, tmp_path, inputs, "2", to)
     # the gold (BRAT: the parts of a format written to one file), --adjudicate and --adjudicate-all joined
     assert sorted(joined_parts) == ["GoldParts", "ListingParts", "ListingParts"]
@@ -125,6 +127,40 @@ def test_a_document_refused_in_a_later_shard_writes_nothing(tmp_path, capsys, jo
     assert "document 'd39': sentence 1 has an empty token" in one[2]
     assert one[3] == two[3] == {}
     assert sorted(p.name for p in tmp_path.rglob("*") if p.parent.name.startswith("run")) == []
+
+
+def test_one_process_writes_a_brat_gold_as_it_votes_what_the_writer_writes(corpus, tmp_path, capsys, joined_parts):
+    """merge --jobs 1 --to brat writes each document's files as it votes (no second reading of
+    the clusters): byte for byte what the BRAT writer writes from the vote afterwards."""
+    from spanagree import vote
+
+    inputs = [corpus / "brat" / f"ann{k}" for k in (1, 2, 3)]
+    assert main(["merge", *map(str, inputs), "--to", "brat", "--out", str(tmp_path / "cli"), "--match", "overlap",
+                 "--min-votes", "2"]) == 0
+    assert joined_parts == ["GoldParts"]
+    vote(inputs, 2, match="overlap").write(tmp_path / "api", "brat")
+    assert joined_parts == ["GoldParts"]  # the API's vote planned no outputs: the writer wrote them all
+    cli, api = (sorted(p.relative_to(tmp_path / where) for p in (tmp_path / where).rglob("*")) for where in ("cli", "api"))
+    assert cli == api and len(cli) == 60
+    assert all((tmp_path / "cli" / p).read_bytes() == (tmp_path / "api" / p).read_bytes() for p in cli)
+
+
+def test_a_document_brat_refuses_leaves_nothing_written_by_one_process(tmp_path, capsys, joined_parts):
+    """A label with a space, which BRAT cannot write, in the 31st of 40 documents: merge --jobs 1
+    --to brat has written 30 documents' files as it voted, and still leaves nothing behind."""
+    lines = [{"id": f"d{n:02}", "text": f"Ana met Bo in Porto {n}",
+              "spans": [{"start": 0, "end": 3, "label": "PER" if n != 30 else "A PERSON"}]} for n in range(40)]
+    inputs = []
+    for name in ("ann1", "ann2"):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+        inputs.append(path)
+    out = tmp_path / "out" / "gold"
+    code = main(["merge", *map(str, inputs), "--to", "brat", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and "document 'd30': label 'A PERSON' has whitespace" in err and "Traceback" not in err
+    assert joined_parts == ["GoldParts"]
+    assert not (tmp_path / "out").exists() or list((tmp_path / "out").rglob("*")) == []
 
 
 def test_an_output_inside_an_input_is_still_refused(corpus, tmp_path, capsys):
