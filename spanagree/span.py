@@ -441,15 +441,16 @@ class Document:
         return len(self.spans)
 
     def written_text(self, span: Span) -> str:
-        """The tokens ``span`` covers, as this copy's file wrote them, joined without a space (the
-        HIPE scorer's entity text: its tokens concatenated); ``""`` without a text.
+        """The text of ``span`` with the tokens as this copy's file wrote them (``""`` without a
+        text); its tokens concatenated, the spaces and line breaks between them left out, are the
+        HIPE scorer's entity text.
 
         Examples
         --------
         >>> d = Document("d", "sieur Quartier _ instituteur", tokens_from_text=True, written_otherwise=((15, 16, "O"),))
         >>> span = Span("d", 6, 28, "pers")
         >>> d.written_text(span), Document("d", d.text).written_text(span)
-        ('QuartierOinstituteur', 'Quartier_instituteur')
+        ('Quartier O instituteur', 'Quartier _ instituteur')
         """
         text = self.text
         if text is None:
@@ -464,7 +465,7 @@ class Document:
                 pieces.append(token)
                 position = stop
             pieces.append(text[position:end])
-        return "".join(pieces).replace(" ", "").replace("\n", "")
+        return "".join(pieces)
 
     def __repr__(self) -> str:
         size = "no text" if self.text is None else f"{len(self.text)} characters"

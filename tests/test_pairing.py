@@ -462,3 +462,116 @@ def test_greedy_pairings_do_not_depend_on_the_input_order(true, pred, mode, pair
     assert shuffled == counts
     if pairing == "nervaluate":  # a one-to-one pairing earns at most the optimum's credit
         assert counts.a <= optimal.a
+
+
+# --- the HIPE scorer's reading rules, on real excerpts (tests/data/hipe2022/SOURCE.md) ----------
+#
+# Each excerpt was scored by the HIPE scorer itself (clef_evaluation.py --task nerc_coarse
+# --hipe_edition hipe-2022); its strict and fuzzy micro TP/FP/FN, overall and per type, are
+# recorded here (its types in capitals, spanagree's labels as the files write them).
+
+HIPE_EXCERPTS = DATA / "hipe2022"
+#: run → (gold, the scorer's strict and fuzzy figures: overall, then per type).
+READING_RULES = {
+    # flat run, the gold's '_' written 'O' inside two 'pers' entities ('sieur Quartier _ ^ instituteur')
+    "team2_bundle1_hipe2020_fr_1": ("HIPE-2022-v2.1-hipe2020-test-fr", (1, 2, 2), {"loc": (1, 0, 0), "pers": (0, 2, 2)},
+                                    (3, 0, 0), {"loc": (1, 0, 0), "pers": (2, 0, 0)}),
+    # its own sentences, '""""' for the gold's '"' closing an 'org' and a 'loc' entity
+    "team5_bundle5_hipe2020_de_1": ("HIPE-2022-v2.1-hipe2020-test-de", (0, 2, 2), {"loc": (0, 1, 1), "org": (0, 1, 1)},
+                                    (2, 0, 0), {"loc": (1, 0, 0), "org": (1, 0, 0)}),
+    # the row 'Lu###schaun B-LOC' left out of both: the gold's 'in Steiermark' (I-LOC I-LOC) is an entity
+    "neurbsl_bundle3_newseye_de_1": ("HIPE-2022-v2.1-newseye-test-de", (2, 1, 1), {"LOC": (2, 1, 1)},
+                                     (3, 0, 0), {"LOC": (3, 0, 0)}),
+}
+
+
+def excerpt(name: str) -> str:
+    return str(HIPE_EXCERPTS / f"{name}.excerpt.tsv")
+
+
+def score_excerpt(run: str, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        return score(excerpt(READING_RULES[run][0]), excerpt(run), format="conll",
+                     format_options={"conll_column": "NE-COARSE-LIT"}, **options)
+
+
+def as_ints(counts: tuple) -> tuple:
+    return tuple(int(x) for x in counts)
+
+
+@pytest.mark.parametrize("run", list(READING_RULES))
+def test_hipe_pairing_gives_the_scorer_figures_on_excerpts_its_reading_rules_change(run):
+    _, strict, strict_by_type, fuzzy, fuzzy_by_type = READING_RULES[run]
+    for match, overall, per_type in (("exact", strict, strict_by_type), ("overlap", fuzzy, fuzzy_by_type)):
+        result = score_excerpt(run, match=match, pairing="hipe")
+        assert as_ints(abc(result)) == overall, match
+        assert {label: as_ints(c) for label, c in by_label(result).items()} == per_type, match
+
+
+@pytest.mark.parametrize("run", list(READING_RULES))
+def test_the_reading_rules_are_the_hipe_pairing_s_only(run):
+    """The default pairing and ``greedy`` (HIPE's procedure alone) compare offsets and keep every
+    row: each excerpt gives them other strict figures than the scorer's."""
+    strict = READING_RULES[run][1]
+    for pairing in ("optimal", "greedy"):
+        result = score_excerpt(run, pairing=pairing)
+        assert as_ints(abc(result)) != strict, pairing
+        assert "written_otherwise" not in result.error_counts()
+        assert not any("'#'" in note for note in result.notes)
+    assert as_ints(abc(score_excerpt("team2_bundle1_hipe2020_fr_1"))) == (3, 0, 0)
+    assert as_ints(abc(score_excerpt("neurbsl_bundle3_newseye_de_1"))) == (2, 2, 1)
+
+
+def test_text_rule_kind_listing_and_note():
+    """A prediction with the gold's fragments and label over a token the run writes otherwise is
+    the kind ``written_otherwise``: credit 0 under exact, 1 under overlap; a note counts them."""
+    for match, credit in (("exact", 0.0), ("overlap", 1.0)):
+        result = score_excerpt("team2_bundle1_hipe2020_fr_1", match=match, pairing="hipe", errors=True)
+        assert result.error_counts() == {"correct": 1, "partial": 0, "wrong_label": 0, "wrong_label_and_boundary": 0,
+                                         "missed": 0, "spurious": 0, "written_otherwise": 2}
+        listed = [(item.gold_text, item.pred_text, item.credit) for item in result.items
+                  if item.kind == "written_otherwise"]
+        assert listed == [("sieur Daniel Meuron , maïUe charpentier , _ bourgeois de Neuchatel",
+                           "sieur Daniel Meuron , maïUe charpentier , O bourgeois de Neuchatel", credit),
+                          ("sœurs _ Gendre", "sœurs O Gendre", credit)]
+        (note,) = [n for n in result.notes if "written otherwise:" in n]
+        assert note.startswith("team2_bundle1_hipe2020_fr_1.excerpt: 2 span(s) with a gold span's fragments and label cover "
+                               "a token written otherwise")
+        assert result.confusion()["matrix"][result.confusion()["labels"].index("pers")][
+            result.confusion()["labels"].index("pers")] == 2
+
+
+def test_hash_rule_note_counts_the_rows_of_each_file():
+    result = score_excerpt("neurbsl_bundle3_newseye_de_1", pairing="hipe")
+    hashed = [note for note in result.notes if "'#'" in note]
+    assert len(hashed) == 2 and all("1 row(s) whose token holds a '#' left out" in note for note in hashed)
+    assert "written_otherwise" not in result.error_counts()
+
+
+def test_hipe_reading_rules_under_jobs_and_on_the_command_line(capsys):
+    """``--jobs 2`` gives the same figures and notes; the JSON counts the kind only where it occurs."""
+    from spanagree.cli import main
+
+    one = score_excerpt("neurbsl_bundle3_newseye_de_1", pairing="hipe")
+    two = score_excerpt("neurbsl_bundle3_newseye_de_1", pairing="hipe", jobs=2)
+    assert abc(one) == abc(two) and one.notes == two.notes
+    for pairing, kinds in (("hipe", {"written_otherwise": 2}), ("optimal", {})):
+        main(["score", excerpt("HIPE-2022-v2.1-hipe2020-test-fr"), excerpt("team2_bundle1_hipe2020_fr_1"),
+              "--format", "conll", "--conll-column", "NE-COARSE-LIT", "--pairing", pairing, "--output", "json"])
+        errors = json.loads(capsys.readouterr().out)["errors"]
+        assert {k: v for k, v in errors.items() if k == "written_otherwise"} == kinds
+
+
+def test_text_rule_on_plain_conll_files_placed_token_by_token(tmp_path):
+    """Plain CoNLL files (no header, no document names) with the same sentences are placed token by
+    token (:func:`spanagree.texts.onto_tokens`): the tokens spelt otherwise count as well."""
+    gold = tmp_path / "gold.conll"
+    gold.write_text("sieur\tB-pers\nQuartier\tI-pers\n_\tI-pers\ninstituteur\tI-pers\n.\tO\n", encoding="utf-8")
+    run = tmp_path / "run.conll"
+    run.write_text("sieur\tB-pers\nQuartier\tI-pers\nO\tI-pers\ninstituteur\tI-pers\n.\tO\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        assert abc(score(str(gold), str(run), pairing="hipe")) == (0, 1, 1)
+        assert abc(score(str(gold), str(run), pairing="hipe", match="overlap")) == (1, 0, 0)
+        assert abc(score(str(gold), str(run))) == (1, 0, 0)

@@ -125,7 +125,7 @@ def token_offsets(text: str) -> list[list[tuple[int, int]]]:
 
 
 def read_conll(path, *, name: str | None = None, conll_column: int | None = None,
-               scheme: str | None = None) -> SpanSet:
+               scheme: str | None = None, conll_drop_hash_rows: bool = False) -> SpanSet:
     """Read a CoNLL file (one annotator's tags) as a :class:`SpanSet` (:func:`stream_conll`, collected).
 
     Parameters
@@ -140,6 +140,9 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
         ``None``: conlleval's lenient decoding. ``"iob1"``, ``"iob2"``/``"bio"``, ``"ioe1"``,
         ``"ioe2"``/``"ioe"``, ``"bioes"``/``"iobes"``, ``"bilou"``, ``"io"``: strict decoding as
         seqeval ``mode="strict"``, invalid chunks dropped with a warning giving their number.
+    conll_drop_hash_rows : bool
+        Leave out every row whose token holds a ``#``, as the HIPE scorer reads its files (what
+        ``score --pairing hipe`` reads with; a note counts them).
 
     Raises
     ------
@@ -157,7 +160,8 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
     >>> [(s.start, s.end, s.label) for s in spans]
     [(0, 2, 'ORG'), (11, 17, 'MISC'), (18, 33, 'PER')]
     """
-    return collect(stream_conll(path, name=name, conll_column=conll_column, scheme=scheme))
+    return collect(stream_conll(path, name=name, conll_column=conll_column, scheme=scheme,
+                                conll_drop_hash_rows=conll_drop_hash_rows))
 
 
 @FORMAT.provides("streamer")

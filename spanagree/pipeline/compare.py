@@ -193,13 +193,18 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
 
 
 def written_texts_agree(first: Document, second: Document) -> Callable | None:
-    """Whether two spans have the same text as their files wrote them
+    """Whether two spans have the same text as their files wrote them, their tokens concatenated
     (:meth:`~spanagree.span.Document.written_text`), for the ``hipe`` pairing, whose scorer's
     equality compares an entity's text; ``None`` when neither copy wrote a token otherwise (the
     texts of spans with the same fragments then agree)."""
     if not first.written_otherwise and not second.written_otherwise:
         return None
-    return lambda x, y: first.written_text(x) == second.written_text(y)
+    return lambda x, y: _concatenated(first.written_text(x)) == _concatenated(second.written_text(y))
+
+
+def _concatenated(text: str) -> str:
+    """A CoNLL text's tokens concatenated (tokens never hold a space or a line break)."""
+    return text.replace(" ", "").replace("\n", "")
 
 
 class PairTally(Slotted):
