@@ -549,18 +549,26 @@ def test_hash_rule_note_counts_the_rows_of_each_file():
     assert "written_otherwise" not in result.error_counts()
 
 
-def test_hipe_reading_rules_under_jobs_and_on_the_command_line(capsys):
-    """``--jobs 2`` gives the same figures and notes; the JSON counts the kind only where it occurs."""
-    from spanagree.cli import main
+def test_hipe_reading_rules_under_jobs_and_on_the_command_line(capsys, tmp_path):
+    """``--jobs 2`` gives the same figures and notes; the JSON counts the kind only where it
+    occurs, and conforms to its schema, as the listing and the report do."""
+    from test_json_schema import conforms, run
 
     one = score_excerpt("neurbsl_bundle3_newseye_de_1", pairing="hipe")
     two = score_excerpt("neurbsl_bundle3_newseye_de_1", pairing="hipe", jobs=2)
     assert abc(one) == abc(two) and one.notes == two.notes
     for pairing, kinds in (("hipe", {"written_otherwise": 2}), ("optimal", {})):
-        main(["score", excerpt("HIPE-2022-v2.1-hipe2020-test-fr"), excerpt("team2_bundle1_hipe2020_fr_1"),
-              "--format", "conll", "--conll-column", "NE-COARSE-LIT", "--pairing", pairing, "--output", "json"])
-        errors = json.loads(capsys.readouterr().out)["errors"]
-        assert {k: v for k, v in errors.items() if k == "written_otherwise"} == kinds
+        listing, report = tmp_path / f"{pairing}.json", tmp_path / f"{pairing}.html"
+        document = run(capsys, "score", excerpt("HIPE-2022-v2.1-hipe2020-test-fr"),
+                       excerpt("team2_bundle1_hipe2020_fr_1"), "--format", "conll", "--conll-column", "NE-COARSE-LIT",
+                       "--pairing", pairing, "--errors", listing, "--report", report, "--output", "json")
+        conforms("score", document)
+        assert {k: v for k, v in document["errors"].items() if k == "written_otherwise"} == kinds
+        items = json.loads(listing.read_text(encoding="utf-8"))
+        conforms("errors", items)
+        assert sum(item["kind"] == "written_otherwise" for item in items["errors"]) == sum(kinds.values())
+        page = report.read_text(encoding="utf-8")
+        assert ('"name": "written_otherwise"' in page or '"name":"written_otherwise"' in page) == bool(kinds)
 
 
 def test_text_rule_on_plain_conll_files_placed_token_by_token(tmp_path):

@@ -63,7 +63,8 @@ def schema(name: str) -> dict:
     >>> schema("agree")["title"]
     'spanagree agree --output json'
     >>> sorted(schema("errors")["$defs"]["item"]["properties"]["kind"]["enum"])
-    ['argument_boundary', 'missed', 'partial', 'spurious', 'wrong_label', 'wrong_label_and_boundary', 'wrong_type']
+    ['argument_boundary', 'missed', 'partial', 'spurious', 'wrong_label', 'wrong_label_and_boundary', 'wrong_type',
+     'written_otherwise']
     """
     if name not in SCHEMAS:
         raise UsageError(f"no JSON schema called {name!r}; choose one of: {', '.join(SCHEMAS)}")
