@@ -448,6 +448,73 @@ def test_hipe_pairing_counts_as_its_loop(true, pred):
         assert result.counts.a + result.counts.b == len(pred)
 
 
+def reference_hipe_with_texts(true: list, pred: list, gold_tokens: list, pred_tokens: list) -> dict:
+    """:func:`reference_hipe` with the scorer's entities as they are, ``(type, start, end, text)``:
+    the text is the entity's tokens concatenated as each file writes them."""
+    def entity(span, tokens):
+        return (*span, "".join(tokens[span[1]:span[2] + 1]))
+
+    true_entities = [entity(t, gold_tokens) for t in true]
+    counts = {"strict": [0, 0, 0, 0], "ent_type": [0, 0, 0, 0]}
+    claimed = []
+    for p in (entity(p, pred_tokens) for p in pred):
+        if p in true_entities:  # Scenario I: equal (the text too), claimed or not
+            claimed.append(p)
+            counts["strict"][0] += 1
+            counts["ent_type"][0] += 1
+            continue
+        for t in true_entities:
+            if t[1:3] == p[1:3] and t[0] != p[0]:  # Scenario IV: same boundaries, another type
+                counts["strict"][1] += 1
+                counts["ent_type"][1] += 1
+                claimed.append(t)
+                break
+            if set(range(t[1], t[2] + 1)) & set(range(p[1], p[2] + 1)) and t not in claimed:
+                claimed.append(t)
+                counts["strict"][1] += 1
+                counts["ent_type"][0 if t[0] == p[0] else 1] += 1  # Scenario V, VI
+                break
+        else:
+            counts["strict"][3] += 1
+            counts["ent_type"][3] += 1
+    for regime in counts:
+        counts[regime][2] = sum(t not in claimed for t in true_entities)
+    return {regime: tuple(c) for regime, c in counts.items()}
+
+
+@given(true=span_tuples, pred=span_tuples, otherwise=st.sets(st.integers(0, 16), max_size=4))
+@settings(max_examples=300)
+def test_hipe_pairing_with_tokens_written_otherwise_counts_as_its_loop(true, pred, otherwise):
+    """The text rule against the scorer's loop, its entities carrying their text: the prediction
+    writes the tokens at ``otherwise`` differently (``Document.written_otherwise``)."""
+    from spanagree.pipeline.compare import written_texts_agree
+    from spanagree.span import Document
+
+    true, pred = token_spans(true), token_spans(pred)
+    gold_tokens = [f"t{k}" for k in range(17)]
+    pred_tokens = [f"x{k}" if k in otherwise else token for k, token in enumerate(gold_tokens)]
+    starts = [sum(len(t) + 1 for t in gold_tokens[:k]) for k in range(17)]
+    text = " ".join(gold_tokens)
+    written = tuple((starts[k], starts[k] + len(gold_tokens[k]), pred_tokens[k]) for k in sorted(otherwise))
+
+    def spans(found):
+        return [Span("d", starts[start], starts[end] + len(gold_tokens[end]), label) for label, start, end in found]
+
+    gold_document = Document("d", text, spans(true), tokens_from_text=True)
+    pred_document = Document("d", text, spans(pred), tokens_from_text=True, written_otherwise=written)
+    expected = reference_hipe_with_texts(true, pred, gold_tokens, pred_tokens)
+    for regime, match in (("strict", "exact"), ("ent_type", "overlap")):
+        correct, incorrect, missed, spurious = expected[regime]
+        alignment = align(pred_document.spans, gold_document.spans, MatchRule(match, pairing="hipe"),
+                          texts_agree=written_texts_agree(pred_document, gold_document))
+        counts = alignment.counts
+        assert (counts.a, counts.b, counts.c) == (correct, incorrect + spurious, incorrect + missed), regime
+        for k in alignment.written_otherwise:  # same fragments and label, another text
+            pair = alignment.pairs[k]
+            assert pair.exact and pair.same_label and pair.credit == (0.0 if match == "exact" else 1.0)
+            assert pred_document.written_text(pair.first) != gold_document.written_text(pair.second)
+
+
 @given(true=span_tuples, pred=span_tuples, mode=st.sampled_from(list(SCHEMES.values())),
        pairing=st.sampled_from(["hipe", "nervaluate"]), rnd=st.randoms(use_true_random=False))
 @settings(max_examples=200)
