@@ -14,7 +14,16 @@ alignment) —
 ``wrong_label_and_boundary`` overlapping, different fragments and label
 ``missed``                 a gold span with no partner
 ``spurious``               a predicted span with no partner
+``written_otherwise``      same fragments, same label, a token written otherwise
+                           (``--pairing hipe`` only: :data:`PAIRING_KINDS`)
 =========================  ===================================================
+
+``written_otherwise`` is the HIPE scorer's: its entities carry their text (their tokens as its
+file writes them), so a prediction with the gold's fragments and label over a token the run
+writes otherwise (a run cut along the gold's documents, its tokens taken as the gold's:
+:mod:`spanagree.formats.resegment`) is not equal to the gold's entity but an overlap (no credit
+under ``--match exact``, 1 under ``--match overlap``). It is listed and counted only where it
+occurs, after the six kinds every run has (:data:`KINDS`).
 
 A pair that the rule aligned earns credit in ``a`` (e.g. a ``partial`` pair under
 ``--match partial`` earns 0.5); the residual pairs earn none (they are in b and c).
@@ -42,6 +51,12 @@ ADJUDICATION_KINDS = {
     "several_spans": "one annotator has several spans in it (a chain of overlaps)",
 }
 KINDS = ("correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious")
+#: The kinds only a pairing gives, with what each means: counted, listed and drawn only where
+#: they occur, after :data:`KINDS` (a run that has none writes what it wrote before).
+PAIRING_KINDS = {
+    "written_otherwise": "same fragments, same label, a token written otherwise (the HIPE scorer compares "
+                         "an entity's text: --pairing hipe)",
+}
 NONE = "(none)"
 RESIDUAL_RULE = MatchRule("overlap", "ignore")
 
@@ -144,6 +159,8 @@ def records_of(alignment: Alignment) -> list[tuple[str, bool, float, Span | None
     pairs, residual, missed, spurious = classified(alignment)
     rule = alignment.rule
     records = [(kind_of(p.first, p.second, rule), True, p.credit, p.second, p.first) for p in pairs]
+    for k in alignment.written_otherwise:
+        records[k] = ("written_otherwise", *records[k][1:])
     records += [(kind_of(p.first, p.second, rule), False, 0.0, p.second, p.first) for p in residual]
     records += [("missed", False, 0.0, gold, None) for gold in missed]
     records += [("spurious", False, 0.0, None, pred) for pred in spurious]
@@ -166,6 +183,8 @@ def error_keys(doc_id: str, alignment: Alignment, rule: MatchRule | None = None)
     else:
         keys = [(kinds[p[0].fragments == p[1].fragments, p[0].label == p[1].label], p[1].label, p[0].label)
                 for p in judged]
+    for k in alignment.written_otherwise:  # (a greedy pairing: `judged` is the pairs)
+        keys[k] = ("written_otherwise", *keys[k][1:])
     if missed:
         keys += [("missed", gold.label, None) for gold in missed]
     if spurious:

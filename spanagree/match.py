@@ -200,13 +200,23 @@ class MatchRule:
         """Same label and :meth:`links_agree` (what the error kinds call the same label)."""
         return first.label == second.label and self.links_agree(first, second)
 
-    def credit(self, first: Span, second: Span) -> float:
-        """Credit of a pair under this rule: 1, a partial credit, or 0 (no match)."""
+    def credit(self, first: Span, second: Span, *, same_text: bool = True) -> float:
+        """Credit of a pair under this rule: 1, a partial credit, or 0 (no match).
+
+        ``same_text=False``: the two spans' texts differ (a token written otherwise; the HIPE
+        scorer's equality compares them, :func:`hipe_pairs`), so that the pair earns what an
+        overlap with other boundaries earns, even with the same fragments.
+
+        >>> rule = MatchRule("exact", pairing="hipe")
+        >>> span = Span("d", 0, 5, "PER")
+        >>> rule.credit(span, span), rule.credit(span, span, same_text=False)
+        (1.0, 0.0)
+        """
         if self.labels == "strict" and first.label != second.label:
             return 0.0
         if self.attributes and not self.links_agree(first, second):
             return 0.0
-        if first.fragments == second.fragments:
+        if first.fragments == second.fragments and same_text:
             return 1.0
         if self.boundary == "exact":
             return 0.0
@@ -283,6 +293,10 @@ class Alignment:
     #: The rule that aligned the spans, when :func:`align` made it (the error kinds ask it whether
     #: two spans have the same identity: :meth:`MatchRule.same_identity`).
     rule: "MatchRule | None" = None
+    #: The places in :attr:`pairs` of the pairs whose spans have the same fragments and identity
+    #: but not the same text (``hipe`` only: a token written otherwise; its scorer's strict
+    #: equality compares an entity's text, so they are paired as overlapping spans).
+    written_otherwise: tuple[int, ...] = ()
 
     @property
     def counts(self) -> Counts:
@@ -312,7 +326,7 @@ class Alignment:
         return Alignment(self.second, self.first, [Pair(p.second, p.first, p.credit) for p in self.pairs],
                          (self.duplicates[1], self.duplicates[0]),
                          None if self.unmatched is None else (self.unmatched[1], self.unmatched[0]),
-                         self.pairing, self.reclaimed, self.rule)
+                         self.pairing, self.reclaimed, self.rule, self.written_otherwise)
 
 
 def unique_spans(spans: Sequence[Span], rule: "MatchRule") -> tuple[list[Span], int]:
@@ -351,7 +365,7 @@ def _unique_by_key(spans: Sequence[Span], rule: "MatchRule") -> dict:
 
 
 def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = MatchRule(), *,
-          index: str = "sweep") -> Alignment:
+          index: str = "sweep", texts_agree: Callable[[Span, Span], bool] | None = None) -> Alignment:
     """Align two annotators' spans of one document one-to-one with maximum total credit.
 
     Parameters
@@ -363,6 +377,11 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
         How candidate pairs are found under ``overlap`` and ``partial`` (see
         :data:`CANDIDATE_INDEXES`); the result is the same with either. ``exact`` needs no index:
         its candidates share their fragments and are found by a hash join.
+    texts_agree : callable, optional
+        ``texts_agree(first_span, second_span)``: whether two spans with the same fragments have
+        the same text as their files wrote it (:meth:`spanagree.span.Document.written_text`).
+        Only the ``hipe`` pairing asks (its scorer's equality compares an entity's text); the
+        others compare offsets. ``None``: the texts agree.
 
     Returns
     -------
@@ -392,8 +411,13 @@ def align(first: Sequence[Span], second: Sequence[Span], rule: MatchRule = Match
         unique2.reverse()
     duplicates = (len(first) - len(unique1), len(second) - len(unique2))
     if rule.pairing != "optimal":
-        pairs, reclaimed = PAIRING_PROCEDURES[rule.pairing](in_document_order(unique1), in_document_order(unique2),
-                                                            rule, finder)
+        ordered1, ordered2 = in_document_order(unique1), in_document_order(unique2)
+        if rule.pairing == "hipe" and texts_agree is not None:
+            pairs, reclaimed = hipe_pairs(ordered1, ordered2, rule, finder, texts_agree=texts_agree)
+            written = tuple(k for k, pair in enumerate(pairs) if pair.first.fragments == pair.second.fragments
+                            and rule.same_identity(pair.first, pair.second) and not texts_agree(pair.first, pair.second))
+            return Alignment(unique1, unique2, pairs, duplicates, None, rule.pairing, reclaimed, rule, written)
+        pairs, reclaimed = PAIRING_PROCEDURES[rule.pairing](ordered1, ordered2, rule, finder)
         return Alignment(unique1, unique2, pairs, duplicates, None, rule.pairing, reclaimed, rule)
     if rule.boundary != "exact" or rule.attributes:  # (linked values agree without being equal: no join)
         return Alignment(unique1, unique2, optimal_pairs(unique1, unique2, rule, finder), duplicates, rule=rule)
@@ -715,7 +739,8 @@ def overlapping_seconds(first: list[Span], second: list[Span], finder: Callable)
 
 
 def hipe_pairs(first: list[Span], second: list[Span], rule: MatchRule,
-               finder: Callable = sweep_candidates) -> tuple[list[Pair], int]:
+               finder: Callable = sweep_candidates, *,
+               texts_agree: Callable[[Span, Span], bool] | None = None) -> tuple[list[Pair], int]:
     """The HIPE scorer's pairing (``Evaluator.compute_metrics`` of the CLEF HIPE scorer).
 
     Each prediction (``first``, in document order) claims one gold span (``second``, in document
@@ -725,6 +750,13 @@ def hipe_pairs(first: list[Span], second: list[Span], rule: MatchRule,
     takes it. A prediction that claims nothing is spurious, a gold span nobody claimed missed.
     The pair earns the rule's credit: under exact / strict only an equal pair counts (the
     scorer's *strict* regime), under overlap / strict every same-label pair (its *fuzzy* one).
+
+    The scorer's entities carry their text (its tokens, concatenated as its file writes them), and
+    "equal" compares it too: with ``texts_agree`` (:func:`align`'s), a prediction with a gold
+    span's fragments and label whose text differs (a token the run writes otherwise) is not
+    equal to it. It then claims the gold span only as an overlap does (when no pair has claimed
+    it), and earns what an overlap earns (:meth:`MatchRule.credit` with ``same_text=False``:
+    nothing under exact, 1 under overlap).
 
     Returns the pairs and how many of them claimed a gold span claimed before: the scorer counts
     such a gold span once more in its "possible" (c), which :attr:`Alignment.reclaimed` carries.
@@ -742,6 +774,14 @@ def hipe_pairs(first: list[Span], second: list[Span], rule: MatchRule,
     >>> pairs, reclaimed = hipe_pairs(pred, gold, MatchRule("exact", "strict", pairing="hipe"))
     >>> [(p.first.end, p.credit) for p in pairs], reclaimed
     ([(4, 0.0), (10, 1.0)], 1)
+
+    The same prediction, its text written otherwise, is not equal to the gold span, which the
+    first one claimed: it claims nothing::
+
+    >>> pairs, reclaimed = hipe_pairs(pred, gold, MatchRule("exact", "strict", pairing="hipe"),
+    ...                               texts_agree=lambda first, second: first.end != 10)
+    >>> [(p.first.end, p.credit) for p in pairs], reclaimed
+    ([(4, 0.0)], 0)
     """
     credit = rule.credit
     claimed: set[int] = set()
@@ -749,10 +789,17 @@ def hipe_pairs(first: list[Span], second: list[Span], rule: MatchRule,
     reclaimed = 0
     for pred, candidates in zip(first, overlapping_seconds(first, second, finder)):
         fragments, label = pred.fragments, pred.label
+        unequal = None  # the gold span with the prediction's fragments and label, if its text differs
         chosen = next((j for j in candidates if second[j].fragments == fragments and second[j].label == label
                        and rule.links_agree(pred, second[j])), None)
+        if chosen is not None and texts_agree is not None and not texts_agree(pred, second[chosen]):
+            chosen, unequal = None, chosen
         if chosen is None:
-            chosen = next((j for j in candidates if second[j].fragments == fragments or j not in claimed), None)
+            # the scorer's next branch: the first gold span with the prediction's boundaries and
+            # another type (claimed or not), or that it overlaps and nobody claimed
+            chosen = next((j for j in candidates if (second[j].fragments == fragments
+                                                     and not rule.same_identity(pred, second[j]))
+                           or j not in claimed), None)
             if chosen is None:
                 continue
         if chosen in claimed:
@@ -760,7 +807,7 @@ def hipe_pairs(first: list[Span], second: list[Span], rule: MatchRule,
         else:
             claimed.add(chosen)
         gold = second[chosen]
-        pairs.append(_tuple_new(Pair, (pred, gold, credit(pred, gold))))
+        pairs.append(_tuple_new(Pair, (pred, gold, credit(pred, gold, same_text=chosen != unequal))))
     return pairs, reclaimed
 
 

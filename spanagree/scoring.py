@@ -135,9 +135,11 @@ class Score:
         return list(self.pair.by_document)
 
     def error_counts(self) -> dict[str, int]:
+        """How many items of each kind: the six of :data:`~spanagree.errorkinds.KINDS`, then those
+        of :data:`~spanagree.errorkinds.PAIRING_KINDS` that occur."""
         totals = dict.fromkeys(KINDS, 0)
         for (kind, _, _), number in self.tally.items():
-            totals[kind] += number
+            totals[kind] = totals.get(kind, 0) + number
         return totals
 
     def errors(self) -> list[ErrorItem]:
@@ -336,6 +338,8 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
     from its flags; :func:`score` builds it from its keywords)."""
     command = ScoreCommand(gold_name)
     command.check(options)
+    if options.pairing == "hipe":  # the HIPE scorer's reading too: rows whose token holds a '#' left out
+        options = options.replace(format_options={**(options.format_options or {}), "conll_drop_hash_rows": True})
     from .pipeline import score_inputs
 
     gold, preds, several = score_inputs(gold, pred)  # plain data as span sets, told apart from several predictions
@@ -355,6 +359,7 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
         (tally,) = tallies.pairs
         kinds = tallies.analyses["error_kinds"]
         kinds.update(correct_pairs(tally.labels, rule))
+        written = sum(number for (kind, _, _), number in kinds.items() if kind == "written_otherwise")
         result = finished(names[0], names[p], [accumulator.notes[0], accumulator.notes[p]], rule, options.beta,
                           tally.pair(names[p], names[0], scored), kinds, missing, group.texts.whitespace_aligned,
                           left_out, None, options=options.record, match=options.match, labels=options.labels,
@@ -367,6 +372,8 @@ def score_with(gold, pred, options: RunOptions, *, gold_name: str | None = None)
         if aligned is not None:
             result.extras["aligned_texts"] = aligned
             result.notes += aligned_note(aligned)
+        if written:
+            result.notes.append(written_otherwise_note(names[p], written, rule))
         compared = result.pair.tally  # the prediction's labels first, the gold's second
         result.notes += unknown + label_warnings(
             [], [(names[0], compared.second, names[p], compared.first)] if rule.strict_labels else [])
@@ -497,6 +504,15 @@ def check_context(context) -> None:
     if isinstance(context, bool) or not isinstance(context, int) or context < 0:
         raise UsageError(f"{{option}} must be a whole number of characters, 0 or more, got {context!r}",
                          option="context", flag="--context")
+
+
+def written_otherwise_note(pred_name: str, count: int, rule: MatchRule) -> str:
+    """The note that ``count`` predicted spans with a gold span's fragments and label cover a token
+    the prediction writes otherwise (``--pairing hipe``: error kind ``written_otherwise``)."""
+    earned = "none earns credit" if rule.boundary == "exact" else "each earns what an overlap earns"
+    return (f"{pred_name}: {count} span(s) with a gold span's fragments and label cover a token written otherwise: "
+            f"not equal to it, as the HIPE scorer compares an entity's text, but paired as an overlap ({earned}; "
+            "kind written_otherwise)")
 
 
 def warn_unmatched(pred_name: str, missing: list[str], extra: list[str]) -> None:

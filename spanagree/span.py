@@ -419,6 +419,12 @@ class Document:
     (``"Hello , world"`` written ``"Hello, world"``: ``(5,)``). ``text`` keeps them, so that its
     whitespace-separated pieces stay the tokens and every offset stays one of ``text``;
     :func:`as_written` gives the document as written.
+
+    ``written_otherwise`` (a CoNLL copy placed on another copy's tokens: a prediction cut along
+    the gold's documents, :mod:`spanagree.formats.resegment`, or put on its tokens,
+    :func:`spanagree.texts.onto_tokens`): the tokens of ``text`` that this copy's file wrote
+    otherwise, as ``(start, end, token as written)`` in increasing order (``text`` holds the
+    other copy's token there). :meth:`written_text` gives a span's text as the file wrote it.
     """
 
     id: str
@@ -429,9 +435,37 @@ class Document:
     tags: dict | None = None
     relations: list = field(default_factory=list)
     unwritten_spaces: tuple[int, ...] = ()
+    written_otherwise: tuple[tuple[int, int, str], ...] = ()
 
     def __len__(self) -> int:
         return len(self.spans)
+
+    def written_text(self, span: Span) -> str:
+        """The text of ``span`` with the tokens as this copy's file wrote them (``""`` without a
+        text); its tokens concatenated, the spaces and line breaks between them left out, are the
+        HIPE scorer's entity text.
+
+        Examples
+        --------
+        >>> d = Document("d", "sieur Quartier _ instituteur", tokens_from_text=True, written_otherwise=((15, 16, "O"),))
+        >>> span = Span("d", 6, 28, "pers")
+        >>> d.written_text(span), Document("d", d.text).written_text(span)
+        ('Quartier O instituteur', 'Quartier _ instituteur')
+        """
+        text = self.text
+        if text is None:
+            return ""
+        pieces = []
+        for start, end in span.fragments:
+            position = start
+            for at, stop, token in self.written_otherwise:
+                if stop <= start or at >= end:
+                    continue
+                pieces.append(text[position:at])
+                pieces.append(token)
+                position = stop
+            pieces.append(text[position:end])
+        return "".join(pieces)
 
     def __repr__(self) -> str:
         size = "no text" if self.text is None else f"{len(self.text)} characters"

@@ -294,7 +294,8 @@ def conll_token_differences(spansets: list[SpanSet], doc_id: str, texts: list[st
 
 def onto_tokens(document: Document, reference: str) -> Document:
     """Place the spans of a document that comes with its tokens on the reference copy's tokens
-    (same token positions; the reference comes with its tokens too)."""
+    (same token positions; the reference comes with its tokens too); the tokens it spells
+    otherwise are its ``written_otherwise``."""
     own = [t for line in token_offsets(document.text) for t in line]
     target = [t for line in token_offsets(reference) for t in line]
     start_index = {s: i for i, (s, _) in enumerate(own)}
@@ -303,5 +304,8 @@ def onto_tokens(document: Document, reference: str) -> Document:
     for span in document.spans:
         fragments = tuple((target[start_index[s]][0], target[end_index[e]][1]) for s, e in span.fragments)
         spans.append(Span.trusted(span.doc, fragments, span.label, span.source, span.attributes))
+    text = document.text
+    written = tuple((at, stop, text[start:end]) for (start, end), (at, stop) in zip(own, target)
+                    if text[start:end] != reference[at:stop])
     return Document(document.id, reference, spans, document.source, True,
-                    relations=moved_relations(document.relations, document.spans, spans))
+                    relations=moved_relations(document.relations, document.spans, spans), written_otherwise=written)

@@ -103,6 +103,35 @@ def test_another_token_count_names_the_first_difference(tmp_path, capsys):
                    "(texts that differ are compared with --align-text)\n")
 
 
+def test_tokens_written_otherwise_are_kept_where_they_are(capsys):
+    """A cut document keeps where its file wrote a token otherwise (gold offsets, the run's token):
+    what ``--pairing hipe`` compares an entity's text with."""
+    from spanagree.formats.resegment import resegmented
+    from spanagree.formats.stream import collect
+
+    gold, run = HIPE / "HIPE-2022-v2.1-hipe2020-test-fr.excerpt.tsv", HIPE / "team2_bundle1_hipe2020_fr_1.excerpt.tsv"
+    (stream,) = resegmented(str(gold), [str(run)], "conll", {"conll_column": "NE-COARSE-LIT"})
+    documents = list(collect(stream).documents.values())
+    assert [d.written_otherwise for d in documents] == [((64, 65, "O"),), ((21, 22, "O"),)]
+    first = documents[0]
+    assert [first.text[s:e] for s, e, _ in first.written_otherwise] == ["_"]
+    (entity,) = [span for span in first.spans if span.start < 64 < span.end]
+    assert first.written_text(entity) == "sieur Daniel Meuron , maïUe charpentier , O bourgeois de Neuchatel"
+
+
+def test_rows_whose_token_holds_a_hash_left_out_on_request():
+    """``conll_drop_hash_rows`` (``score --pairing hipe``): the HIPE scorer's reading, before the
+    tags are decoded; the row ``Lu###schaun B-LOC`` gone, ``in Steiermark`` (I-LOC I-LOC) is an entity."""
+    path = HIPE / "HIPE-2022-v2.1-newseye-test-de.excerpt.tsv"
+    kept = read_conll(path, conll_column="NE-COARSE-LIT")
+    dropped = read_conll(path, conll_column="NE-COARSE-LIT", conll_drop_hash_rows=True)
+    entities = [[d.text[s.start:s.end] for s in d.spans] for d in (*kept.documents.values(), *dropped.documents.values())]
+    assert entities == [["Schloß Wolfpassing", "Langenwang", "Lu###schaun in Steiermark"],
+                        ["Schloß Wolfpassing", "Langenwang", "in Steiermark"]]
+    assert kept.notes == [] and dropped.notes == [f"{path}: 1 row(s) whose token holds a '#' left out, as the "
+                                                  "HIPE scorer reads its files (--pairing hipe)"]
+
+
 def test_a_header_with_one_tag_like_column_needs_no_name(tmp_path):
     path = write_file(tmp_path, "TOKEN\tNE\tMISC\nAna\tB-PER\t_\nRuiz\tI-PER\tNoSpaceAfter\n.\t_\t_\n\n\t\t\n"
                                 "Bo\tB-PER\t\n", "a.tsv")

@@ -151,12 +151,17 @@ def test_the_schemas_enums_are_the_registries():
     assert score["$defs"]["options"]["properties"]["pairing"]["enum"] == list(PAIRINGS)
     assert merge["properties"]["match"]["enum"] == list(VOTE_RULES)
     assert merge["$defs"]["options"]["properties"]["to"]["enum"] == writable_formats()
-    assert list(score["$defs"]["prediction"]["properties"]["errors"]["properties"]) == list(ERROR_KINDS)
-    listed = [k for k in ERROR_KINDS if k != "correct"] + [k for k in RELATION_KINDS if k not in ERROR_KINDS]
-    assert errors["$defs"]["item"]["properties"]["kind"]["enum"] == listed
+    from spanagree.errorkinds import PAIRING_KINDS
+
+    counted = score["$defs"]["prediction"]["properties"]["errors"]
+    assert list(counted["properties"]) == [*ERROR_KINDS, *PAIRING_KINDS]
+    assert counted["required"] == list(ERROR_KINDS)  # a pairing's kinds only where they occur
+    relation_kinds = [k for k in RELATION_KINDS if k not in ERROR_KINDS]
+    listed = [k for k in ERROR_KINDS if k != "correct"]
+    assert errors["$defs"]["item"]["properties"]["kind"]["enum"] == listed + list(PAIRING_KINDS) + relation_kinds
     assert adjudication["$defs"]["cluster"]["properties"]["kind"]["items"]["enum"] == [*VOTE_KINDS, *SETTLED_KINDS]
-    disagreements = schema("disagreements")
-    assert disagreements["$defs"]["item"]["properties"]["kind"]["enum"] == listed
+    disagreements = schema("disagreements")  # agree: the optimal alignment only
+    assert disagreements["$defs"]["item"]["properties"]["kind"]["enum"] == listed + relation_kinds
     assert [k for k in merge["$defs"]["tally"]["properties"] if k in VOTE_KINDS] == list(VOTE_KINDS)
 
 

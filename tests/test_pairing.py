@@ -448,6 +448,73 @@ def test_hipe_pairing_counts_as_its_loop(true, pred):
         assert result.counts.a + result.counts.b == len(pred)
 
 
+def reference_hipe_with_texts(true: list, pred: list, gold_tokens: list, pred_tokens: list) -> dict:
+    """:func:`reference_hipe` with the scorer's entities as they are, ``(type, start, end, text)``:
+    the text is the entity's tokens concatenated as each file writes them."""
+    def entity(span, tokens):
+        return (*span, "".join(tokens[span[1]:span[2] + 1]))
+
+    true_entities = [entity(t, gold_tokens) for t in true]
+    counts = {"strict": [0, 0, 0, 0], "ent_type": [0, 0, 0, 0]}
+    claimed = []
+    for p in (entity(p, pred_tokens) for p in pred):
+        if p in true_entities:  # Scenario I: equal (the text too), claimed or not
+            claimed.append(p)
+            counts["strict"][0] += 1
+            counts["ent_type"][0] += 1
+            continue
+        for t in true_entities:
+            if t[1:3] == p[1:3] and t[0] != p[0]:  # Scenario IV: same boundaries, another type
+                counts["strict"][1] += 1
+                counts["ent_type"][1] += 1
+                claimed.append(t)
+                break
+            if set(range(t[1], t[2] + 1)) & set(range(p[1], p[2] + 1)) and t not in claimed:
+                claimed.append(t)
+                counts["strict"][1] += 1
+                counts["ent_type"][0 if t[0] == p[0] else 1] += 1  # Scenario V, VI
+                break
+        else:
+            counts["strict"][3] += 1
+            counts["ent_type"][3] += 1
+    for regime in counts:
+        counts[regime][2] = sum(t not in claimed for t in true_entities)
+    return {regime: tuple(c) for regime, c in counts.items()}
+
+
+@given(true=span_tuples, pred=span_tuples, otherwise=st.sets(st.integers(0, 16), max_size=4))
+@settings(max_examples=300)
+def test_hipe_pairing_with_tokens_written_otherwise_counts_as_its_loop(true, pred, otherwise):
+    """The text rule against the scorer's loop, its entities carrying their text: the prediction
+    writes the tokens at ``otherwise`` differently (``Document.written_otherwise``)."""
+    from spanagree.pipeline.compare import written_texts_agree
+    from spanagree.span import Document
+
+    true, pred = token_spans(true), token_spans(pred)
+    gold_tokens = [f"t{k}" for k in range(17)]
+    pred_tokens = [f"x{k}" if k in otherwise else token for k, token in enumerate(gold_tokens)]
+    starts = [sum(len(t) + 1 for t in gold_tokens[:k]) for k in range(17)]
+    text = " ".join(gold_tokens)
+    written = tuple((starts[k], starts[k] + len(gold_tokens[k]), pred_tokens[k]) for k in sorted(otherwise))
+
+    def spans(found):
+        return [Span("d", starts[start], starts[end] + len(gold_tokens[end]), label) for label, start, end in found]
+
+    gold_document = Document("d", text, spans(true), tokens_from_text=True)
+    pred_document = Document("d", text, spans(pred), tokens_from_text=True, written_otherwise=written)
+    expected = reference_hipe_with_texts(true, pred, gold_tokens, pred_tokens)
+    for regime, match in (("strict", "exact"), ("ent_type", "overlap")):
+        correct, incorrect, missed, spurious = expected[regime]
+        alignment = align(pred_document.spans, gold_document.spans, MatchRule(match, pairing="hipe"),
+                          texts_agree=written_texts_agree(pred_document, gold_document))
+        counts = alignment.counts
+        assert (counts.a, counts.b, counts.c) == (correct, incorrect + spurious, incorrect + missed), regime
+        for k in alignment.written_otherwise:  # same fragments and label, another text
+            pair = alignment.pairs[k]
+            assert pair.exact and pair.same_label and pair.credit == (0.0 if match == "exact" else 1.0)
+            assert pred_document.written_text(pair.first) != gold_document.written_text(pair.second)
+
+
 @given(true=span_tuples, pred=span_tuples, mode=st.sampled_from(list(SCHEMES.values())),
        pairing=st.sampled_from(["hipe", "nervaluate"]), rnd=st.randoms(use_true_random=False))
 @settings(max_examples=200)
@@ -462,3 +529,124 @@ def test_greedy_pairings_do_not_depend_on_the_input_order(true, pred, mode, pair
     assert shuffled == counts
     if pairing == "nervaluate":  # a one-to-one pairing earns at most the optimum's credit
         assert counts.a <= optimal.a
+
+
+# --- the HIPE scorer's reading rules, on real excerpts (tests/data/hipe2022/SOURCE.md) ----------
+#
+# Each excerpt was scored by the HIPE scorer itself (clef_evaluation.py --task nerc_coarse
+# --hipe_edition hipe-2022); its strict and fuzzy micro TP/FP/FN, overall and per type, are
+# recorded here (its types in capitals, spanagree's labels as the files write them).
+
+HIPE_EXCERPTS = DATA / "hipe2022"
+#: run → (gold, the scorer's strict and fuzzy figures: overall, then per type).
+READING_RULES = {
+    # flat run, the gold's '_' written 'O' inside two 'pers' entities ('sieur Quartier _ ^ instituteur')
+    "team2_bundle1_hipe2020_fr_1": ("HIPE-2022-v2.1-hipe2020-test-fr", (1, 2, 2), {"loc": (1, 0, 0), "pers": (0, 2, 2)},
+                                    (3, 0, 0), {"loc": (1, 0, 0), "pers": (2, 0, 0)}),
+    # its own sentences, '""""' for the gold's '"' closing an 'org' and a 'loc' entity
+    "team5_bundle5_hipe2020_de_1": ("HIPE-2022-v2.1-hipe2020-test-de", (0, 2, 2), {"loc": (0, 1, 1), "org": (0, 1, 1)},
+                                    (2, 0, 0), {"loc": (1, 0, 0), "org": (1, 0, 0)}),
+    # the row 'Lu###schaun B-LOC' left out of both: the gold's 'in Steiermark' (I-LOC I-LOC) is an entity
+    "neurbsl_bundle3_newseye_de_1": ("HIPE-2022-v2.1-newseye-test-de", (2, 1, 1), {"LOC": (2, 1, 1)},
+                                     (3, 0, 0), {"LOC": (3, 0, 0)}),
+}
+
+
+def excerpt(name: str) -> str:
+    return str(HIPE_EXCERPTS / f"{name}.excerpt.tsv")
+
+
+def score_excerpt(run: str, **options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        return score(excerpt(READING_RULES[run][0]), excerpt(run), format="conll",
+                     format_options={"conll_column": "NE-COARSE-LIT"}, **options)
+
+
+def as_ints(counts: tuple) -> tuple:
+    return tuple(int(x) for x in counts)
+
+
+@pytest.mark.parametrize("run", list(READING_RULES))
+def test_hipe_pairing_gives_the_scorer_figures_on_excerpts_its_reading_rules_change(run):
+    _, strict, strict_by_type, fuzzy, fuzzy_by_type = READING_RULES[run]
+    for match, overall, per_type in (("exact", strict, strict_by_type), ("overlap", fuzzy, fuzzy_by_type)):
+        result = score_excerpt(run, match=match, pairing="hipe")
+        assert as_ints(abc(result)) == overall, match
+        assert {label: as_ints(c) for label, c in by_label(result).items()} == per_type, match
+
+
+@pytest.mark.parametrize("run", list(READING_RULES))
+def test_the_reading_rules_are_the_hipe_pairing_s_only(run):
+    """The default pairing and ``greedy`` (HIPE's procedure alone) compare offsets and keep every
+    row: each excerpt gives them other strict figures than the scorer's."""
+    strict = READING_RULES[run][1]
+    for pairing in ("optimal", "greedy"):
+        result = score_excerpt(run, pairing=pairing)
+        assert as_ints(abc(result)) != strict, pairing
+        assert "written_otherwise" not in result.error_counts()
+        assert not any("'#'" in note for note in result.notes)
+    assert as_ints(abc(score_excerpt("team2_bundle1_hipe2020_fr_1"))) == (3, 0, 0)
+    assert as_ints(abc(score_excerpt("neurbsl_bundle3_newseye_de_1"))) == (2, 2, 1)
+
+
+def test_text_rule_kind_listing_and_note():
+    """A prediction with the gold's fragments and label over a token the run writes otherwise is
+    the kind ``written_otherwise``: credit 0 under exact, 1 under overlap; a note counts them."""
+    for match, credit in (("exact", 0.0), ("overlap", 1.0)):
+        result = score_excerpt("team2_bundle1_hipe2020_fr_1", match=match, pairing="hipe", errors=True)
+        assert result.error_counts() == {"correct": 1, "partial": 0, "wrong_label": 0, "wrong_label_and_boundary": 0,
+                                         "missed": 0, "spurious": 0, "written_otherwise": 2}
+        listed = [(item.gold_text, item.pred_text, item.credit) for item in result.items
+                  if item.kind == "written_otherwise"]
+        assert listed == [("sieur Daniel Meuron , maïUe charpentier , _ bourgeois de Neuchatel",
+                           "sieur Daniel Meuron , maïUe charpentier , O bourgeois de Neuchatel", credit),
+                          ("sœurs _ Gendre", "sœurs O Gendre", credit)]
+        (note,) = [n for n in result.notes if "written otherwise:" in n]
+        assert note.startswith("team2_bundle1_hipe2020_fr_1.excerpt: 2 span(s) with a gold span's fragments and label cover "
+                               "a token written otherwise")
+        assert result.confusion()["matrix"][result.confusion()["labels"].index("pers")][
+            result.confusion()["labels"].index("pers")] == 2
+
+
+def test_hash_rule_note_counts_the_rows_of_each_file():
+    result = score_excerpt("neurbsl_bundle3_newseye_de_1", pairing="hipe")
+    hashed = [note for note in result.notes if "'#'" in note]
+    assert len(hashed) == 2 and all("1 row(s) whose token holds a '#' left out" in note for note in hashed)
+    assert "written_otherwise" not in result.error_counts()
+
+
+def test_hipe_reading_rules_under_jobs_and_on_the_command_line(capsys, tmp_path):
+    """``--jobs 2`` gives the same figures and notes; the JSON counts the kind only where it
+    occurs, and conforms to its schema, as the listing and the report do."""
+    from test_json_schema import conforms, run
+
+    one = score_excerpt("neurbsl_bundle3_newseye_de_1", pairing="hipe")
+    two = score_excerpt("neurbsl_bundle3_newseye_de_1", pairing="hipe", jobs=2)
+    assert abc(one) == abc(two) and one.notes == two.notes
+    for pairing, kinds in (("hipe", {"written_otherwise": 2}), ("optimal", {})):
+        listing, report = tmp_path / f"{pairing}.json", tmp_path / f"{pairing}.html"
+        document = run(capsys, "score", excerpt("HIPE-2022-v2.1-hipe2020-test-fr"),
+                       excerpt("team2_bundle1_hipe2020_fr_1"), "--format", "conll", "--conll-column", "NE-COARSE-LIT",
+                       "--pairing", pairing, "--errors", listing, "--report", report, "--output", "json")
+        conforms("score", document)
+        assert {k: v for k, v in document["errors"].items() if k == "written_otherwise"} == kinds
+        items = json.loads(listing.read_text(encoding="utf-8"))
+        conforms("errors", items)
+        assert sum(item["kind"] == "written_otherwise" for item in items["errors"]) == sum(kinds.values())
+        page = report.read_text(encoding="utf-8")
+        assert ('"name": "written_otherwise"' in page or '"name":"written_otherwise"' in page) == bool(kinds)
+
+
+def test_text_rule_on_plain_conll_files_placed_token_by_token(tmp_path):
+    """Plain CoNLL files (no header, no document names) with the same sentences are placed token by
+    token (:func:`spanagree.texts.onto_tokens`): the tokens spelt otherwise count as well."""
+    gold = tmp_path / "gold.conll"
+    gold.write_text("sieur\tB-pers\nQuartier\tI-pers\n_\tI-pers\ninstituteur\tI-pers\n.\tO\n", encoding="utf-8")
+    run = tmp_path / "run.conll"
+    run.write_text("sieur\tB-pers\nQuartier\tI-pers\nO\tI-pers\ninstituteur\tI-pers\n.\tO\n", encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SpanagreeWarning)
+        assert abc(score(str(gold), str(run), pairing="hipe")) == (0, 1, 1)
+        assert abc(score(str(gold), str(run), pairing="hipe", match="overlap")) == (1, 0, 0)
+        assert abc(score(str(gold), str(run))) == (1, 0, 0)

@@ -58,7 +58,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import FormatError, UsageError, parameter
@@ -98,7 +98,9 @@ class Layout:
     ``tags``: the tag columns (from 0), ``None`` for each line's last column; ``tabs``: split on
     tabs only; ``conllu``: multiword and empty-node lines skipped; ``hash_comments``: every line
     beginning with ``#`` is a comment; ``links``: for each tag column, the column (from 0) holding
-    its entities' knowledge-base ids (``None`` for one without), or ``None`` when none has one.
+    its entities' knowledge-base ids (``None`` for one without), or ``None`` when none has one;
+    ``drop_hash_rows``: every row whose token holds a ``#`` anywhere is left out, before the tags
+    are decoded (the HIPE scorer's reading, :func:`reading_layout`).
     """
 
     names: tuple[str, ...] | None = None
@@ -109,6 +111,7 @@ class Layout:
     conllu: bool = False
     hash_comments: bool = False
     links: tuple[int | None, ...] | None = None
+    drop_hash_rows: bool = False
 
     @property
     def misc(self) -> int | None:
@@ -439,6 +442,21 @@ def has_layout(path) -> bool:
     return layout_of(path, unresolved=True) is not None
 
 
+def reading_layout(path, conll_column=None, drop_hash_rows: bool = False) -> Layout | None:
+    """The layout the reader reads ``path`` with: :func:`layout_of`'s, and with
+    ``drop_hash_rows`` a layout that leaves out every row whose token holds a ``#`` anywhere, as
+    the HIPE scorer's reader does (``if "#" not in row["TOKEN"]``: in gold and run alike, before
+    its entities are built; ``score --pairing hipe``). A plain file is then read a line at a time
+    too (its tag column the last one, or ``conll_column``)."""
+    layout = layout_of(path, conll_column)
+    if not drop_hash_rows:
+        return layout
+    if layout is None:
+        column = plain_column(conll_column)
+        layout = Layout(tags=None if column is None else (column - 1,))
+    return replace(layout, drop_hash_rows=True)
+
+
 def token_rows(path, layout: Layout | None) -> list[int]:
     """The line of each token of a CoNLL file, in order (for messages)."""
     with open_file(str(path), "CoNLL") as file:
@@ -448,11 +466,11 @@ def token_rows(path, layout: Layout | None) -> list[int]:
 
 
 def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_before: int,
-                   documents_before: int) -> tuple[list[Document], int]:
+                   documents_before: int, left_out: list[int] | None = None) -> tuple[list[Document], int]:
     """The documents of a block of a file with a :class:`Layout` (its text; lines and documents
     numbered on from ``lines_before`` and ``documents_before``), and the chunks strict decoding
-    dropped."""
-    tokens, rows_line, columns, starts, unspaced, links = _rows(text, path, layout, lines_before)
+    dropped; the lines of the rows left out (:attr:`Layout.drop_hash_rows`) are added to ``left_out``."""
+    tokens, rows_line, columns, starts, unspaced, links = _rows(text, path, layout, lines_before, left_out)
     chunks: list[tuple] = []
     invalid = 0
     linked = iter(links)
@@ -475,11 +493,12 @@ def rich_documents(text: str, path: str, layout: Layout, scheme: Scheme, lines_b
     return _build(tokens, rows_line, starts, chunks, path, documents_before, unspaced), invalid
 
 
-def _rows(text: str, path: str, layout: Layout, lines_before: int):
+def _rows(text: str, path: str, layout: Layout, lines_before: int, left_out: list[int] | None = None):
     """A block's rows: tokens (``""`` for a break: a blank line, a comment, a document's start),
     each row's line, the tag columns' cells (``O`` for no tag), the documents' starts
     ``(row, name)``, the rows whose token the ``MISC`` column says has no space after it
-    (:func:`no_space_after`), and each link column's cells (``""`` for none)."""
+    (:func:`no_space_after`), and each link column's cells (``""`` for none). A row left out
+    (:attr:`Layout.drop_hash_rows`) is no row, nor a break: its line goes to ``left_out``."""
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -529,6 +548,10 @@ def _rows(text: str, path: str, layout: Layout, lines_before: int):
             if "-" in cells[0] and misc is not None and len(cells) > max(misc, layout.token):
                 multiword = (cells[0].partition("-")[2].strip(), cells[layout.token].strip(),
                              no_space_after(cells[misc]), len(tokens))
+            continue
+        if layout.drop_hash_rows and layout.token < len(cells) and "#" in cells[layout.token]:
+            if left_out is not None:  # the HIPE scorer's reading: no row at all
+                left_out.append(number)
             continue
         if len(cells) < need:
             if layout.tags is None:

@@ -70,7 +70,7 @@ from ..span import Document, Source, Span, SpanSet
 from .files import is_pipe
 from . import (MAX_RECORD_BYTES, DocumentStream, FilePart, FileWriter, collect, open_file, too_large,
                write_documents)
-from .columns import Layout, comment_kind, docstart_name, layout_of, plain_column, rich_documents
+from .columns import Layout, comment_kind, docstart_name, plain_column, reading_layout, rich_documents
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
@@ -125,7 +125,7 @@ def token_offsets(text: str) -> list[list[tuple[int, int]]]:
 
 
 def read_conll(path, *, name: str | None = None, conll_column: int | None = None,
-               scheme: str | None = None) -> SpanSet:
+               scheme: str | None = None, conll_drop_hash_rows: bool = False) -> SpanSet:
     """Read a CoNLL file (one annotator's tags) as a :class:`SpanSet` (:func:`stream_conll`, collected).
 
     Parameters
@@ -140,6 +140,9 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
         ``None``: conlleval's lenient decoding. ``"iob1"``, ``"iob2"``/``"bio"``, ``"ioe1"``,
         ``"ioe2"``/``"ioe"``, ``"bioes"``/``"iobes"``, ``"bilou"``, ``"io"``: strict decoding as
         seqeval ``mode="strict"``, invalid chunks dropped with a warning giving their number.
+    conll_drop_hash_rows : bool
+        Leave out every row whose token holds a ``#``, as the HIPE scorer reads its files (what
+        ``score --pairing hipe`` reads with; a note counts them).
 
     Raises
     ------
@@ -157,12 +160,14 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
     >>> [(s.start, s.end, s.label) for s in spans]
     [(0, 2, 'ORG'), (11, 17, 'MISC'), (18, 33, 'PER')]
     """
-    return collect(stream_conll(path, name=name, conll_column=conll_column, scheme=scheme))
+    return collect(stream_conll(path, name=name, conll_column=conll_column, scheme=scheme,
+                                conll_drop_hash_rows=conll_drop_hash_rows))
 
 
 @FORMAT.provides("streamer")
 def stream_conll(path, *, name: str | None = None, conll_column: int | None = None,
-                 scheme: str | None = None, max_record_bytes: int = MAX_RECORD_BYTES,
+                 scheme: str | None = None, conll_drop_hash_rows: bool = False,
+                 max_record_bytes: int = MAX_RECORD_BYTES,
                  _block_bytes: int = _BLOCK_BYTES, part: FilePart | None = None) -> DocumentStream:
     """A CoNLL file's documents, read a block of whole documents at a time as the stream gets to them.
 
@@ -179,6 +184,11 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     come first, then a line with too few columns, then a bad tag). The stream holds one block's
     documents at a time; strict decoding's dropped chunks are counted over the whole file and
     given in one warning and one note when the documents are exhausted.
+
+    ``conll_drop_hash_rows`` (set by ``score --pairing hipe``, no flag): every row whose token
+    holds a ``#`` anywhere is left out before the tags are decoded, as the HIPE scorer reads its
+    files (:func:`~spanagree.formats.columns.reading_layout`); a note counts them
+    (:func:`part_notes_conll`).
 
     With ``part`` (a :class:`~spanagree.formats.FilePart`: bytes from one document's
     ``-DOCSTART-`` line to another's, see :func:`document_starts_conll`), only those bytes are
@@ -200,7 +210,7 @@ def stream_conll(path, *, name: str | None = None, conll_column: int | None = No
     column = plain_column(conll_column)
     path_str = str(path)
     open_file(path_str, "CoNLL").close()
-    layout = layout_of(path_str, conll_column)
+    layout = reading_layout(path_str, conll_column, conll_drop_hash_rows)
     stream = DocumentStream(name if name is not None else Path(path).stem, "conll", iter(()))
     stream.documents = _read_documents(path_str, column, scheme_, stream.notes, _block_bytes,
                                        max_record_bytes, part, layout)
@@ -218,6 +228,7 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
     for a ``part`` of the file, its count of dropped chunks added to ``part.counts`` instead.
     """
     lines_before = documents_before = invalid = 0
+    left_out: list[int] = []  # the lines of the rows left out (Layout.drop_hash_rows)
     if part is not None:
         lines_before, documents_before = part.lines_before, part.documents_before
     with open_file(path, "CoNLL") as file:
@@ -232,7 +243,7 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
                 break
             with collector_paused():
                 documents, dropped = _block_documents(block, path, conll_column, scheme, lines_before,
-                                                      documents_before, layout)
+                                                      documents_before, layout, left_out)
             lines_before += block.count(b"\n")
             del block
             invalid += dropped
@@ -241,6 +252,8 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
                 yield documents.popleft()
     if part is not None:
         part.counts["invalid"] = part.counts.get("invalid", 0) + invalid
+        if layout is not None and layout.drop_hash_rows:
+            part.counts["hash_rows"] = part.counts.get("hash_rows", 0) + len(left_out)
         return
     if not documents_before:
         raise FormatError(path, "empty file: no token lines")
@@ -248,6 +261,14 @@ def _read_documents(path: str, conll_column: int | None, scheme: Scheme, notes: 
         message = _dropped(path, invalid, scheme)
         notes.append(message)
         warnings.warn(message, SpanagreeWarning, stacklevel=find_stack_level())
+    if left_out:
+        notes.append(_hash_rows(path, len(left_out)))
+
+
+def _hash_rows(path: str, count: int) -> str:
+    """The note of ``count`` rows left out because their token holds a ``#`` (``conll_drop_hash_rows``)."""
+    return (f"{path}: {count} row(s) whose token holds a '#' left out, as the HIPE scorer reads its files "
+            "(--pairing hipe)")
 
 
 def _dropped(path: str, invalid: int, scheme: Scheme) -> str:
@@ -259,7 +280,7 @@ def _dropped(path: str, invalid: int, scheme: Scheme) -> str:
 def part_notes_conll(path, counts: dict, *, scheme: str | None = None, **options) -> tuple[list[str], list[str]]:
     """The notes and warnings reading the whole file gives at its end, from its parts' ``counts``
     added up (:class:`~spanagree.formats.FilePart`): strict decoding's dropped chunks, one note and
-    one warning.
+    one warning; the rows left out for a ``#`` in their token, one note.
 
     Examples
     --------
@@ -268,12 +289,18 @@ def part_notes_conll(path, counts: dict, *, scheme: str | None = None, **options
     True
     >>> part_notes_conll("a.conll", {"invalid": 0})
     ([], [])
+    >>> part_notes_conll("a.tsv", {"invalid": 0, "hash_rows": 44}, conll_drop_hash_rows=True)[0]
+    ["a.tsv: 44 row(s) whose token holds a '#' left out, as the HIPE scorer reads its files (--pairing hipe)"]
     """
-    invalid = counts.get("invalid", 0)
-    if not invalid:
-        return [], []
-    message = _dropped(str(path), invalid, get_scheme(scheme))
-    return [message], [message]
+    invalid, hash_rows = counts.get("invalid", 0), counts.get("hash_rows", 0)
+    notes, warned = [], []
+    if invalid:
+        message = _dropped(str(path), invalid, get_scheme(scheme))
+        notes.append(message)
+        warned.append(message)
+    if hash_rows:
+        notes.append(_hash_rows(str(path), hash_rows))
+    return notes, warned
 
 
 #: The bytes read at a time by :func:`document_starts_conll` (the scan's memory: a chunk and the
@@ -445,7 +472,8 @@ def _last_document_start(data: bytearray, start: int) -> int:
 
 
 def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: Scheme, lines_before: int,
-                     documents_before: int, layout: Layout | None = None) -> tuple[deque[Document], int]:
+                     documents_before: int, layout: Layout | None = None,
+                     left_out: list[int] | None = None) -> tuple[deque[Document], int]:
     """One block's documents and the number of chunks strict decoding dropped in it.
 
     The block is read as a file of its own (decoded, split into columns, its tags decoded, cut
@@ -463,7 +491,7 @@ def _block_documents(block: bytes, path: str, conll_column: int | None, scheme: 
     if layout is None and _has_comments(text):
         layout = Layout(tags=None if conll_column is None else (conll_column - 1,))
     if layout is not None:
-        documents, invalid = rich_documents(text, path, layout, scheme, lines_before, documents_before)
+        documents, invalid = rich_documents(text, path, layout, scheme, lines_before, documents_before, left_out)
         return deque(documents), invalid
     tokens, tags, docstarts = _columns(text, block, path, conll_column, lines_before)
     del text

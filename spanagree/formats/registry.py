@@ -59,6 +59,10 @@ class FormatOption:
     path : bool
         The value names files (several comma-separated, as ``--xmi-typesystem``): a Dask
         cluster's workers are given them as absolute paths (:func:`path_options`).
+    internal : bool
+        Set by a command, never given: no flag, not in :func:`registered_options` (nor so in the
+        command line, the docs' table and the docstrings' lists), but a keyword the reader takes
+        (``conll_drop_hash_rows``, which ``score --pairing hipe`` sets).
 
     Examples
     --------
@@ -77,6 +81,7 @@ class FormatOption:
     details: str = ""
     flag_only: bool = False
     path: bool = False
+    internal: bool = False
 
     @property
     def flag(self) -> str:
@@ -431,6 +436,8 @@ _CONLL_OPTIONS = (
                          "`mode=\"strict\"`; "
                          + ", ".join(f"{alias} is {s.name}" for s in SCHEMES.values() for alias in s.aliases)
                          + "); the CoNLL writer's scheme (default `iob2`)"),
+    FormatOption("conll_drop_hash_rows", "leave out every row whose token holds a '#' (the HIPE scorer's reading)",
+                 internal=True),
 )
 
 _XMI_OPTIONS = (
@@ -575,7 +582,8 @@ def documented(doc: str | None) -> str | None:
 
 
 def registered_options() -> list[tuple[FormatOption, list[Format]]]:
-    """Every format option once, in registry order, with the formats that declare it.
+    """Every format option once, in registry order, with the formats that declare it (not the
+    :attr:`~FormatOption.internal` ones, which no flag gives).
 
     Several formats may take one keyword (a later format with tags could take ``scheme``): each
     declares the same record, and the command line has the option once.
@@ -588,7 +596,8 @@ def registered_options() -> list[tuple[FormatOption, list[Format]]]:
     found: dict[str, tuple[FormatOption, list[Format]]] = {}
     for fmt in FORMATS.values():
         for option in fmt.options:
-            found.setdefault(option.keyword, (option, []))[1].append(fmt)
+            if not option.internal:
+                found.setdefault(option.keyword, (option, []))[1].append(fmt)
     return list(found.values())
 
 

@@ -6,7 +6,9 @@ some write a few tokens otherwise (four double quotes for one). When the predict
 for one with the gold's (the same number of them), :func:`along_gold` gives the prediction the
 gold's documents, ids, sentences and texts: each predicted span is carried to the gold's tokens
 at the same positions (a span that runs over a document boundary is cut there), and a note says
-so, with the number of tokens written otherwise and the first few of them. When the numbers
+so, with the number of tokens written otherwise and the first few of them. Each cut document
+keeps where its tokens were written otherwise (``Document.written_otherwise``), for the one
+comparison that looks at an entity's text: the HIPE scorer's (``score --pairing hipe``). When the numbers
 differ, the error names the first difference (document, both files' lines and tokens);
 ``--align-text`` stays the way to compare texts that differ. A prediction whose documents
 already are the gold's (ids, sentences, tokens) is left as it is.
@@ -25,7 +27,7 @@ from itertools import accumulate
 
 from ..errors import FormatError
 from ..span import Document, Span
-from .columns import Layout, comment_kind, docstart_name, has_layout, layout_of, token_rows
+from .columns import Layout, comment_kind, docstart_name, has_layout, reading_layout, token_rows
 from .conll import token_offsets
 from .files import open_file
 
@@ -132,8 +134,13 @@ def along_gold(gold: list[Document], prediction: list[Document], gold_path, pred
                 first = piece_last + 1
         position += len(offsets)
     differing = [(g, p) for g, p in zip(gold_tokens, predicted_tokens) if g != p]
-    documents = [Document(g.id, g.text, sorted(own, key=Span.sort_key), d_source(prediction, g), True)
-                 for g, own in zip(gold, spans)]
+    written: list[list[tuple[int, int, str]]] = [[] for _ in gold]
+    if differing:
+        for (number, start, end), g, p in zip(places, gold_tokens, predicted_tokens):
+            if g != p:
+                written[number].append((start, end, p))
+    documents = [Document(g.id, g.text, sorted(own, key=Span.sort_key), d_source(prediction, g), True,
+                          written_otherwise=tuple(written_here)) for g, own, written_here in zip(gold, spans, written)]
     note = (f"its {len(prediction)} document(s) were cut along {reference} {len(gold)} by token position "
             f"(the {len(gold_tokens)} tokens line up one for one)")
     if differing:
@@ -166,11 +173,13 @@ def _first_difference(gold, gold_tokens, predicted_tokens, gold_path, prediction
         return f"{what} ends"
 
     side = reference[4:-2]  # "gold", "first input"
+    dropped = ("; rows whose token holds a '#' are left out of both, as the HIPE scorer reads them"
+               if gold_layout is not None and gold_layout.drop_hash_rows else "")
     return FormatError(prediction_path, f"its {len(predicted_tokens)} tokens do not line up with {reference} "
                        f"{len(gold_tokens)}: first difference in {side} document "
                        f"{gold[number].id if gold else '-'!r}: {at(gold_tokens, gold_lines, side)}, "
                        f"{at(predicted_tokens, predicted_lines, name)} (texts that differ are compared with "
-                       "{align_text})", align_text="align_text")
+                       "{align_text}" + dropped + ")", align_text="align_text")
 
 
 def resegmented(gold, predictions: list, format: str | None = None, format_options: dict | None = None, *,
@@ -202,9 +211,10 @@ def resegmented(gold, predictions: list, format: str | None = None, format_optio
             gold_documents = list(collect(open_stream(gold, "conll", **own)).documents.values())
         stream = open_stream(prediction, "conll", **own)
         documents = list(stream.documents)
+        dropping = bool(own.get("conll_drop_hash_rows"))
         cut = along_gold(gold_documents, documents, gold, prediction, stream.name,
-                         layout_of(gold, own.get("conll_column")), layout_of(prediction, own.get("conll_column")),
-                         reference=reference)
+                         reading_layout(gold, own.get("conll_column"), dropping),
+                         reading_layout(prediction, own.get("conll_column"), dropping), reference=reference)
         if cut is None:
             result.append(prediction)
             continue

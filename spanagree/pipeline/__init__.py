@@ -330,7 +330,8 @@ def paired_in_order(gold, prediction, format: str | None = None, format_options:
     for document, doc_id in pairs:
         spans = [Span.trusted(doc_id, span.fragments, span.label, span.source, span.attributes) for span in document.spans]
         renamed.append(Document(doc_id, document.text, spans, document.source, document.tokens_from_text,
-                                document.tags, moved_relations(document.relations, document.spans, spans)))
+                                document.tags, moved_relations(document.relations, document.spans, spans),
+                                written_otherwise=document.written_otherwise))
     return DocumentStream(stream.name, stream.format, iter(renamed), list(stream.notes))
 
 

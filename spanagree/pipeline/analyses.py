@@ -427,12 +427,15 @@ class Listing(Analysis):
         context = self.context
         texts = batch.texts if not self.every_kind else {  # score: the gold's text
             d: batch.spansets[0].documents[d].text for d in batch.documents}
-        for k, (index, _, _, _) in enumerate(batch.pairs):
+        for k, (index, _, first, _) in enumerate(batch.pairs):
             kept = tally[index]
             for doc_id, records in zip(batch.documents, batch.records(k)):
                 text = texts[doc_id]
                 found = [item(doc_id, kind, aligned, credit, gold, pred, text, context)
                          for kind, aligned, credit, gold, pred in records if self.every_kind or kind != "correct"]
+                for listed in found:
+                    if listed.kind == "written_otherwise":  # the prediction's text as its file writes it
+                        listed.pred_text = batch.spansets[first].documents[doc_id].written_text(listed.pred)
                 if found or self.every_kind:
                     kept[doc_id] = found
 

@@ -68,7 +68,7 @@ def select_labels(spanset: SpanSet, *, label_map: Mapping[str, str] | None = Non
         if only:
             spans = [s for s in spans if s is not None]
         documents[doc_id] = Document(document.id, document.text, spans, document.source, document.tokens_from_text,
-                                     relations=relations)
+                                     relations=relations, written_otherwise=document.written_otherwise)
     return SpanSet(spanset.name, documents, list(spanset.notes), spanset.format)
 
 
@@ -155,10 +155,12 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
     fractions: dict[str, list[float]] = {}
     dup1 = dup2 = 0
     documents1, documents2 = first.documents, second.documents
+    hipe = rule.pairing == "hipe"
     with collector_paused():  # every object made here stays alive: nothing for the collector to find
         for doc_id in documents:
-            alignment = align(documents1.get(doc_id, EMPTY).spans, documents2.get(doc_id, EMPTY).spans, rule,
-                              index=index)
+            document1, document2 = documents1.get(doc_id, EMPTY), documents2.get(doc_id, EMPTY)
+            texts_agree = written_texts_agree(document1, document2) if hipe else None
+            alignment = align(document1.spans, document2.spans, rule, index=index, texts_agree=texts_agree)
             by_document[doc_id] = alignment.counts
             if strict:  # pairs share their label: per-label counts add up over documents
                 first_labels += map(_LABEL, alignment.first)
@@ -188,6 +190,21 @@ def compare_pair(first: SpanSet, second: SpanSet, documents: list[str], rule: Ma
                 results.append(each(doc_id, alignment))
     tally = LabelTally(Counter(first_labels), Counter(second_labels), Counter(pair_labels), fractions)
     return PairCounts(first.name, second.name, by_document, tally.counts(), (dup1, dup2), alignments, tally, results)
+
+
+def written_texts_agree(first: Document, second: Document) -> Callable | None:
+    """Whether two spans have the same text as their files wrote them, their tokens concatenated
+    (:meth:`~spanagree.span.Document.written_text`), for the ``hipe`` pairing, whose scorer's
+    equality compares an entity's text; ``None`` when neither copy wrote a token otherwise (the
+    texts of spans with the same fragments then agree)."""
+    if not first.written_otherwise and not second.written_otherwise:
+        return None
+    return lambda x, y: _concatenated(first.written_text(x)) == _concatenated(second.written_text(y))
+
+
+def _concatenated(text: str) -> str:
+    """A CoNLL text's tokens concatenated (tokens never hold a space or a line break)."""
+    return text.replace(" ", "").replace("\n", "")
 
 
 class PairTally(Slotted):

@@ -147,14 +147,14 @@ def packed(document) -> tuple:
                      for r in document.relations]
     return (document.id, document.text, document.source, document.tokens_from_text,
             [(span.fragments, span.label, span.source, span.attributes) for span in document.spans], document.tags,
-            relations, document.unwritten_spaces)
+            relations, document.unwritten_spaces, document.written_otherwise)
 
 
 def unpacked(values: tuple):
     """:func:`packed`'s document rebuilt (the spans were checked when read: :meth:`Span.trusted`)."""
     from ..span import Document, Relation, Span
 
-    doc_id, text, source, tokens_from_text, spans, tags, packed_relations, unwritten_spaces = values
+    doc_id, text, source, tokens_from_text, spans, tags, packed_relations, unwritten_spaces, written_otherwise = values
     spans = [Span.trusted(doc_id, fragments, label, where, attributes)
              for fragments, label, where, attributes in spans]
     relations = []
@@ -163,7 +163,7 @@ def unpacked(values: tuple):
         if trigger is not None:
             trigger = spans[trigger[0]] if trigger[0] >= 0 else trigger[1]
         relations.append(Relation(kind, arguments, trigger, where))
-    return Document(doc_id, text, spans, source, tokens_from_text, tags, relations, unwritten_spaces)
+    return Document(doc_id, text, spans, source, tokens_from_text, tags, relations, unwritten_spaces, written_otherwise)
 
 
 def folder_listings(inputs, format, format_options=None) -> list | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..errorkinds import PAIRING_KINDS
 from ..measures.registry import MEASURES, f_beta_key
 
 
@@ -245,9 +246,14 @@ def score_table(results: list, *, by=None) -> str:
         rows = [[str(ranked[k]) if ranked[k] is not None else "n/a"] + rows[k] for k in order]
     parts = [head, "", table(header, rows), ""]
     kinds = ["correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious"]
-    error_rows = [[r.prediction] + [str(r.error_counts()[k]) for k in kinds] for r in results]
-    parts.append("spans by kind\n" + table(["prediction", "correct", "partial", "wrong label", "label+boundary",
-                                              "missed", "spurious"], error_rows))
+    headings = ["prediction", "correct", "partial", "wrong label", "label+boundary", "missed", "spurious"]
+    counted = [r.error_counts() for r in results]
+    for kind in PAIRING_KINDS:  # (a pairing's own kinds, where they occur)
+        if any(counts.get(kind) for counts in counted):
+            kinds.append(kind)
+            headings.append(kind.replace("_", " "))
+    error_rows = [[r.prediction] + [str(counts.get(k, 0)) for k in kinds] for r, counts in zip(results, counted)]
+    parts.append("spans by kind\n" + table(headings, error_rows))
     for result in results:
         if "label" in by:
             data = score_document(result, with_header=False)

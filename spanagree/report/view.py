@@ -62,6 +62,8 @@ ITEM_KIND_LOOK = {
     "wrong_label_and_boundary": ("overlapping, different fragments and label", "#b0308a"),
     "missed": ("a span only the second (the gold) marked", "#1f6fd1"),
     "spurious": ("a span only the first (the prediction) marked", "#d12f2f"),
+    "written_otherwise": ("same fragments, same label, a token written otherwise (the HIPE scorer compares an "
+                          "entity's text: --pairing hipe)", "#2a8f7a"),
 }
 
 
@@ -77,6 +79,21 @@ ITEM_KINDS = item_kinds()
 CLUSTER_KINDS = cluster_kinds()
 #: The item kinds that are disagreements (every one but ``correct``).
 DISAGREEMENT_KINDS = tuple(k for k in ITEM_KINDS if k.name != "correct")
+
+
+def disagreement_kinds(error_counts: list[dict]) -> tuple[Kind, ...]:
+    """:data:`DISAGREEMENT_KINDS`, then the kinds of a pairing
+    (:data:`spanagree.errorkinds.PAIRING_KINDS`) that some of ``error_counts`` (the JSON's
+    ``errors`` of each prediction) counts: a page without them draws what it drew before."""
+    from ..errorkinds import PAIRING_KINDS
+
+    return DISAGREEMENT_KINDS + tuple(Kind(name, *ITEM_KIND_LOOK[name]) for name in PAIRING_KINDS
+                                      if any(counts.get(name) for counts in error_counts))
+
+
+def item_filter(kinds: tuple[Kind, ...]) -> list[Choice]:
+    """The kind filter's choices over ``kinds``: every kind first, then each one."""
+    return [Choice("", "every kind", [k.name for k in kinds]), *(Choice(k.name, k.name, [k.name]) for k in kinds)]
 
 
 @dataclass(slots=True)
@@ -190,6 +207,8 @@ class ReportView:
         number the selection ranks it by.
     limit : int or None
         ``--report-documents``.
+    kinds : tuple of Kind
+        The kinds of disagreement the page draws and filters (:func:`disagreement_kinds`).
     weights : dict
         Every document's ``disagreements``.
     shown : list of str
@@ -220,6 +239,7 @@ class ReportView:
     record_of: Callable[[str], dict]
     disagreements: Callable[[str], int]
     limit: int | None = None
+    kinds: tuple = DISAGREEMENT_KINDS
     weights: dict = field(init=False)
     shown: list[str] = field(init=False)
     _selection: dict | None = field(init=False, default=None, repr=False)
@@ -280,7 +300,7 @@ class ReportView:
             "lanes": self.lanes,
             "comparisons": [{"first": c.first, "second": c.second, "name": c.name} for c in self.comparisons],
             "comparison_filter": self.comparison_filter,
-            "kinds": [{"name": k.name, "description": k.description, "colour": k.colour} for k in DISAGREEMENT_KINDS],
+            "kinds": [{"name": k.name, "description": k.description, "colour": k.colour} for k in self.kinds],
             "kind_filter": [{"value": c.value, "label": c.label, "keeps": c.keeps} for c in self.kind_filter],
             "legend": self.legend,
             "unit": self.unit,
@@ -625,8 +645,7 @@ def spooled(spools: list, k: int) -> tuple[Callable, Callable]:
     return record_of, disagreements
 
 
-ITEM_FILTER = [Choice("", "every kind", [k.name for k in DISAGREEMENT_KINDS]),
-               *(Choice(k.name, k.name, [k.name]) for k in DISAGREEMENT_KINDS)]
+ITEM_FILTER = item_filter(DISAGREEMENT_KINDS)
 CLUSTER_FILTER = [Choice("to_adjudicate", "needing adjudication", ["to_adjudicate"]),
                   Choice("all", "every cluster", ["kept", "not_kept"]), Choice("kept", "kept", ["kept"]),
                   Choice("not_kept", "dropped (not kept)", ["not_kept"]),
@@ -787,10 +806,11 @@ def scores_view(results: list, limit: int | None = None) -> ReportView:
                 *bootstrap_section([p["bootstrap"] for p in predictions if p.get("bootstrap")]),
                 *paired_tests_section(summary.get("comparisons"))]
     record_of, disagreements = spooled([r.spool for r in results], len(names))
+    kinds = disagreement_kinds([p.get("errors") or {} for p in predictions])
     return ReportView(
         command="score", title="Scores", summary=summary, annotators=names,
         lanes=[f"{names[0]} (gold)", *names[1:]], comparisons=comparisons, comparison_filter="prediction",
-        kind_filter=ITEM_FILTER, legend=True, unit="disagreement", document_heading="Disagreements in context",
+        kind_filter=item_filter(kinds), kinds=kinds, legend=True, unit="disagreement", document_heading="Disagreements in context",
         per_document="disagreement(s)",
         item_columns=["prediction × gold", "kind", "predicted label", "predicted text", "gold label", "gold text"],
         proposed_lane=None, min_votes=None, sections=sections, documents=documents, document_f1=document_f1,
