@@ -378,7 +378,8 @@ def agree(inputs, *, match: str = "exact", labels: str = "strict", partial_credi
         :attr:`Agreement.relation_pairs` (its ``relations`` in the JSON).
     symmetric_relations : list of str or str, optional
         Relation types that match in either argument order (names, or one comma-separated
-        string), besides those the inputs' BRAT ``annotation.conf`` declares symmetric.
+        string), besides those the inputs' BRAT ``annotation.conf`` declares symmetric and those
+        their Label Studio exports draw ``bi``.
     documents : {"common", "pairwise"}
         Which documents each pair compares. ``"common"``: the documents every annotator has (the
         others are left out with a warning). ``"pairwise"``: each pair compares the documents

@@ -293,7 +293,8 @@ def score(gold, pred=None, *, match: str = "exact", labels: str = "strict", part
         ``by_type``.
     symmetric_relations : list of str or str, optional
         Relation types that match in either argument order (names, or one comma-separated
-        string), besides those the inputs' BRAT ``annotation.conf`` declares symmetric.
+        string), besides those the inputs' BRAT ``annotation.conf`` declares symmetric and those
+        their Label Studio exports draw ``bi``.
     report : bool or path
         Keep every document's text, spans and classified spans for the HTML report, spooled to a
         temporary file while comparing; write it with :meth:`Score.write_report`, or

@@ -515,8 +515,9 @@ class Vote(ListedClusters):
 
         def produce(temporary: Path) -> None:
             # the gold's only attributes are merge's own vote notes (the annotators' are not carried
-            # over): a format that cannot hold them leaves them out without announcing dropped notes
-            write(gold, temporary, format, attribute_keys={},
+            # over): a format that cannot hold them leaves them out without announcing dropped notes;
+            # its documents, made here, hold no relations
+            write(gold, temporary, format, attribute_keys={}, holds_relations=False,
                   parts=prepared.gold_for(format, format_options), **format_options)
             if adjudicate is not None:
                 write_adjudication(self, adjudicate, force=force, parts=prepared.listing_for(adjudicate, False))

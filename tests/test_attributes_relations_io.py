@@ -500,6 +500,23 @@ def test_dropped_counts_relations_events_and_kept_attributes():
         "1 note (BRAT #, e.g. AnnotatorNotes) on spans"
 
 
+
+def test_attribute_keys_counted_by_the_caller_leave_the_relations_counted():
+    """Counted attribute keys spare reading the spans; only ``holds_relations=False`` (a caller
+    that made the documents without relations: merge's gold) spares counting the relations."""
+    a, b, c = Span("d", 0, 3, "PER"), Span("d", 8, 10, "PER"), Span("d", 4, 7, "Ev")
+    spanset = SpanSet.from_spans("x", [a, b, c], {"d": "Ana met Bo."})
+    spanset.documents["d"].relations = [Relation("Knows", (("Arg1", a), ("Arg2", b))),
+                                        Relation("Meet", (("Who", a),), c)]
+    keys = {"A:Negation": 2}
+    assert dropped(spanset, "xml", keys) == ["2 attributes (BRAT A) on spans", "1 relation, 1 event"]
+    assert dropped(spanset, "xml", keys, holds_relations=False) == ["2 attributes (BRAT A) on spans"]
+    assert dropped(spanset, "webanno", {}) == ["1 event"]  # INCEpTION's layers: the same
+    assert dropped(spanset, "webanno", {}, holds_relations=False) == []
+    assert dropped(spanset, "labelstudio", {}) == ["1 event (Label Studio holds relations Arg1 → Arg2 only)"]
+    assert dropped(spanset, "labelstudio", {}, holds_relations=False) == []
+
+
 # ---------------------------------------------------------------- round trips, as a property
 
 @st.composite

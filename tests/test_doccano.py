@@ -184,3 +184,24 @@ def test_a_member_file_with_annotations_it_cannot_read_says_so(capsys, tmp_path)
     assert len(ann2) == 0
     assert ann2.notes == ['1 record holds a list under "marks" that looks like annotations but is not read as spans '
                           '(their spans are not counted: convert them to "spans": [{"start", "end", "label"}])']
+
+
+@pytest.mark.parametrize("line, message", [
+    (b'{"id": 1, "text": }', "invalid JSON: Expecting value (column 19)"),
+    (b'[1, 2]', "a record must be a JSON object, got list"),
+    (b'{"id": 1, "text": "Ana", "label": [[0, 3, "PER"]]}\xff', "not UTF-8 (byte 0xff)"),
+    (b'{"id": 1, "text": "Ana", "n": ' + b"[" * 5000 + b"]" * 5000 + b"}", "nested deeper than Python's recursion limit"),
+])
+def test_a_member_file_line_that_cannot_be_read_is_one_line_naming_it(capsys, tmp_path, line, message):
+    """A member's lines are read as the JSONL reader reads its own (one loop): a bad line is one
+    error naming the member and the line."""
+    import zipfile
+
+    good = json.dumps({"id": 1, "text": "Ana met Bo.", "label": [[0, 3, "PER"]]}).encode()
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as archive:
+        archive.writestr("ann1.jsonl", good + b"\n")
+        archive.writestr("ann2.jsonl", good + b"\n\n" + line + b"\n")
+    code, out, err = run(capsys, "agree", export)
+    assert code == 1 and out == ""
+    assert err.startswith(f"spanagree: error: {export}/ann2.jsonl:3: {message}") and err.count("\n") == 1

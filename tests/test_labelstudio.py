@@ -268,3 +268,59 @@ def test_notes_go_to_the_annotator_they_concern(tmp_path):
     streams = {s.name: collect(s) for s in open_annotators(export(tmp_path, tasks))}
     assert streams["1"].notes == ["1 span(s) counted in UTF-16 units (an older Label Studio) read as code points"]
     assert streams["2"].notes == ["1 task(s) annotated twice by one annotator: the last annotation read"]
+
+
+# --- relations drawn bi: their types, found as the export is read, travel on its span sets ---
+
+def _region(i, start, end):
+    return {"id": i, "type": "labels", "from_name": "label", "to_name": "text",
+            "value": {"start": start, "end": end, "labels": ["PER"]}}
+
+
+def _relation_export(tmp_path, name, user, relations, predicted=()):
+    """One task, ``Ana met Bo.``, whose annotation by ``user`` draws ``relations`` (from, to,
+    direction, type) between Ana (a) and Bo (b); a prediction draws ``predicted``."""
+    def results(drawn):
+        return [_region("a", 0, 3), _region("b", 8, 10)] + [
+            {"type": "relation", "from_id": f, "to_id": t, "direction": d, "labels": [kind]} for f, t, d, kind in drawn]
+
+    task = {"id": 1, "data": {"text": "Ana met Bo."}, "annotations": [{"completed_by": user, "result": results(relations)}]}
+    if predicted:
+        task["predictions"] = [{"model_version": "m1", "result": results(predicted)}]
+    return export(tmp_path, [task], name)
+
+
+def test_the_types_drawn_bi_are_on_every_span_set_and_the_run_reads_the_export_once_for_them(tmp_path, capsys):
+    """The export's types drawn ``bi`` (its predictions' too, read or not) are each span set's
+    ``symmetric_relations``; the format declares none for a path (no second reading for them)."""
+    path = _relation_export(tmp_path, "export.json", {"email": "ann1"}, [("a", "b", "bi", "Knows")],
+                            predicted=[("b", "a", "bi", "Sees")])
+    from spanagree.formats import FORMATS
+
+    assert [(s.name, s.symmetric_relations) for s in container_streams(path)] == [("ann1", {"Knows", "Sees"})]
+    assert [(s.name, s.symmetric_relations) for s in container_streams(path, labelstudio_predictions=True)] == [
+        ("ann1", {"Knows", "Sees"}), ("m1", {"Knows", "Sees"})]
+    assert FORMATS["labelstudio"].symmetric_relations(path) == frozenset()
+    # only the relations read are noted as read bi
+    assert read(path).notes == ["1 bidirectional Label Studio relation(s) read from → to (their types, symmetric: "
+                                "Knows)"]
+
+
+@pytest.mark.parametrize("names", [("ann1", "ann2"), ("one", "two")])
+def test_a_bi_relation_drawn_the_other_way_matches_whether_the_file_is_read_as_a_path_or_a_span_set(
+        tmp_path, capsys, names):
+    """``ann1.json`` whose one annotator is ``ann1`` is read as a path (its span set is named as
+    the file), ``one.json`` as a container's span set: either way ann2's Knows b → a (drawn
+    ``right``) matches ann1's Knows a → b drawn ``bi``, and Sees, drawn bi only in ann2's
+    predictions (not compared), is symmetric too."""
+    first = _relation_export(tmp_path, f"{names[0]}.json", {"email": "ann1"},
+                             [("a", "b", "bi", "Knows"), ("a", "b", "right", "Sees"), ("a", "b", "right", "Met")])
+    second = _relation_export(tmp_path, f"{names[1]}.json", {"email": "ann2"},
+                              [("b", "a", "right", "Knows"), ("b", "a", "right", "Sees"), ("b", "a", "right", "Met")],
+                              predicted=[("a", "b", "bi", "Sees")])
+    code, out, err = run(capsys, "agree", first, second, "--relations", "--output", "json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["options"]["symmetric_relations"] == ["Knows", "Sees"]
+    assert {kind: (v["a"], v["b"], v["c"]) for kind, v in result["relations"]["by_type"].items()} == {
+        "Knows": (1, 0, 0), "Sees": (1, 0, 0), "Met": (0, 1, 1)}

@@ -28,8 +28,8 @@ from .files import (MAX_RECORD_BYTES, SINGLE_FILE_ID, default_name, document_fil
                     open_regular, read_bounded, read_document_file, read_regular, too_large, written_or_removed)
 from .stream import ROLES, DocumentStream, FilePart, FolderListing, collect, listed_documents
 from .detection import HEAD_BYTES, detect_format, recognised_format
-from .reading import (_reader_options, chosen_stream, container_streams, is_container, open_annotators, open_stream,
-                      read)
+from .reading import (chosen_stream, container_streams, is_container, open_annotators, open_stream, read,
+                      reader_options)
 from .writing import DocumentFiles, FileWriter, convert, dropped, write, write_documents
 
 __all__ = [

@@ -19,9 +19,9 @@ documents is ``tests/data/doccano/separate.zip``.
   saying to export again with collaborative annotation switched off (the project's settings),
   which writes one file per member. (doccano 1.2's collaborative export, whose ``annotations``
   name their ``user``, is read by :mod:`spanagree.formats.jsonl`.)
-* **Safety** as for INCEpTION exports (:mod:`spanagree.formats.inception`): the zip is only read,
+* **Safety** as for INCEpTION exports (:mod:`spanagree.formats.archives`): the zip is only read,
   never unpacked; its members are counted from the central directory (at most
-  :data:`~spanagree.formats.inception.MAX_ZIP_MEMBERS`) and each is read at most
+  :data:`~spanagree.formats.archives.MAX_ZIP_MEMBERS`) and each is read at most
   ``max_record_bytes``.
 
 doccano exports are read, not written (the JSONL writer writes one file a member's file can be
@@ -30,15 +30,14 @@ imported from).
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 
 from ..errors import FormatError
 from ..span import Document
 from .files import MAX_RECORD_BYTES
-from .inception import _ZIP_ERRORS, _bounded_zip, _member, _message
-from .jsonl import _document, _invalid_json, _Reading
+from .archives import ZIP_ERRORS, bounded_zip, zip_member, zip_message
+from .jsonl import Reading, line_documents, record_document
 from .reading import chosen_stream
 from .registry import FORMATS
 from .stream import DocumentStream, collect
@@ -65,33 +64,24 @@ def recognise_doccano(path: Path, head: bytes | None) -> bool:
     if head is None or not head.startswith(b"PK\x03\x04"):
         return False
     try:
-        with open(path, "rb") as file, _bounded_zip(file, str(path)) as archive:
+        with open(path, "rb") as file, bounded_zip(file, str(path)) as archive:
             return _member_names(archive) is not None
     except FormatError:
         return False  # too many members: not doccano's (the extension's format then says what is wrong)
-    except (*_ZIP_ERRORS, OSError):
+    except (*ZIP_ERRORS, OSError):
         return False
 
 
-def _documents(data: bytes, where: str, reading: _Reading) -> list[Document]:
-    """A member file's documents, one per line (blank lines skipped); what looks like annotations
+def _documents(data: bytes, where: str, reading: Reading) -> list[Document]:
+    """A member file's documents, one per line (blank lines skipped), read as the JSONL reader
+    reads its lines (:func:`~spanagree.formats.jsonl.line_documents`); what looks like annotations
     and is not read is counted in ``reading`` (never 0 spans in silence)."""
-    documents = []
-    for lineno, raw in enumerate(data.split(b"\n"), 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise FormatError(where, f"not UTF-8 (byte 0x{raw[error.start]:02x})", lineno) from None
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise _invalid_json(where, line, lineno, error) from None
-        if not isinstance(record, dict):
+    def document_of(record, lineno: int) -> Document:
+        if type(record) is not dict:
             raise FormatError(where, f"a record must be a JSON object, got {type(record).__name__}", lineno)
-        documents.append(_document(record, where, lineno, reading))
-    return documents
+        return record_document(record, where, lineno, reading)
+
+    return [document for _, _, document in line_documents(data.split(b"\n"), where, document_of)]
 
 
 @FORMAT.provides("annotators")
@@ -100,7 +90,7 @@ def annotators_doccano(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> lis
     in any document is role ``"other"``."""
     path = str(path)
     try:
-        with open(path, "rb") as file, _bounded_zip(file, path) as archive:
+        with open(path, "rb") as file, bounded_zip(file, path) as archive:
             names = _member_names(archive)
             if names is None:
                 raise FormatError(path, "not a doccano export: its files are not all top-level .jsonl files")
@@ -109,17 +99,17 @@ def annotators_doccano(path, *, max_record_bytes: int = MAX_RECORD_BYTES) -> lis
                                   "member's spans merged, without saying whose, so annotators cannot be compared; "
                                   "export again with collaborative annotation switched off (the project's "
                                   "settings), which writes one file per member")
-            members = [(name, _member(archive, archive.getinfo(name), f"{path}/{name}", max_record_bytes))
+            members = [(name, zip_member(archive, archive.getinfo(name), f"{path}/{name}", max_record_bytes))
                        for name in names]
     except FormatError:
         raise
     except FileNotFoundError:
         raise FormatError(path, "no such file") from None
-    except _ZIP_ERRORS as error:
-        raise FormatError(path, f"not a readable zip file: {_message(error)}") from None
+    except ZIP_ERRORS as error:
+        raise FormatError(path, f"not a readable zip file: {zip_message(error)}") from None
     streams, idle = [], []
     for name, data in members:
-        reading = _Reading()
+        reading = Reading()
         documents = _documents(data, f"{path}/{name}", reading)
         user = name[:-len(".jsonl")]
         marked = any(document.spans for document in documents)

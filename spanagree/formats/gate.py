@@ -124,16 +124,11 @@ class _Parsed:
     sets: dict[str, list[tuple]] = field(default_factory=dict)
 
 
-def _scan(top: str) -> list[tuple[str, str]]:
-    """A folder's ``.xml`` files as sorted ``(id, path)``."""
-    from .xml import _scan as scan_xml
-
-    return scan_xml(top)
-
-
 def _files(path: str) -> list[tuple[str, str, bool]]:
     """``(document id, file, in a folder)`` for a GATE file or folder."""
-    return document_files(path, _scan)
+    from .xml import xml_files  # a folder's .xml files as sorted (id, path)
+
+    return document_files(path, xml_files)
 
 
 def _parse(file: str, in_folder: bool, limit: int, full: bool = True) -> _Parsed:

@@ -48,17 +48,15 @@ from __future__ import annotations
 import io
 import os
 import re
-import struct
 import weakref
-import zipfile
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import FormatError, parameter
 from ..span import Document
-from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, natural_key, read_regular, too_large
+from . import MAX_RECORD_BYTES, DocumentStream, chosen_stream, collect, natural_key, read_regular
+from .archives import MAX_ZIP_MEMBERS, ZIP_ERRORS, bounded_zip, zip_member, zip_message
 from .registry import FORMATS
 
 #: This module's registry entry, on which it registers its functions.
@@ -75,75 +73,9 @@ INITIAL_CAS = "INITIAL_CAS"
 #: The secondary formats spanagree reads, by file extension.
 READABLE = ("zip", "xmi", "tsv")
 
-#: What the zipfile module raises on a damaged or unusual zip.
-_ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, NotImplementedError, RuntimeError, ValueError,
-               EOFError, OSError, UnicodeDecodeError, OverflowError)
-
-#: The most members a zip (the export, or a user's zip inside it) may hold: zipfile keeps about a
-#: kilobyte per member, and INCEpTION writes a few per document and user.
-MAX_ZIP_MEMBERS = 250_000
-
 _PROJECT_JSON = re.compile(r"^exportedproject[^/]*\.json$")
 _CHOOSE = ("export the project again from INCEpTION (Project settings > Export) choosing 'UIMA CAS XMI (XML 1.0)' "
            "or 'WebAnno TSV v3.3' as the secondary format")
-
-
-_END = struct.Struct("<4s4H2LH")            # the end of central directory record
-_END64_LOCATOR = struct.Struct("<4sLQL")     # the zip64 end record's locator, just before it
-_END64 = struct.Struct("<4sQ2H2L4Q")         # the zip64 end of central directory record
-_ENTRY = struct.Struct("<4s6H3L5H2L")        # a central directory entry's fixed part
-
-
-def _bounded_zip(file, where: str) -> zipfile.ZipFile:
-    """The zip in the open ``file`` (bytes, seekable), its members counted from its central directory
-    before zipfile reads it (zipfile walks the whole directory, whatever the end record declares).
-
-    Raises
-    ------
-    FormatError
-        More than :data:`MAX_ZIP_MEMBERS` members, naming ``where``.
-    zipfile.BadZipFile, OSError, ...
-        A damaged zip, as zipfile says (the caller words it).
-    """
-    file.seek(0, os.SEEK_END)
-    size = file.tell()
-    tail_at = max(0, size - _END.size - 0xFFFF)
-    file.seek(tail_at)
-    tail = file.read()
-    end = tail.rfind(b"PK\x05\x06")
-    if end >= 0 and end + _END.size <= len(tail):
-        fields = _END.unpack_from(tail, end)
-        declared, directory_size = fields[4], fields[5]
-        directory_end = tail_at + end
-        if end >= _END64_LOCATOR.size and tail[end - _END64_LOCATOR.size:end - 16] == b"PK\x06\x07":
-            directory_end -= _END64_LOCATOR.size + _END64.size
-            file.seek(directory_end)
-            record = file.read(_END64.size)
-            if len(record) == _END64.size and record[:4] == b"PK\x06\x06":
-                fields = _END64.unpack(record)
-                declared, directory_size = fields[7], fields[8]
-        if declared > MAX_ZIP_MEMBERS or _members(file, directory_end - directory_size, directory_size) > \
-                MAX_ZIP_MEMBERS:
-            raise FormatError(where, f"a zip of more than {MAX_ZIP_MEMBERS:,} members (at most {MAX_ZIP_MEMBERS:,} "
-                              "are read)")
-    file.seek(0)
-    return zipfile.ZipFile(file)
-
-
-def _members(file, start: int, size: int) -> int:
-    """The entries of the central directory at ``[start, start + size)``, counted up to one more than
-    :data:`MAX_ZIP_MEMBERS` (then it stops): each entry's fixed part and its name, extra field and
-    comment's lengths, as zipfile walks them."""
-    if start < 0:
-        return 0  # zipfile will say what is wrong
-    file.seek(start)
-    directory = file.read(size)
-    count, at, fixed = 0, 0, _ENTRY.size
-    while at + fixed <= len(directory) and count <= MAX_ZIP_MEMBERS:
-        name, extra, comment = struct.unpack_from("<3H", directory, at + 28)
-        at += fixed + name + extra + comment
-        count += 1
-    return count
 
 
 @FORMAT.provides("recogniser")
@@ -162,11 +94,11 @@ def recognise_inception(path: Path, head: bytes | None) -> bool:
     if not head.startswith(b"PK\x03\x04"):
         return False
     try:
-        with open(path, "rb") as file, _bounded_zip(file, str(path)) as archive:
+        with open(path, "rb") as file, bounded_zip(file, str(path)) as archive:
             names = archive.namelist()
     except FormatError:
         return True  # a zip too large to look into: the extension's format, which reading refuses
-    except _ZIP_ERRORS:
+    except ZIP_ERRORS:
         return False
     tops = {n.split("/", 1)[0] for n in names if "/" in n}
     return any(_PROJECT_JSON.match(n) for n in names) or (
@@ -195,14 +127,14 @@ class _Export:
             raise FormatError(path, f"cannot read: {error.strerror or error}") from None
         self._closing = weakref.finalize(self, _close, handle)  # closed with the last stream that reads it
         try:
-            self.archive = _bounded_zip(handle, path)
+            self.archive = bounded_zip(handle, path)
             self.infos = {i.filename: i for i in self.archive.infolist() if not i.is_dir()}
         except FormatError:
             self.close()
             raise
-        except _ZIP_ERRORS as error:
+        except ZIP_ERRORS as error:
             self.close()
-            raise FormatError(path, f"not a readable zip file: {_message(error)}") from None
+            raise FormatError(path, f"not a readable zip file: {zip_message(error)}") from None
         self.names = sorted(self.infos)
 
     def where(self, name: str) -> str:
@@ -211,7 +143,7 @@ class _Export:
     def read(self, name: str) -> bytes:
         if self.folder:
             return read_regular(self.where(name), "an INCEpTION project's files", self.limit)
-        return _member(self.archive, self.infos[name], self.where(name), self.limit)
+        return zip_member(self.archive, self.infos[name], self.where(name), self.limit)
 
     def close(self) -> None:
         if self.archive is not None:
@@ -222,25 +154,6 @@ class _Export:
 
 def _close(handle) -> None:
     handle.close()
-
-
-def _member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, limit: int) -> bytes:
-    """A zip member's bytes, at most ``limit`` of them whatever the zip declares."""
-    if info.file_size > limit:
-        raise too_large(where, "the file", limit)
-    try:
-        with archive.open(info) as member:
-            data = member.read(limit + 1)
-    except _ZIP_ERRORS as error:
-        raise FormatError(where, f"cannot be read from the zip: {_message(error)}") from None
-    if len(data) > limit:
-        raise too_large(where, "the file", limit)
-    return data
-
-
-def _message(error: BaseException) -> str:
-    text = " ".join(str(error).split()) or type(error).__name__
-    return text if len(text) <= 300 else text[:297] + "..."
 
 
 @dataclass
@@ -436,12 +349,12 @@ def _document(export: _Export, member: str, doc_id: str, reading, given, webanno
                               typesystem=parameter("xmi_typesystem", "PATH"))
         return xmi_document(data, given, where, doc_id, reading)
     try:
-        inner = _bounded_zip(io.BytesIO(data), where)
+        inner = bounded_zip(io.BytesIO(data), where)
         infos = [i for i in inner.infolist() if not i.is_dir()]
     except FormatError:
         raise
-    except _ZIP_ERRORS as error:
-        raise FormatError(where, f"not a readable zip file: {_message(error)}") from None
+    except ZIP_ERRORS as error:
+        raise FormatError(where, f"not a readable zip file: {zip_message(error)}") from None
     with inner:
         xmis = [i for i in infos if i.filename.lower().endswith(".xmi")]
         if len(xmis) != 1:
@@ -453,9 +366,9 @@ def _document(export: _Export, member: str, doc_id: str, reading, given, webanno
                 raise FormatError(where, "holds no TypeSystem.xml beside its XMI; give {typesystem}",
                                   typesystem=parameter("xmi_typesystem", "PATH"))
             ts_where = f"{where}/{found[0].filename}"
-            ts_data = _member(inner, found[0], ts_where, limit)
+            ts_data = zip_member(inner, found[0], ts_where, limit)
             typesystem = reading.typesystems.get(ts_data)
             if typesystem is None:
                 typesystem = reading.typesystems[ts_data] = load_typesystem((), limit, ts_data, ts_where)
         xmi_where = f"{where}/{xmis[0].filename}"
-        return xmi_document(_member(inner, xmis[0], xmi_where, limit), typesystem, xmi_where, doc_id, reading)
+        return xmi_document(zip_member(inner, xmis[0], xmi_where, limit), typesystem, xmi_where, doc_id, reading)

@@ -74,7 +74,7 @@ import stat
 import re
 import sys
 from functools import partial
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 
 import orjson
 
@@ -94,7 +94,7 @@ _trusted = Span.trusted
 
 _MISSING = object()
 
-_BOM = "\ufeff"
+_BOM_BYTES = "\ufeff".encode()
 
 # A JSON escape that may make a lone surrogate (\ud800-\udfff); only lines holding one are checked
 # (a surrogate cannot come as UTF-8 bytes: they do not decode).
@@ -497,32 +497,17 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
                labels: dict[str, str] | None = None) -> Iterator[Document]:
     """Each record's document in file order, read one line at a time: the reader's loop.
 
-    Lines are split on ``\\n`` only and decoded one by one (a bad byte names its line); a line
-    keeps its ``\\r`` and its ``\\n``, which JSON reads as white space, so only an error's
-    message is worked out again on the line without its ``\\n`` (the column of an error at its
-    end, and ``"\\n"`` inside an unterminated string, would otherwise differ from the line's own).
-    A line is read at most ``limit`` bytes (and its ``\\n``) at a time, so memory stays bounded.
-    With ``split`` (or a ``wanted`` annotator), only the records whose ``_annotator_id`` is
-    ``wanted`` (``None``: those without one) are read. Records answered ``reject`` or ``ignore``
-    are left out and counted in ``notes`` at the end. Of a ``part``, only its lines are read, and
-    what is left out is added to ``part.counts`` instead.
-
-    A line is decoded by ``orjson`` (about 2.5 times as fast as ``json`` on the benchmark corpus),
-    and by ``json`` whenever that could give another outcome, so that every outcome is
-    ``json``'s: when orjson refuses the line (``NaN`` and ``Infinity``, a lone surrogate, a
-    number beyond a double, a byte-order mark: json reads some of these and words its own
-    errors), when the record it gives fails in any way (an integer beyond 64 bits, which orjson
-    reads as a float, can only fail: every value the reader keeps is a string, an integer or
-    null), and when the line opens more arrays and objects than half the recursion limit (json
-    may refuse a nesting orjson reads; records with that many spans are read as before). Without
-    ``fast``, every line is decoded by ``json`` (the tests compare the two).
+    Lines are split on ``\\n`` only and read as :func:`line_documents` reads them (``fast``: as
+    it says). A line is read at most ``limit`` bytes (and its ``\\n``) at a time, so memory stays
+    bounded. With ``split`` (or a ``wanted`` annotator), only the records whose
+    ``_annotator_id`` is ``wanted`` (``None``: those without one) are read. Records answered
+    ``reject`` or ``ignore`` are left out and counted in ``notes`` at the end. Of a ``part``,
+    only its lines are read, and what is left out is added to ``part.counts`` instead.
     """
     if wanted is not None:
         split = True
-    reading = _Reading(user, labels)
+    reading = Reading(user, labels)
     left_out = 0
-    loads, decode_error, fast_loads = json.loads, json.JSONDecodeError, orjson.loads
-    shallow = sys.getrecursionlimit() // 2 if fast else -1
     first_line: dict[str, int] = {}  # every id read -> its line: an id seen twice is an error
     with open_file(path, "JSONL") as file:
         lineno = 0
@@ -531,38 +516,10 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
             file.seek(part.start)
             lineno = part.lines_before
             lines = _within(lines, part.stop - part.start)
-        for raw in lines:
-            lineno += 1
-            if len(raw) > limit and raw[-1] != 10:  # 10: b"\\n"
-                raise too_large(path, "the line", limit, lineno)
-            try:
-                line = raw.decode()
-            except UnicodeDecodeError as error:
-                raise FormatError(path, f"not UTF-8 (byte 0x{raw[error.start]:02x})", lineno) from None
-            if lineno == 1 and line[:1] == _BOM:
-                line = line[1:]
-            if line.isspace() or not line:
-                continue
-            document = _MISSING
-            if raw.count(b"[") + raw.count(b"{") <= shallow:
-                try:
-                    record = fast_loads(raw if raw[0] != 0xEF else line)  # 0xEF: a byte-order mark's first
-                    document = _record_document(record, path, lineno, split, wanted, reading)
-                except Exception:  # json's record gives the outcome: the same error, or what orjson reads otherwise
-                    document = _MISSING
-            if document is _MISSING:
-                try:
-                    record = loads(line)
-                except decode_error as error:
-                    raise _invalid_json(path, line, lineno, error) from None
-                except ValueError:  # only the limit on integer digits, in Python 3.11+
-                    raise FormatError(path, f"a number of more than {_max_digits():,} digits (Python's limit on "
-                                      "integers read from text)", lineno) from None
-                except RecursionError:
-                    raise FormatError(path, f"nested deeper than Python's recursion limit "
-                                      f"({sys.getrecursionlimit():,} levels, less what is already in use)",
-                                      lineno) from None
-                document = _record_document(record, path, lineno, split, wanted, reading)
+        documents = line_documents(_bounded_lines(lines, path, limit, lineno), path,
+                                   lambda record, n: _record_document(record, path, n, split, wanted, reading),
+                                   lineno=lineno, fast=fast)
+        for lineno, line, document in documents:
             if document is None:
                 continue
             if document is _LEFT_OUT:
@@ -589,11 +546,91 @@ def _documents(path: str, limit: int = MAX_RECORD_BYTES, notes: list | None = No
         notes.extend(reading.notes())
 
 
+def _bounded_lines(lines: Iterator[bytes], path: str, limit: int, lineno: int) -> Iterator[bytes]:
+    """A file's ``lines`` (each read at most ``limit`` bytes and its ``\\n``, numbered on from
+    ``lineno``) as :func:`line_documents` reads them: a longer line is an error naming it, and a
+    byte-order mark at the file's start is left out."""
+    for raw in lines:
+        lineno += 1
+        if len(raw) > limit and raw[-1] != 10:  # 10: b"\\n"
+            raise too_large(path, "the line", limit, lineno)
+        if lineno == 1 and raw[:3] == _BOM_BYTES:
+            raw = raw[3:]
+        yield raw
+
+
+def line_documents(lines: Iterable[bytes], path: str, document_of: Callable[[object, int], object], *,
+                   lineno: int = 0, fast: bool = True) -> Iterator[tuple[int, str, object]]:
+    """The records of JSON lines, each made what ``document_of(record, lineno)`` makes of it: the
+    loop every reader of JSON lines shares (a JSONL file's, a doccano export's member files).
+
+    Gives ``(lineno, line, made)`` for each line that is not blank, in order: its number (counted
+    on from ``lineno``), its text and what ``document_of`` made of its record (any JSON value:
+    ``document_of`` checks it is an object). Lines are decoded one by one (a bad byte names its
+    line); a line may keep its ``\\r`` and its ``\\n``, which JSON reads as white space, so only an
+    error's message is worked out again on the line without its ``\\n`` (the column of an error at
+    its end, and ``"\\n"`` inside an unterminated string, would otherwise differ from the line's
+    own). Errors (:class:`~spanagree.errors.FormatError`, naming ``path`` and the line): bytes
+    that are not UTF-8, invalid JSON, a number of more digits than Python reads, nesting deeper
+    than its recursion limit, and whatever ``document_of`` raises.
+
+    A line is decoded by ``orjson`` (about 2.5 times as fast as ``json`` on the benchmark corpus),
+    and by ``json`` whenever that could give another outcome, so that every outcome is
+    ``json``'s: when orjson refuses the line (``NaN`` and ``Infinity``, a lone surrogate, a
+    number beyond a double, a byte-order mark: json reads some of these and words its own
+    errors), when what ``document_of`` makes of its record fails in any way (an integer beyond 64
+    bits, which orjson reads as a float, can only fail: every value the readers keep is a string,
+    an integer or null), and when the line opens more arrays and objects than half the recursion
+    limit (json may refuse a nesting orjson reads; records with that many spans are read as
+    before). Without ``fast``, every line is decoded by ``json`` (the tests compare the two).
+
+    Examples
+    --------
+    >>> lines = [b'{"text": "Ana"}\\n', b'\\n', b'[1]\\n']
+    >>> [(n, made) for n, _, made in line_documents(lines, "a.jsonl", lambda record, n: type(record).__name__)]
+    [(1, 'dict'), (3, 'list')]
+    >>> next(line_documents([b'{"text": }'], "a.jsonl", lambda record, n: record))
+    Traceback (most recent call last):
+    ...
+    spanagree.errors.FormatError: a.jsonl:1: invalid JSON: Expecting value (column 10)
+    """
+    loads, decode_error, fast_loads = json.loads, json.JSONDecodeError, orjson.loads
+    shallow = sys.getrecursionlimit() // 2 if fast else -1
+    for raw in lines:
+        lineno += 1
+        try:
+            line = raw.decode()
+        except UnicodeDecodeError as error:
+            raise FormatError(path, f"not UTF-8 (byte 0x{raw[error.start]:02x})", lineno) from None
+        if line.isspace() or not line:
+            continue
+        made = _MISSING
+        if raw.count(b"[") + raw.count(b"{") <= shallow:
+            try:
+                made = document_of(fast_loads(raw if raw[0] != 0xEF else line), lineno)  # 0xEF: a byte-order mark's first
+            except Exception:  # json's record gives the outcome: the same error, or what orjson reads otherwise
+                made = _MISSING
+        if made is _MISSING:
+            try:
+                record = loads(line)
+            except decode_error as error:
+                raise _invalid_json(path, line, lineno, error) from None
+            except ValueError:  # only the limit on integer digits, in Python 3.11+
+                raise FormatError(path, f"a number of more than {_max_digits():,} digits (Python's limit on "
+                                  "integers read from text)", lineno) from None
+            except RecursionError:
+                raise FormatError(path, f"nested deeper than Python's recursion limit "
+                                  f"({sys.getrecursionlimit():,} levels, less what is already in use)",
+                                  lineno) from None
+            made = document_of(record, lineno)
+        yield lineno, line, made
+
+
 #: What :func:`_record_document` returns for a record answered reject or ignore.
 _LEFT_OUT = object()
 
 
-class _Reading:
+class Reading:
     """What one stream's records share beyond their lines: the doccano user it reads (``None``:
     every annotation), the label names (doccano's label list), and what it met and did not read:
     the records holding annotation-like lists under keys the reader does not know (key → count),
@@ -619,12 +656,12 @@ class _Reading:
         return found
 
 
-#: Keys of entries that make a list look like annotations (the safety net of :class:`_Reading`).
+#: Keys of entries that make a list look like annotations (the safety net of :class:`Reading`).
 _ANNOTATION_KEYS = frozenset({"start", "end", "start_offset", "end_offset", "begin", "offset", "startOffset",
                               "endOffset", "label", "labels"})
 
 
-def _unread_lists(record: dict, reading: _Reading) -> None:
+def _unread_lists(record: dict, reading: Reading) -> None:
     """Counts the record's lists of annotation-like entries that no known key holds."""
     for key, value in record.items():
         if (type(value) is list and value and type(value[0]) is dict and not _ANNOTATION_KEYS.isdisjoint(value[0])
@@ -632,7 +669,7 @@ def _unread_lists(record: dict, reading: _Reading) -> None:
             reading.unread[key] = reading.unread.get(key, 0) + 1
 
 
-def _record_document(record, path: str, lineno: int, split: bool, wanted: str | None, reading: _Reading):
+def _record_document(record, path: str, lineno: int, split: bool, wanted: str | None, reading: Reading):
     """A decoded line's document; ``None`` for a record of another annotator (with ``split``),
     :data:`_LEFT_OUT` for one answered reject or ignore."""
     if type(record) is not dict:
@@ -646,7 +683,7 @@ def _record_document(record, path: str, lineno: int, split: bool, wanted: str | 
                           lineno)
     if answer in NOT_ANNOTATIONS:
         return _LEFT_OUT
-    return _document(record, path, lineno, reading)
+    return record_document(record, path, lineno, reading)
 
 
 def _prodigy_relations(number: int) -> str:
@@ -785,7 +822,7 @@ def _invalid_json(path: str, line: str, lineno: int, error: json.JSONDecodeError
     return FormatError(path, f"invalid JSON: {error.msg} (column {error.colno})", lineno)
 
 
-def _document(record: dict, path: str, lineno: int, reading: _Reading | None = None) -> Document:
+def record_document(record: dict, path: str, lineno: int, reading: Reading | None = None) -> Document:
     """One record's document, every span checked; its spans share one :class:`Source`."""
     text = record.get("text", _MISSING)
     if text is _MISSING:
@@ -828,7 +865,7 @@ def _document(record: dict, path: str, lineno: int, reading: _Reading | None = N
 
 
 def _relations(given, entries, spans: list[Span], source: Source, path: str, lineno: int,
-               reading: _Reading | None) -> list[Relation]:
+               reading: Reading | None) -> list[Relation]:
     """A record's ``"relations"``: spanagree's ``{"type", "args": [{"role", "span"}, ...], "trigger"}``
     (a span by its index in the record's span list, or by its ``"id"``), or doccano's ``{"from_id",
     "to_id", "type"}`` (spans by their ``"id"``: ``Arg1`` → ``Arg2``). Prodigy's token relations
@@ -889,7 +926,7 @@ _SPAN_KEYS = frozenset({"spans", "entities", "label", "annotations"})
 
 
 def _doccano_annotations(entries: list, doc_id: str, n: int | None, source: Source, path: str, lineno: int,
-                         reading: _Reading) -> list[Span]:
+                         reading: Reading) -> list[Span]:
     """The spans of a doccano multi-user export's ``"annotations": [{"label", "start_offset",
     "end_offset", "user"}, ...]``: those of ``reading.user`` (every one when ``None``), each
     label an id read as its name when the label list is given."""

@@ -47,8 +47,10 @@ JSONL file holds objects, one per line).
   two labelled regions are the document's relations: the type is the label (several joined by
   ``|``; :data:`UNLABELLED`, ``relation``, without one), ``Arg1`` the region the arrow leaves
   and ``Arg2`` the one it points at (``right``, the default: from → to; ``left``: to → from). A
-  ``bi`` relation is read from → to and its type is symmetric
-  (:func:`symmetric_relation_types`: matched in either argument order); a note counts them. A
+  ``bi`` relation is read from → to and its type is symmetric (matched in either argument order:
+  the types drawn ``bi`` anywhere in the export, its predictions' too, are its span sets'
+  :attr:`~spanagree.formats.DocumentStream.symmetric_relations`, :func:`symmetric_relation_types`);
+  a note counts them. A
   region with several labels takes part by its first label's span. A relation naming a region
   the annotation does not have is an error; one between regions of other kinds (rectangles,
   paragraphs) is not read.
@@ -132,6 +134,7 @@ class _Export:
         self.sets: dict[tuple[str, str], dict[str, Document]] = {}
         self.counts = {"cancelled": 0, "other results": 0}
         self.symmetric: set[str] = set()  # the types of relations read with direction bi
+        self.unread_symmetric: set[str] = set()  # those of predictions not read
         self.set_counts: dict[tuple[str, str], dict[str, int]] = {}  # what concerns one span set
         self.mismatches: list[str] = []
         tasks = self._load(limit)
@@ -310,6 +313,10 @@ class _Export:
                 version = prediction.get("model_version")
                 name = str(version) if version not in (None, "") else PREDICTION
                 versions.append((name, "prediction", self._results(prediction, where)))
+        elif isinstance(task.get("predictions"), list):
+            for prediction in task["predictions"]:  # not read, but the types they draw bi are symmetric
+                if isinstance(prediction, dict) and isinstance(prediction.get("result"), list):
+                    self.unread_symmetric.update(_drawn_both_ways(prediction["result"]))
         return versions
 
     def _results(self, annotation: dict, where: str) -> list:
@@ -413,6 +420,25 @@ PER_REGION = {"choices": "choices", "textarea": "text", "rating": "rating", "num
 UNLABELLED = "relation"
 
 
+def _drawn_both_ways(results: list) -> set[str]:
+    """The types of the relations drawn ``"direction": "bi"`` between labelled regions among
+    ``results`` (a prediction's, not read: as reading it would find them, nothing checked)."""
+    regions = {str(result["id"]) for result in results
+               if isinstance(result, dict) and result.get("type", "labels") == "labels"
+               and isinstance(result.get("value"), dict) and isinstance(result["value"].get("labels"), list)
+               and result["value"]["labels"] and isinstance(result.get("id"), (str, int))}
+    found = set()
+    for result in results:
+        if not isinstance(result, dict) or result.get("type") != "relation" or result.get("direction") != "bi":
+            continue
+        ends = [result.get(key) for key in ("from_id", "to_id")]
+        labels = result.get("labels") or []
+        if all(isinstance(end, (str, int)) and not isinstance(end, bool) and str(end) in regions for end in ends) \
+                and isinstance(labels, list) and all(isinstance(label, str) and label for label in labels):
+            found.add("|".join(labels) if labels else UNLABELLED)
+    return found
+
+
 def _is_span_list(value) -> bool:
     """A JSON-MIN span list: objects with ``start`` and ``end``, at least one with ``labels`` (those
     without are counted in the notes)."""
@@ -467,9 +493,13 @@ def annotators_labelstudio(path, *, labelstudio_text_field: str | None = None,
                            max_record_bytes: int = MAX_RECORD_BYTES) -> list[DocumentStream]:
     """One stream per annotator of a Label Studio export (and per model version with
     ``labelstudio_predictions``), in order of first appearance. The export is read here, whole
-    (it is one JSON document)."""
+    (it is one JSON document); each stream carries the relation types the export draws ``bi``
+    (:attr:`~spanagree.formats.DocumentStream.symmetric_relations`: :func:`symmetric_relation_types`
+    as the reading found them)."""
     export = _exports(path, labelstudio_text_field, bool(labelstudio_predictions), max_record_bytes)
-    return [DocumentStream(name, "labelstudio", iter(list(documents.values())), export.notes((name, role)), role)
+    symmetric = frozenset(export.symmetric | export.unread_symmetric)  # the export's, whichever span sets are compared
+    return [DocumentStream(name, "labelstudio", iter(list(documents.values())), export.notes((name, role)), role,
+                           symmetric_relations=symmetric)
             for (name, role), documents in export.sets.items()]
 
 
@@ -495,12 +525,12 @@ def read_labelstudio(path, *, name: str | None = None, annotator: str | None = N
                                       max_record_bytes=max_record_bytes))
 
 
-@FORMAT.provides("symmetric_relations")
 def symmetric_relation_types(path, *, labelstudio_text_field: str | None = None,
                              max_record_bytes: int = MAX_RECORD_BYTES) -> frozenset[str]:
     """The relation types an export declares symmetric: those of its relations drawn with
     ``"direction": "bi"`` (annotations' and predictions'), which the relations' comparison matches
-    in either argument order.
+    in either argument order. The export's span sets carry them as they are read
+    (:func:`annotators_labelstudio`), which is how a run learns them; this reads the export for them.
 
     Examples
     --------

@@ -106,12 +106,13 @@ def roles(governor_role: str | None, dependent_role: str | None) -> tuple[str, s
     return governor_role or GOVERNOR, dependent_role or DEPENDENT
 
 
-def unwritten(spanset, attribute_keys: dict[str, int] | None = None) -> list[str]:
+def unwritten(spanset, attribute_keys: dict[str, int] | None = None, *, holds_relations: bool = True) -> list[str]:
     """What the TSV and XMI writers leave out of ``spanset``, counted, for the writer's note.
 
     ``attribute_keys``: the spans' attribute keys counted by a caller that knows them (``merge``'s
-    gold, whose documents are made as they are written): the spans are then not read once more,
-    and their relations not counted (merge's gold has none).
+    gold, whose documents are made as they are written): the spans are then not read once more;
+    ``holds_relations=False``: the caller made the documents and they hold no relations (merge's
+    gold), so they are not read to count them.
     """
     notes = unnamed = 0
     if attribute_keys is not None:
@@ -128,7 +129,7 @@ def unwritten(spanset, attribute_keys: dict[str, int] | None = None) -> list[str
             unnamed += sum(1 for name, value in compared_attributes(span).items()
                            if value and not is_feature_name(name))
     events = other = lost = 0
-    for document in spanset.documents.values() if attribute_keys is None else ():
+    for document in spanset.documents.values() if holds_relations else ():
         if not document.relations:
             continue
         spans = set(document.spans)

@@ -123,7 +123,7 @@ def open_stream(path: str | os.PathLike, format: str | None = None, *, name: str
     ``max_record_bytes`` (every format; default :data:`~spanagree.formats.MAX_RECORD_BYTES`) bounds what one record
     may take, so that endless input ends in one error.
     """
-    fmt, own = _reader_options(path, format, options)
+    fmt, own = reader_options(path, format, options)
     stream = fmt.streamer()(path, name=name, **own)
     stream.path = stream.path or str(path)
     return stream
@@ -158,7 +158,7 @@ def chosen_stream(path, streams: list[DocumentStream], annotator: str | None, na
     return chosen
 
 
-def _reader_options(path, format: str | None, options: dict) -> tuple[Format, dict]:
+def reader_options(path, format: str | None, options: dict) -> tuple[Format, dict]:
     """The format of ``path`` (``format``, else detected) and the keywords its reader takes from
     ``options`` (those given, and the checked ``max_record_bytes``)."""
     fmt = get_format(format) if format else get_format(detect_format(path))
@@ -182,7 +182,7 @@ def container_streams(path: str | os.PathLike, format: str | None = None, *, sha
     contiguous shard's ``function(shard)`` in order, or ``None`` (then the files are listed
     here); ``--jobs`` gives its processes' (:func:`spanagree.pipeline.parallel.sharing`), a Dask
     cluster its workers' (:func:`spanagree.pipeline.cluster.sharing`)."""
-    fmt, own = _reader_options(path, format, options)
+    fmt, own = reader_options(path, format, options)
     if fmt.folder_shards and share_out is not None:
         own["share_out"] = share_out
     streams = fmt.annotators()(path, **own)

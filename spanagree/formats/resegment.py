@@ -191,7 +191,7 @@ def resegmented(gold, predictions: list, format: str | None = None, format_optio
     import os
 
     from .detection import detect_format
-    from .reading import _reader_options, open_stream
+    from .reading import reader_options, open_stream
     from .stream import DocumentStream, collect
 
     def conll_path(item) -> bool:
@@ -200,7 +200,7 @@ def resegmented(gold, predictions: list, format: str | None = None, format_optio
     if not conll_path(gold) or not any(conll_path(p) for p in predictions):
         return predictions
     gold_named = names_documents(gold)
-    _, own = _reader_options(gold, "conll", dict(format_options or {}))
+    _, own = reader_options(gold, "conll", dict(format_options or {}))
     gold_documents = None
     result = []
     for prediction in predictions:

@@ -52,6 +52,12 @@ class DocumentStream:
         the listing ``documents`` reads whole, so that ``--jobs`` workers and Dask tasks read
         their own shards of it instead (a container's path is several span sets, so the
         listings come with its streams, not from ``list_<name>``).
+    symmetric_relations : frozenset of str
+        The relation types the input declares symmetric, found by the reader as it read them
+        (Label Studio's relations drawn ``bi``), complete when the stream is made: a run's
+        ``relations=True`` matches them in either argument order, with those given and those a
+        path's own configuration declares (BRAT's ``annotation.conf``:
+        :meth:`~spanagree.formats.Format.symmetric_relations`).
     """
 
     name: str
@@ -62,6 +68,7 @@ class DocumentStream:
     path: str | None = None
     listing: FolderListing | None = None
     aliases: tuple = ()
+    symmetric_relations: frozenset = frozenset()
 
 
 #: The roles a span set in a container may have (:attr:`DocumentStream.role`): an annotator's,

@@ -64,7 +64,8 @@ def write_documents(writer: FileWriter, spanset: SpanSet, dest: str | os.PathLik
 
 
 def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dict[str, int] | None = None,
-          attribute_keys: dict[str, int] | None = None, parts=None, **options) -> None:
+          attribute_keys: dict[str, int] | None = None, holds_relations: bool = True, parts=None,
+          **options) -> None:
     """Write a span set to ``dest`` (a folder for BRAT, a file otherwise) in ``format``: one of
     {WRITABLE FORMATS}.
 
@@ -75,8 +76,9 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
     holds, such as BRAT's relations) is announced in one
     :class:`~spanagree.errors.SpanagreeWarning` once written. ``attribute_keys``: the spans'
     attribute keys counted, when the caller knows them (``merge``'s gold: one note per span), so
-    that the spans are not read once more to count them (nor the relations: such a caller made
-    the documents, and they hold none). ``parts``: the documents already written
+    that the spans are not read once more to count them; ``holds_relations=False``: the caller
+    made the documents and they hold no relations (``merge``'s gold), so they are not read to
+    count them either (:func:`dropped`). ``parts``: the documents already written
     in this format by ``merge --jobs`` workers (:class:`~spanagree.pipeline.parts.GoldParts`),
     joined here in the span set's order (a document they lack is written here).
 
@@ -95,7 +97,7 @@ def write(spanset: SpanSet, dest: str | os.PathLike, format: str, *, unkept: dic
         parts.write(spanset, dest, fmt, own)
     else:
         fmt.writer()(spanset, dest, **own)
-    lost = dropped(spanset, fmt.name, attribute_keys) + [_counted(number, kind) for kind, number in (unkept or {}).items() if number]
+    lost = dropped(spanset, fmt.name, attribute_keys, holds_relations=holds_relations) + [_counted(number, kind) for kind, number in (unkept or {}).items() if number]
     if lost:
         import warnings
 
@@ -113,12 +115,17 @@ _ATTRIBUTE_KINDS = {"#": ("note", "notes", "BRAT #, e.g. AnnotatorNotes"), "A": 
                     "N": ("normalization", "normalizations", "BRAT N")}
 
 
-def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None = None) -> list[str]:
+def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None = None, *,
+            holds_relations: bool = True) -> list[str]:
     """What writing ``spanset`` in ``format`` leaves out, counted (:attr:`~spanagree.formats.Format.drops`): the
     spans' attributes by kind (or only their notes; but those the format writes all the same,
     :attr:`~spanagree.formats.Format.kept_attributes`), the relations and events (or those other than
     ``Arg1`` → ``Arg2``), and the document ids a format that numbers its documents cannot keep (CoNLL
     writes names, and numbers ids of digits by their position).
+
+    ``attribute_keys``: the spans' attribute keys counted by a caller that knows them (then the
+    spans are not read to count them); ``holds_relations=False``: the caller made the documents
+    and they hold no relations (``merge``'s gold: they are not read to count them).
 
     Examples
     --------
@@ -132,7 +139,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
     """
     fmt = get_format(format)
     lost = []
-    made = attribute_keys is not None  # the caller made the documents (merge's gold: no relations)
+    given = attribute_keys
     if "attributes" in fmt.drops or "notes" in fmt.drops:
         if attribute_keys is None:
             attribute_keys = {}
@@ -151,7 +158,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
             parts.append(f"{kinds['other']} other span attribute{'s' if kinds['other'] != 1 else ''}")
         if parts:
             lost.append(", ".join(parts))
-    if not made and ("relations" in fmt.drops or "events" in fmt.drops):
+    if holds_relations and ("relations" in fmt.drops or "events" in fmt.drops):
         relations = [r for document in spanset.documents.values() for r in document.relations
                      if "relations" in fmt.drops or not is_binary(r)]
         if relations:
@@ -160,7 +167,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
                      _counted(events, "event") if events else ""]
             lost.append(", ".join(filter(None, found)) + ("" if "relations" in fmt.drops else
                                                           f" ({fmt.title} holds relations Arg1 → Arg2 only)"))
-    if not made and "relations" not in fmt.drops and "layers" not in fmt.drops:
+    if holds_relations and "relations" not in fmt.drops and "layers" not in fmt.drops:
         # a relation whose spans its document does not hold cannot name them (INCEpTION's layers
         # say it with the rest: below)
         relations = [(relation, document) for document in spanset.documents.values()
@@ -174,7 +181,7 @@ def dropped(spanset: SpanSet, format: str, attribute_keys: dict[str, int] | None
     if "layers" in fmt.drops:  # INCEpTION's layers: span features and binary relations
         from .layers import unwritten
 
-        lost += unwritten(spanset, attribute_keys if made else None)
+        lost += unwritten(spanset, given, holds_relations=holds_relations)
     if "ids" in fmt.drops:  # names are written; ids of digits are numbers the reader gives by position
         ids = [doc_id for n, doc_id in enumerate(spanset.documents, 1) if doc_id.isdigit() and doc_id != str(n)]
         if ids:

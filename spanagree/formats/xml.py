@@ -212,7 +212,7 @@ def stream_xml(path, *, name: str | None = None, xml_label_attr: str | None = No
         stem = os.path.splitext(os.path.basename(top))[0]
         files = [(stem, top, False)]
     elif os.path.isdir(top):
-        files = [(rel, file, True) for rel, file in _scan(top)]
+        files = [(rel, file, True) for rel, file in xml_files(top)]
     else:
         raise FormatError(top, "no such file or folder")
     stream = DocumentStream(name, "xml", iter(()))
@@ -361,7 +361,7 @@ def list_xml(path, *, name: str | None = None, xml_label_attr: str | None = None
     top = os.fspath(path)
     if not os.path.isdir(top):
         raise FormatError(top, "not a folder")
-    return XmlFolder(_name(top, name), [(rel, file, True) for rel, file in _scan(top)], options, max_record_bytes)
+    return XmlFolder(_name(top, name), [(rel, file, True) for rel, file in xml_files(top)], options, max_record_bytes)
 
 
 def _name(top: str, name: str | None) -> str:
@@ -405,7 +405,7 @@ def _local(tag: str) -> str:
     return tag.rpartition(":")[2]
 
 
-def _scan(top: str) -> list[tuple[str, str]]:
+def xml_files(top: str) -> list[tuple[str, str]]:
     """The folder's ``.xml`` files in natural order, ``(path relative to the folder without .xml, path)``."""
     files = []
     for dirpath, dirnames, filenames in os.walk(top, onerror=_walk_error):

@@ -245,9 +245,10 @@ def expand_inputs(inputs: Sequence[Input], format: str | None = None, format_opt
                 for stream in streams:
                     stream.name = item.name if len(streams) == 1 else f"{item.name}/{stream.name}"
             if (annotators is None and len(streams) == 1 and streams[0].role == "annotator"
-                    and streams[0].name == input_name(item)):
+                    and streams[0].name == input_name(item) and not streams[0].symmetric_relations):
                 # One span set, named as the path: the path reads it (and can be read again:
-                # --jobs workers, score's error listing).
+                # --jobs workers, score's error listing). Not when its reader found what the run
+                # needs before it reads (relation types drawn symmetric): the stream carries it.
                 expanded.append((item, False))
                 continue
             expanded.extend((s, True) for s in streams)

@@ -841,6 +841,7 @@ def _relations(options, plan: Plan):
 
     symmetric = set(options.symmetric)
     for item in plan.inputs:  # a path, or a container's span set (a stream that knows its file)
+        symmetric |= getattr(item, "symmetric_relations", frozenset())  # what its reader found (Label Studio's bi)
         path = item if isinstance(item, (str, os.PathLike)) else getattr(item, "path", None)
         if path is not None and os.path.exists(path):
             found = input_format(item, options.format) if path is item else item.format

@@ -174,7 +174,7 @@ def folder_listings(inputs, format, format_options=None) -> list | None:
     reading would)."""
     import copy
 
-    from ..formats import _reader_options, detect_format, get_format
+    from ..formats import reader_options, detect_format, get_format
 
     listings = []
     try:
@@ -189,7 +189,7 @@ def folder_listings(inputs, format, format_options=None) -> list | None:
             fmt = get_format(format or detect_format(item))
             if not fmt.folder_shards:
                 return None
-            fmt, own = _reader_options(item, fmt.name, dict(format_options or {}))
+            fmt, own = reader_options(item, fmt.name, dict(format_options or {}))
             listings.append(fmt.lister()(item, **own))
     except SpanagreeError:
         return None
@@ -256,7 +256,7 @@ def splittable_files(inputs, format, format_options=None) -> list | None:
     else ``None`` (the caller then reads the inputs as usual, and reports what is wrong)."""
     import stat
 
-    from ..formats import _reader_options, detect_format, get_format
+    from ..formats import reader_options, detect_format, get_format
 
     files = []
     try:
@@ -266,7 +266,7 @@ def splittable_files(inputs, format, format_options=None) -> list | None:
             fmt = get_format(format or detect_format(item))
             if not fmt.splits or not stat.S_ISREG(os.stat(item).st_mode):
                 return None
-            fmt, own = _reader_options(item, fmt.name, dict(format_options or {}))
+            fmt, own = reader_options(item, fmt.name, dict(format_options or {}))
             fmt.streamer()(item, **own)  # the options checked and the file opened, nothing read
             files.append((os.fspath(item), fmt, own))
     except (OSError, SpanagreeError):
