@@ -438,6 +438,8 @@ _CONLL_OPTIONS = (
                          + "); the CoNLL writer's scheme (default `iob2`)"),
     FormatOption("conll_drop_hash_rows", "leave out every row whose token holds a '#' (the HIPE scorer's reading)",
                  internal=True),
+    FormatOption("conll_tags_as_written", "keep each document's tags where they are not its spans' IOB2 "
+                 "(Document.tags; off in a run that makes no token-level figures of them)", internal=True),
 )
 
 _XMI_OPTIONS = (

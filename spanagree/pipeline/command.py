@@ -86,6 +86,9 @@ def execute(command: Command, inputs, options, *, count_labels: bool = False) ->
 
     if options.document_key not in DOCUMENT_KEYS:
         raise UsageError(f"unknown document key {options.document_key!r}; choose one of: {', '.join(DOCUMENT_KEYS)}")
+    if not (options.chance and options.chance_categories in ("tag", "bio")):
+        # no token-level figures of the tags as written: the CoNLL reader need not find them
+        options = options.replace(format_options={"conll_tags_as_written": False, **(options.format_options or {})})
     # connected for the run when given an address; each input's format detected once in the run
     with detected_once(), one_client(options.scheduler, options.scheduler_timeout) as client:
         inputs = expand_inputs(inputs, options.format, options.format_options, annotators=options.annotators,
