@@ -125,7 +125,8 @@ def token_offsets(text: str) -> list[list[tuple[int, int]]]:
 
 
 def read_conll(path, *, name: str | None = None, conll_column: int | None = None,
-               scheme: str | None = None, conll_drop_hash_rows: bool = False) -> SpanSet:
+               scheme: str | None = None, conll_drop_hash_rows: bool = False,
+               conll_tags_as_written: bool = True) -> SpanSet:
     """Read a CoNLL file (one annotator's tags) as a :class:`SpanSet` (:func:`stream_conll`, collected).
 
     Parameters
@@ -143,6 +144,9 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
     conll_drop_hash_rows : bool
         Leave out every row whose token holds a ``#``, as the HIPE scorer reads its files (what
         ``score --pairing hipe`` reads with; a note counts them).
+    conll_tags_as_written : bool
+        Keep each document's tags where they differ from its spans' IOB2 (``Document.tags``, for
+        token-level figures of the tags as written); ``False`` leaves them out.
 
     Raises
     ------
@@ -161,7 +165,8 @@ def read_conll(path, *, name: str | None = None, conll_column: int | None = None
     [(0, 2, 'ORG'), (11, 17, 'MISC'), (18, 33, 'PER')]
     """
     return collect(stream_conll(path, name=name, conll_column=conll_column, scheme=scheme,
-                                conll_drop_hash_rows=conll_drop_hash_rows))
+                                conll_drop_hash_rows=conll_drop_hash_rows,
+                                conll_tags_as_written=conll_tags_as_written))
 
 
 @FORMAT.provides("streamer")
