@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import io
 
-from lxml import etree
-
 from ..errors import FormatError
 
-__all__ = ["SAFE", "declared_entities", "has_doctype", "refuse_doctype", "root_tag", "root_tag_in",
+__all__ = ["SAFE", "declared_entities", "has_doctype", "may_be_xml", "refuse_doctype", "root_tag", "root_tag_in",
            "root_without_doctype", "safe_root"]
 
 #: The parser options: no DTD, no network, no entity expansion, libxml2's size limits kept.
@@ -31,7 +29,27 @@ SAFE = dict(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=F
 
 def safe_root(data: bytes):
     """The root element of ``data`` parsed with :data:`SAFE` (lxml's ``XMLSyntaxError`` as it comes)."""
+    from lxml import etree  # (imported when XML is read: a run without XML never loads lxml)
     return etree.fromstring(data, etree.XMLParser(**SAFE))
+
+
+def may_be_xml(head: bytes) -> bool:
+    """Whether the first bytes of a file may begin an XML document in some encoding: after UTF-8's
+    byte-order mark and whitespace, ``<``, or a byte no ASCII-compatible text file begins with here
+    (a UTF-16 or UTF-32 byte-order mark or NUL, UTF-7's ``+``, EBCDIC's ``<`` and space ``L`` and
+    ``@``, any byte above 127). What is not is told without parsing (and without loading lxml:
+    a CoNLL or JSON-lines file is recognised without it).
+
+    Examples
+    --------
+    >>> may_be_xml(b"\\xef\\xbb\\xbf  <?xml version='1.0'?>"), may_be_xml("<a/>".encode("utf-16"))
+    (True, True)
+    >>> may_be_xml(b"-DOCSTART- O\\n"), may_be_xml(b'{"id": 1}'), may_be_xml(b"")
+    (False, False, True)
+    """
+    body = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
+    body = body.lstrip(b" \t\r\n")
+    return not body or body[:1] in (b"<", b"+", b"L", b"@") or not 32 <= body[0] < 127
 
 
 def root_tag(head: bytes) -> str | None:
@@ -46,16 +64,22 @@ def root_tag(head: bytes) -> str | None:
     >>> root_tag(b"not xml"), root_tag(b"<!-- unfinished")
     (None, None)
     """
+    if not may_be_xml(head):
+        return None
     return root_tag_in(io.BytesIO(head), len(head))
 
 
 def root_tag_in(file, limit: int, chunk: int = 1 << 16) -> str | None:
     """:func:`root_tag` of a binary ``file``, reading at most ``limit`` bytes of it (a chunk at a time,
     stopping at the root's start)."""
+    first = file.read(min(chunk, limit))
+    if not may_be_xml(first):
+        return None
+    from lxml import etree  # (imported when XML is read: a run without XML never loads lxml)
     parser = etree.XMLPullParser(events=("start",), **SAFE)
     read = 0
     while read < limit:
-        data = file.read(min(chunk, limit - read))
+        data = first if not read else file.read(min(chunk, limit - read))
         if not data:
             break
         read += len(data)
@@ -97,6 +121,7 @@ def root_without_doctype(data: bytes, path: str, what: str):
     FormatError
         A DOCTYPE, naming ``path``.
     """
+    from lxml import etree  # (imported when XML is read: a run without XML never loads lxml)
     try:
         root = safe_root(data)
     except etree.XMLSyntaxError:
@@ -109,6 +134,7 @@ def root_without_doctype(data: bytes, path: str, what: str):
 
 def _doctype_before_root(data: bytes, chunk: int = 1 << 16) -> bool:
     """Whether the prolog of ``data`` (parsed with :data:`SAFE` up to the root's start) holds a DOCTYPE."""
+    from lxml import etree  # (imported when XML is read: a run without XML never loads lxml)
     parser = etree.XMLPullParser(events=("start",), **SAFE)
     for at in range(0, len(data), chunk):
         try:
