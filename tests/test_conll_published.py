@@ -103,6 +103,23 @@ def test_another_token_count_names_the_first_difference(tmp_path, capsys):
                    "(texts that differ are compared with --align-text)\n")
 
 
+def test_the_first_difference_passes_over_tokens_written_otherwise(tmp_path, capsys):
+    """A token written otherwise before the row the run lacks: the error names where the two stop
+    lining up (the row), not the token written otherwise (HIPE's team5 runs write four double
+    quotes for one and lack the gold's rows whose token holds a '#')."""
+    lines = FLAT.read_text(encoding="utf-8").split("\n")
+    row = lines[10].split("\t")
+    lines[10] = "\t".join([row[0] + "x", *row[1:]])  # the 10th token row, written otherwise
+    del lines[40]
+    run = write_file(tmp_path, "\n".join(lines), "run.tsv")
+    assert main(["score", str(GOLD), str(run), "--conll-column", "NE-COARSE-LIT"]) == 1
+    err = capsys.readouterr().err
+    gold_line = GOLD.read_text(encoding="utf-8").split("\n")
+    token_rows = [n for n, line in enumerate(gold_line, 1) if line and not line.startswith("#")][1:]
+    assert f"gold line {token_rows[39]} {gold_line[token_rows[39] - 1].split(chr(9))[0]!r}, run line 41" in err
+    assert repr(row[0] + "x") not in err
+
+
 def test_tokens_written_otherwise_are_kept_where_they_are(capsys):
     """A cut document keeps where its file wrote a token otherwise (gold offsets, the run's token):
     what ``--pairing hipe`` compares an entity's text with."""

@@ -158,10 +158,38 @@ def d_source(prediction: list[Document], gold: Document) -> str | None:
     return prediction[0].source if prediction else gold.source
 
 
+def first_misalignment(first: list[str], second: list[str], look: int = 4) -> int:
+    """Where two token sequences of different lengths stop lining up one for one: the first
+    differing token where the next ``look`` tokens agree better with one side shifted by a token
+    than with neither (a token written otherwise, four double quotes for one, is passed over: the
+    difference that matters is the token one side lacks); the end of the shorter when every
+    difference is one written otherwise.
+
+    Examples
+    --------
+    >>> first_misalignment(["A", "'", "B", "C", "D", "E"], ["A", "''", "B", "C", "E"])
+    4
+    >>> first_misalignment(["A", "B"], ["A", "B", "C"]), first_misalignment(["A", "B", "C"], ["A", "C"])
+    (2, 1)
+    """
+    def agree(x: list[str], y: list[str]) -> int:
+        return sum(a == b for a, b in zip(x, y))
+
+    n = min(len(first), len(second))
+    for k in range(n):
+        if first[k] == second[k]:
+            continue
+        same = agree(first[k + 1:k + 1 + look], second[k + 1:k + 1 + look])
+        shifted = max(agree(first[k + 1:k + 1 + look], second[k:k + look]),   # the first has a token more
+                      agree(first[k:k + look], second[k + 1:k + 1 + look]))   # the second has one more
+        if shifted > same:
+            return k
+    return n
+
+
 def _first_difference(gold, gold_tokens, predicted_tokens, gold_path, prediction_path, name, gold_layout,
                       prediction_layout, reference: str = "the gold's") -> FormatError:
-    index = next((k for k, (g, p) in enumerate(zip(gold_tokens, predicted_tokens)) if g != p),
-                 min(len(gold_tokens), len(predicted_tokens)))
+    index = first_misalignment(gold_tokens, predicted_tokens)
     sizes = list(accumulate(len(_tokens([d])) for d in gold))
     number = min(bisect_right(sizes, index), len(gold) - 1) if gold else 0
     gold_lines = token_rows(gold_path, gold_layout)
