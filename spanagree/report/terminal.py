@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..errorkinds import PAIRING_KINDS
+from ..errorkinds import KINDS, PAIRING_KINDS
 from ..measures.registry import MEASURES, f_beta_key
 
 
@@ -245,7 +245,7 @@ def score_table(results: list, *, by=None) -> str:
         header = ["rank"] + header
         rows = [[str(ranked[k]) if ranked[k] is not None else "n/a"] + rows[k] for k in order]
     parts = [head, "", table(header, rows), ""]
-    kinds = ["correct", "partial", "wrong_label", "wrong_label_and_boundary", "missed", "spurious"]
+    kinds = list(KINDS)
     headings = ["prediction", "correct", "partial", "wrong label", "label+boundary", "missed", "spurious"]
     counted = [r.error_counts() for r in results]
     for kind in PAIRING_KINDS:  # (a pairing's own kinds, where they occur)
