@@ -267,13 +267,20 @@ def test_bad_gamma_settings_are_refused_before_reading(keywords, message):
         agree([spanset("a", spans), spanset("b", spans)], gamma=True, **keywords)
 
 
-def test_the_command_line_gives_gamma_per_document_and_echoes_its_options(tmp_path, capsys):
+def annotator_files(folder, continuum: str, doc_id: str, length: int) -> list[str]:
+    """A pygamma continuum's annotators as JSON-lines files in ``folder``, one document
+    ``doc_id`` of ``length`` characters each: their paths."""
     paths = []
-    for annotator, units in units_of("AlexPaulSuzan").items():
-        path = tmp_path / f"{annotator}.jsonl"
-        path.write_text(json.dumps({"id": "APS", "text": "x" * 60, "spans": [
+    for annotator, units in units_of(continuum).items():
+        path = folder / f"{annotator}.jsonl"
+        path.write_text(json.dumps({"id": doc_id, "text": "x" * length, "spans": [
             {"start": int(s), "end": int(e), "label": label} for s, e, label in units]}) + "\n")
         paths.append(str(path))
+    return paths
+
+
+def test_the_command_line_gives_gamma_per_document_and_echoes_its_options(tmp_path, capsys):
+    paths = annotator_files(tmp_path, "AlexPaulSuzan", "APS", 60)
     assert main(["agree", *paths, "--gamma", "--gamma-alpha", "3", "--gamma-sampler", "shuffle",
                  "--gamma-precision", "0.05", "--seed", "4772", "--by", "document", "--output", "json"]) == 0
     document = json.loads(capsys.readouterr().out)
@@ -321,12 +328,7 @@ def test_legacy_draws_are_numpys_scalar_draws_and_leave_the_generator_where_they
 def test_gamma_of_a_command_line_run_imports_neither_scipy_nor_pandas(tmp_path):
     """The whole process counts: the components are labelled and searched without scipy (HiGHS
     only for a component whose search would reach too many states)."""
-    paths = []
-    for annotator, units in units_of("3by100").items():
-        path = tmp_path / f"{annotator}.jsonl"
-        path.write_text(json.dumps({"id": "d", "text": "x" * 2000, "spans": [
-            {"start": int(s), "end": int(e), "label": label} for s, e, label in units]}) + "\n")
-        paths.append(str(path))
+    paths = annotator_files(tmp_path, "3by100", "d", 2000)
     code = ("import sys, io, contextlib\n"
             "from spanagree.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
